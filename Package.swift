@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Attache",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "attache", targets: ["attache"]),
+        .library(name: "UploadEngine", targets: ["UploadEngine"]),
+    ],
+    targets: [
+        // C libraries from Debian, each behind a module map and a shim header.
+        .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        .target(name: "UploadEngine"),
+        .target(name: "HTTPTransport", dependencies: ["UploadEngine", "CCurl", "CCrypto"]),
+        .target(name: "KafkaIO", dependencies: ["CRdKafka"]),
+        .target(name: "DevServices", dependencies: ["UploadEngine", "CMicroHTTPD", "CCrypto"]),
+        .target(name: "Worker", dependencies: ["UploadEngine", "HTTPTransport", "KafkaIO"]),
+        .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine"]),
+
+        .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine"]),
+        .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "DevServices", "UploadEngine"]),
+        .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
+        .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "UploadEngine"]),
+        .testTarget(name: "WorkerTests", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,24 @@
+#ifndef ATTACHE_CRDKAFKA_SHIM_H
+#define ATTACHE_CRDKAFKA_SHIM_H
+
+#include <librdkafka/rdkafka.h>
+/* The mock cluster API needs the types declared in rdkafka.h. */
+#include <librdkafka/rdkafka_mock.h>
+
+/* rd_kafka_producev is variadic, which Swift cannot call: a typed wrapper for the one shape we produce. */
+static inline rd_kafka_resp_err_t attache_rd_kafka_produce(rd_kafka_t *rk, const char *topic, int32_t partition,
+                                                           const void *value, size_t value_len,
+                                                           const void *key, size_t key_len,
+                                                           rd_kafka_headers_t *headers, void *opaque) {
+    return rd_kafka_producev(rk,
+                             RD_KAFKA_V_TOPIC(topic),
+                             RD_KAFKA_V_PARTITION(partition),
+                             RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                             RD_KAFKA_V_VALUE((void *)value, value_len),
+                             RD_KAFKA_V_KEY(key, key_len),
+                             RD_KAFKA_V_HEADERS(headers),
+                             RD_KAFKA_V_OPAQUE(opaque),
+                             RD_KAFKA_V_END);
+}
+
+#endif

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Where a file's bytes come from, as decoded from a job record.
+public enum FileSource: Sendable, Hashable {
+    /// Inline bytes, already decoded.
+    case data(Data)
+    /// Inline bytes that were too large to decode; only their size is kept.
+    case oversizedData(byteCount: Int64)
+    /// An http(s) URL to fetch.
+    case url(String)
+    /// A path relative to the configured source root.
+    case path(String)
+    /// A source that could not be understood; the reason ends up in the rejection message.
+    case malformed(String)
+}
+
+/// One file handed to a batch: the app-supplied id, a display name and a source.
+public struct FileItem: Sendable, Hashable {
+    public var fileId: String
+    public var name: String
+    public var mimeType: String?
+    /// The size the job declared, if any; the staged size is authoritative.
+    public var declaredSize: Int64?
+    public var source: FileSource
+
+    public init(fileId: String, name: String, mimeType: String? = nil, declaredSize: Int64? = nil, source: FileSource) {
+        self.fileId = fileId
+        self.name = name
+        self.mimeType = mimeType
+        self.declaredSize = declaredSize
+        self.source = source
+    }
+}
+
+/// Who a batch's files are for: the conversation the presigner authorises and the messages go to.
+public struct Receiver: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable { case user, group }
+    public var id: String
+    public var type: Kind
+    public init(id: String, type: Kind) {
+        self.id = id
+        self.type = type
+    }
+}
+
+/// The fixed facts of a batch, sent with every presign call.
+public struct BatchContext: Sendable, Hashable {
+    public var batchId: String
+    public var receiver: Receiver
+    public var sender: String?
+    public var parentMessageId: String?
+    public init(batchId: String, receiver: Receiver, sender: String? = nil, parentMessageId: String? = nil) {
+        self.batchId = batchId
+        self.receiver = receiver
+        self.sender = sender
+        self.parentMessageId = parentMessageId
+    }
+}

@@ -1,0 +1,3 @@
+import Worker
+
+print("attache \(AttacheVersion.string)")

@@ -1,0 +1,21 @@
+import Testing
+@testable import UploadEngine
+
+@Suite struct MediaKindTests {
+    @Test(arguments: [
+        ("image/jpeg", MediaKind.image), ("IMAGE/PNG", .image), ("video/mp4", .video), ("audio/mpeg", .audio),
+        ("application/pdf", .file), ("text/plain", .file), ("", .file), ("imagery/x", .file),
+    ])
+    func mediaKindComesFromTheTopLevelType(mime: String, kind: MediaKind) {
+        #expect(MediaKind(mimeType: mime) == kind)
+    }
+
+    @Test func sendOrderIsImageVideoAudioFile() {
+        #expect([MediaKind.file, .audio, .image, .video].sorted() == [.image, .video, .audio, .file])
+    }
+
+    @Test(arguments: [("Photo.JPG", "jpg"), ("README", ""), (".env", ""), ("a.tar.gz", "gz"), ("x.", "")])
+    func extensionIsLowerCasedWithoutTheDot(name: String, ext: String) {
+        #expect(Attachment.fileExtension(of: name) == ext)
+    }
+}
