@@ -16,17 +16,19 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         .target(name: "UploadEngine"),
+        // Test doubles for the engine's collaborators and a manual clock, shared by every test target.
+        .target(name: "UploadEngineTesting", dependencies: ["UploadEngine"]),
         .target(name: "HTTPTransport", dependencies: ["UploadEngine", "CCurl", "CCrypto"]),
         .target(name: "KafkaIO", dependencies: ["CRdKafka"]),
         .target(name: "DevServices", dependencies: ["UploadEngine", "CMicroHTTPD", "CCrypto"]),
         .target(name: "Worker", dependencies: ["UploadEngine", "HTTPTransport", "KafkaIO"]),
         .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine"]),
 
-        .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine"]),
+        .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "UploadEngineTesting"]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "DevServices", "UploadEngine"]),
         .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
         .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "UploadEngine"]),
-        .testTarget(name: "WorkerTests", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine"]),
+        .testTarget(name: "WorkerTests", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine", "UploadEngineTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,10 +2,11 @@
 ///
 /// Codes are open: a presign service may refuse a file with a code of its own, which is carried through
 /// unchanged. The static members are the codes Attache itself produces.
-public struct UploadErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+public struct UploadErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
     public var description: String { rawValue }
 
     /// The file has no bytes.

@@ -16,6 +16,6 @@ import Testing
 
     @Test(arguments: [("Photo.JPG", "jpg"), ("README", ""), (".env", ""), ("a.tar.gz", "gz"), ("x.", "")])
     func extensionIsLowerCasedWithoutTheDot(name: String, ext: String) {
-        #expect(Attachment.fileExtension(of: name) == ext)
+        #expect(UploadEngine.Attachment.fileExtension(of: name) == ext)
     }
 }

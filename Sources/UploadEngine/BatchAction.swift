@@ -1,0 +1,39 @@
+/// Identifies one attempt at one file. Completions carry it back; a completion for a superseded attempt is dropped.
+public struct AttemptToken: Sendable, Hashable, CustomStringConvertible {
+    /// The file's slot in the batch (stable for its life, never reused).
+    public let entry: Int
+    /// Bumped on every new attempt, re-use, removal or clear.
+    public let generation: Int
+
+    public var description: String { "\(entry).\(generation)" }
+}
+
+/// Work the batch asks its driver to do. The driver performs it and feeds the outcome back.
+public enum BatchAction: Sendable, Hashable {
+    /// Copy the file's source into staging, enforcing `sizeLimit`.
+    case stage(AttemptToken, FileItem, sizeLimit: Int64)
+    /// Presign these files in one call. `isolated` calls carry one file each, after a whole-call failure.
+    case presign([PresignCall], isolated: Bool)
+    case upload(AttemptToken, UploadTransfer)
+    /// Abort the attempt's stage, presign or upload at once; its outcome will be ignored.
+    case cancel(AttemptToken)
+    /// Give staged bytes back.
+    case release(StagedFile)
+    /// Delete the stored object of an uploaded file that was removed.
+    case deleteObject(Attachment, UploadTarget)
+}
+
+/// One file of a presign call, with the attempt it belongs to.
+public struct PresignCall: Sendable, Hashable {
+    public var token: AttemptToken
+    public var file: PresignFile
+}
+
+/// The result of feeding the batch one input: events to deliver (in order) and actions to perform.
+public struct BatchEffects: Sendable {
+    public var events: [UploadEvent] = []
+    public var actions: [BatchAction] = []
+    public var outcome: ControlOutcome = .applied
+
+    public init() {}
+}

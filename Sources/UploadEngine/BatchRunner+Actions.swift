@@ -1,0 +1,54 @@
+import Foundation
+
+extension BatchRunner {
+    /// Starts the I/O an action asks for. Called under the state lock: it only creates tasks and cancels them.
+    func perform(_ action: BatchAction, in attempts: inout [AttemptToken: Task<Void, Never>], context: BatchContext) {
+        switch action {
+        case .stage(let token, let item, let sizeLimit):
+            attempts[token] = Task {
+                let outcome: Result<StagedFile, UploadError>
+                do {
+                    outcome = .success(try await stager.stage(item, batchId: context.batchId, sizeLimit: sizeLimit))
+                } catch {
+                    outcome = .failure(Self.classify(error, default: .sourceFetchFailed))
+                }
+                self.finish(token) { $0.staged(token, outcome, now: $1) }
+            }
+        case .presign(let calls, _):
+            Task {
+                let outcome: Result<[String: PresignOutcome], UploadError>
+                do {
+                    outcome = .success(try await presigner.presign(calls.map(\.file), in: context))
+                } catch {
+                    outcome = .failure(Self.classify(error, default: .presignedURLFailed))
+                }
+                self.finish(nil) { $0.presigned(calls, outcome, now: $1) }
+            }
+        case .upload(let token, let transfer):
+            attempts[token] = Task {
+                let outcome: Result<Void, UploadError>
+                do {
+                    try await uploader.upload(transfer) { sent, _ in self.reportProgress(token, sent: sent) }
+                    outcome = .success(())
+                } catch {
+                    outcome = .failure(Self.classify(error, default: .s3UploadFailed))
+                }
+                self.finish(token) { $0.uploaded(token, outcome, now: $1) }
+            }
+        case .cancel(let token):
+            attempts.removeValue(forKey: token)?.cancel()
+        case .release(let staged):
+            Task { await stager.release(staged) }
+        case .deleteObject(let attachment, let target):
+            // Best effort: an object left behind is storage the backend's lifecycle rules reclaim, not a lost file.
+            Task { try? await presigner.deleteObject(attachment, target: target) }
+        }
+    }
+
+    /// Anything a collaborator throws becomes an `UploadError`; unknown errors count as transient.
+    static func classify(_ error: any Error, default code: UploadErrorCode) -> UploadError {
+        if let error = error as? UploadError { return error }
+        if error is CancellationError { return UploadError(code, "cancelled", retryable: true) }
+        return UploadError(code, String(describing: error), retryable: true)
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Synchronization
+
+/// Receives a batch's events. Called on whichever thread produced the event (a transfer loop, a timer), one event
+/// at a time and in order; keep it quick and non-blocking (hand the event to a queue or a producer).
+public typealias UploadObserver = @Sendable (UploadEvent) -> Void
+
+/// Drives one `UploadBatch` against the real world: performs its actions through a `SourceStager`, a `Presigner`
+/// and an `Uploader`, feeds their outcomes back, keeps its timers, and delivers its events to observers.
+///
+/// Thread safety: all state sits behind one `Mutex`; the batch's pure transitions run under it, while I/O runs in
+/// tasks and observers are called outside it, in event order (one caller at a time drains the outbox).
+public final class BatchRunner: Sendable {
+    private struct Delivery {
+        let event: UploadEvent
+        let observers: [UploadObserver]
+    }
+
+    private struct State {
+        var batch: UploadBatch
+        /// The stage or upload under way for an attempt; cancelled by the batch's `cancel` action.
+        var attempts: [AttemptToken: Task<Void, Never>] = [:]
+        var timer: (deadline: Date, task: Task<Void, Never>)?
+        /// Per-call observers by request id; dropped once the request has no file left in the batch.
+        var callObservers: [String: UploadObserver] = [:]
+        /// The single global slot (`addUploadListener`): a later observer replaces the earlier one.
+        var globalObserver: UploadObserver?
+        var outbox: [Delivery] = []
+        var delivering = false
+    }
+
+    private let state: Mutex<State>
+    let presigner: any Presigner
+    let uploader: any Uploader
+    let stager: any SourceStager
+    private let clock: any EngineClock
+
+    public init(batch: UploadBatch, presigner: any Presigner, uploader: any Uploader, stager: any SourceStager,
+                clock: any EngineClock = SystemClock()) {
+        self.state = Mutex(State(batch: batch))
+        self.presigner = presigner
+        self.uploader = uploader
+        self.stager = stager
+        self.clock = clock
+    }
+
+    public var batchId: String { state.withLock { $0.batch.batchId } }
+
+    /// A copy of the batch as it is now, for its getters (status, attachments, count, result, …).
+    public var snapshot: UploadBatch { state.withLock { $0.batch } }
+
+    // MARK: - Commands
+
+    /// Adds files; `observer` hears about these files only (per-call), before the global observer.
+    public func upload(_ items: [FileItem], requestId: String, observer: UploadObserver? = nil) {
+        apply(registering: observer.map { (requestId, $0) }) { $0.add(items, requestId: requestId, now: $1) }
+    }
+
+    @discardableResult
+    public func remove(fileId: String) -> ControlOutcome { apply { $0.remove(fileId: fileId, now: $1) } }
+
+    @discardableResult
+    public func retry(fileId: String) -> ControlOutcome { apply { $0.retry(fileId: fileId, now: $1) } }
+
+    public func clear() { apply { $0.clear(now: $1) } }
+
+    public func setConcurrency(_ value: Int) { apply { $0.setConcurrency(value, now: $1) } }
+
+    /// Sets the global observer, replacing any earlier one; nil removes it.
+    public func setGlobalObserver(_ observer: UploadObserver?) {
+        state.withLock { $0.globalObserver = observer }
+    }
+
+    public func markSent(_ fileIds: [String]) {
+        state.withLock { $0.batch.markSent(fileIds) }
+    }
+
+    /// Gives back failed files' retained bytes (their retry window is over).
+    public func releaseRetainedBytes() { apply { batch, _ in batch.releaseRetainedBytes() } }
+
+    /// Stops every task and timer without touching the batch's state: for a worker handing the batch to
+    /// another owner, whose replay starts over.
+    public func abandon() {
+        state.withLock { state in
+            state.attempts.values.forEach { $0.cancel() }
+            state.attempts.removeAll()
+            state.timer?.task.cancel()
+            state.timer = nil
+        }
+    }
+
+    // MARK: - The loop
+
+    @discardableResult
+    private func apply(registering observer: (String, UploadObserver)? = nil, finishing token: AttemptToken? = nil,
+                       clearingTimer: Bool = false, _ transition: (inout UploadBatch, Date) -> BatchEffects) -> ControlOutcome {
+        let now = clock.now()
+        let outcome = state.withLock { state in
+            if let (requestId, observer) = observer { state.callObservers[requestId] = observer }
+            if let token { state.attempts.removeValue(forKey: token) }
+            if clearingTimer { state.timer = nil }
+            let effects = transition(&state.batch, now)
+            for event in effects.events { state.outbox.append(Delivery(event: event, observers: recipients(of: event, in: state))) }
+            for action in effects.actions { perform(action, in: &state.attempts, context: state.batch.context) }
+            state.callObservers = state.callObservers.filter { state.batch.hasFiles(from: $0.key) }
+            rescheduleTimer(in: &state)
+            return effects.outcome
+        }
+        deliver()
+        return outcome
+    }
+
+    private func recipients(of event: UploadEvent, in state: State) -> [UploadObserver] {
+        var observers: [UploadObserver]
+        if case .completed = event.kind {
+            observers = Array(state.callObservers.values)
+        } else {
+            observers = state.callObservers[event.requestId].map { [$0] } ?? []
+        }
+        if let global = state.globalObserver { observers.append(global) }
+        return observers
+    }
+
+    /// Calls observers outside the lock, in order; whoever finds the outbox unclaimed drains it.
+    private func deliver() {
+        let claimed = state.withLock { state in
+            guard !state.delivering else { return false }
+            state.delivering = true
+            return true
+        }
+        guard claimed else { return }
+        while true {
+            let deliveries: [Delivery] = state.withLock { state in
+                guard !state.outbox.isEmpty else {
+                    state.delivering = false
+                    return []
+                }
+                defer { state.outbox.removeAll(keepingCapacity: true) }
+                return state.outbox
+            }
+            if deliveries.isEmpty { return }
+            for delivery in deliveries {
+                delivery.observers.forEach { $0(delivery.event) }
+            }
+        }
+    }
+
+    /// An outcome arriving from a task: the attempt's task is done, then the batch hears of it.
+    func finish(_ token: AttemptToken?, _ transition: (inout UploadBatch, Date) -> BatchEffects) {
+        apply(finishing: token, transition)
+    }
+
+    func reportProgress(_ token: AttemptToken, sent: Int64) {
+        apply { $0.progress(token, sent: sent, now: $1) }
+    }
+
+    /// Keeps one timer at the batch's next deadline. A deadline that moved later (progress pushes stall deadlines
+    /// out on every callback) keeps the earlier timer: it fires, finds nothing due, and re-arms. That spares a task
+    /// per progress callback.
+    private func rescheduleTimer(in state: inout State) {
+        guard let deadline = state.batch.nextDeadline else {
+            state.timer?.task.cancel()
+            state.timer = nil
+            return
+        }
+        if let timer = state.timer, timer.deadline <= deadline { return }
+        state.timer?.task.cancel()
+        let task = Task { [clock] in
+            do { try await clock.sleep(until: deadline) } catch { return }
+            self.apply(clearingTimer: true) { $0.tick(now: $1) }
+        }
+        state.timer = (deadline, task)
+    }
+}

@@ -1,0 +1,27 @@
+/// Limits a batch enforces (DESIGN.md §3, §7 `limits.*`).
+public struct UploadLimits: Sendable, Hashable {
+    /// Per-file size limit (`limits.fileSizeMax`), also enforced while bytes stream in.
+    public var fileSizeMax: Int64 = 100 * 1024 * 1024
+    /// Files a batch holds at once (`limits.fileCountMax`); rejected and removed files take no room.
+    public var fileCountMax: Int = 10
+    /// Attachments in one sent message (`limits.attachmentsPerMessage`).
+    public var attachmentsPerMessage: Int = 10
+    /// Largest decoded inline `data` source (`limits.inlineMax`).
+    public var inlineMax: Int64 = 1024 * 1024
+
+    public init() {}
+}
+
+/// Everything a batch needs to know besides its context.
+public struct EngineConfiguration: Sendable {
+    public var limits = UploadLimits()
+    public var retry = RetryPolicy()
+    /// Files of a batch in flight at once unless the batch says otherwise (`upload.concurrency`, 1 = sequential).
+    public var concurrency: Int = 1
+    /// An upload that moves no bytes for this long is aborted with `ERR_UPLOAD_STALLED`.
+    public var stallTimeout: Duration = .seconds(30)
+    /// At most one progress event per file per interval (4 per second by default).
+    public var progressInterval: Duration = .milliseconds(250)
+
+    public init() {}
+}

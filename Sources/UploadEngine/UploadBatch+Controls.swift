@@ -1,0 +1,102 @@
+import Foundation
+
+extension UploadBatch {
+    /// Removes a file (the reference's `removeAttachment`): aborts it silently if in flight, drops it if uploaded
+    /// (deleting the stored object unless it already went out in a message), and frees its capacity.
+    public mutating func remove(fileId: String, now: Date) -> BatchEffects {
+        var effects = BatchEffects()
+        let wasPending = status == .inProgress
+        guard let primary = primaryIndex(of: fileId) else {
+            effects.outcome = .unknownFile
+            return effects
+        }
+        let requestId = entries[primary].requestId
+        let wasSent = sentFileIds.contains(fileId)
+        for entry in entries where entry.fileId == fileId {
+            discard(entry, deleteObject: !wasSent, into: &effects)
+        }
+        entries.removeAll { $0.fileId == fileId }
+        sentFileIds.remove(fileId)
+        effects.events.append(UploadEvent(batchId: batchId, requestId: requestId, fileId: fileId, kind: .removed))
+        schedule(now: now, into: &effects)
+        finishInput(wasPending: wasPending, into: &effects)
+        return effects
+    }
+
+    /// Retries a failed file (the reference's `retryAttachment`) from its retained bytes with a fresh run of automatic
+    /// attempts; an expired URL is presigned again. A no-op for unknown ids and files that have not failed.
+    public mutating func retry(fileId: String, now: Date) -> BatchEffects {
+        var effects = BatchEffects()
+        let wasPending = status == .inProgress
+        guard let index = primaryIndex(of: fileId) else {
+            effects.outcome = .unknownFile
+            return effects
+        }
+        guard entries[index].state == .failed else {
+            effects.outcome = .notApplicable
+            return effects
+        }
+        entries[index].state = .queued
+        entries[index].attempt = 1
+        entries[index].generation += 1
+        entries[index].notBefore = nil
+        entries[index].error = nil
+        schedule(now: now, into: &effects)
+        finishInput(wasPending: wasPending, into: &effects)
+        return effects
+    }
+
+    /// Drops the whole batch (the reference's `clearAll`): aborts everything in flight silently and gives back all
+    /// staged bytes. Stored objects stay: some may already be in sent messages.
+    public mutating func clear(now: Date) -> BatchEffects {
+        var effects = BatchEffects()
+        let wasPending = status == .inProgress
+        var seen: Set<String> = []
+        for entry in entries {
+            discard(entry, deleteObject: false, into: &effects)
+            if seen.insert(entry.fileId).inserted {
+                effects.events.append(UploadEvent(batchId: batchId, requestId: entry.requestId, fileId: entry.fileId, kind: .removed))
+            }
+        }
+        entries.removeAll()
+        sentFileIds.removeAll()
+        finishInput(wasPending: wasPending, into: &effects)
+        return effects
+    }
+
+    /// Changes how many files are in flight at once (the reference's `setConcurrency`). Files already in flight are
+    /// never interrupted; the new value governs every file started from now on.
+    public mutating func setConcurrency(_ value: Int, now: Date) -> BatchEffects {
+        var effects = BatchEffects()
+        let wasPending = status == .inProgress
+        concurrency = max(1, value)
+        schedule(now: now, into: &effects)
+        finishInput(wasPending: wasPending, into: &effects)
+        return effects
+    }
+
+    /// Records that these files' attachments went out in a message, so later plans leave them out.
+    public mutating func markSent(_ fileIds: some Sequence<String>) {
+        sentFileIds.formUnion(fileIds)
+    }
+
+    /// Gives back the retained bytes of failed files (after `worker.batchTTL`); a later retry stages the source again.
+    public mutating func releaseRetainedBytes() -> BatchEffects {
+        var effects = BatchEffects()
+        for index in entries.indices where entries[index].state == .failed {
+            if let staged = entries[index].staged { effects.actions.append(.release(staged)) }
+            entries[index].staged = nil
+        }
+        return effects
+    }
+
+    private func discard(_ entry: FileEntry, deleteObject: Bool, into effects: inout BatchEffects) {
+        if entry.state == .staging || entry.state == .uploading {
+            effects.actions.append(.cancel(entry.token))
+        }
+        if let staged = entry.staged { effects.actions.append(.release(staged)) }
+        if deleteObject, entry.state == .uploaded, let attachment = entry.attachment, let target = entry.target {
+            effects.actions.append(.deleteObject(attachment, target))
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+extension UploadBatch {
+    /// Adds files to the batch (the reference's `uploadAttachments`): validates each in input order, queues the
+    /// accepted ones and starts what the concurrency allows.
+    ///
+    /// A call whose files are all rejected at intake drains at once, so `completed` follows its rejections.
+    public mutating func add(_ items: [FileItem], requestId: String, now: Date) -> BatchEffects {
+        var effects = BatchEffects()
+        let wasPending = status == .inProgress
+        lastSettledRequestId = requestId
+        for item in items {
+            admit(item, requestId: requestId, into: &effects)
+        }
+        schedule(now: now, into: &effects)
+        finishInput(wasPending: wasPending, reportIfIdle: true, into: &effects)
+        return effects
+    }
+
+    private mutating func admit(_ item: FileItem, requestId: String, into effects: inout BatchEffects) {
+        // A rejected file holds no place: a new file under its id replaces it.
+        if !item.fileId.isEmpty {
+            entries.removeAll { $0.fileId == item.fileId && $0.state == .rejected }
+        }
+        let live = entries.firstIndex { $0.fileId == item.fileId && $0.state != .rejected }
+        let reusesFailed = live.map { entries[$0].state == .failed } ?? false
+
+        if let error = intakeError(for: item, liveDuplicate: reusesFailed ? nil : live.map { entries[$0].state }) {
+            appendRejected(item, requestId: requestId, error: error, into: &effects)
+            return
+        }
+        if reusesFailed, let index = live {
+            reuseFailed(at: index, with: item, requestId: requestId, into: &effects)
+            return
+        }
+        guard remainingCapacity > 0 else {
+            let limit = configuration.limits.fileCountMax
+            appendRejected(item, requestId: requestId,
+                           error: UploadError(.fileCountExceeded, "the batch already holds \(limit) files (limits.fileCountMax)"),
+                           into: &effects)
+            return
+        }
+        entries.append(FileEntry(slot: takeSlot(), item: item, requestId: requestId))
+    }
+
+    /// The first intake rule the item breaks, in the contract's order: empty data; bad or duplicate id, bad source
+    /// or name; size.
+    private func intakeError(for item: FileItem, liveDuplicate: FileState?) -> UploadError? {
+        let limits = configuration.limits
+        if case .data(let bytes) = item.source, bytes.isEmpty {
+            return UploadError(.fileDataEmpty, "the file has no data")
+        }
+        if item.declaredSize == 0 {
+            return UploadError(.fileDataEmpty, "the file's declared size is 0")
+        }
+        if let problem = Self.identityProblem(of: item) {
+            return UploadError(.invalidFileObject, problem)
+        }
+        if let state = liveDuplicate {
+            return UploadError(.invalidFileObject, "fileId '\(item.fileId)' is already in the batch (\(state.rawValue))")
+        }
+        switch item.source {
+        case .data(let bytes) where Int64(bytes.count) > limits.inlineMax:
+            return UploadError(.fileSizeExceeded, "inline data of \(bytes.count) bytes exceeds limits.inlineMax (\(limits.inlineMax))")
+        case .data(let bytes) where Int64(bytes.count) > limits.fileSizeMax:
+            return UploadError(.fileSizeExceeded, "the file's \(bytes.count) bytes exceed limits.fileSizeMax (\(limits.fileSizeMax))")
+        case .oversizedData(let byteCount):
+            return UploadError(.fileSizeExceeded, "inline data of \(byteCount) bytes exceeds limits.inlineMax (\(limits.inlineMax))")
+        default:
+            break
+        }
+        if let declared = item.declaredSize, declared > limits.fileSizeMax {
+            return UploadError(.fileSizeExceeded, "the declared size \(declared) exceeds limits.fileSizeMax (\(limits.fileSizeMax))")
+        }
+        return nil
+    }
+
+    /// Why an item's id, name, type or source is unusable, or nil.
+    static func identityProblem(of item: FileItem) -> String? {
+        if !isValidIdentifier(item.fileId) {
+            return "fileId must be 1–128 printable characters"
+        }
+        let name = item.name.trimmingCharacters(in: .whitespaces)
+        if name.isEmpty || item.name.utf8.count > 255 || item.name.unicodeScalars.contains(where: isControl) {
+            return "name must be 1–255 bytes without control characters"
+        }
+        if let mime = item.mimeType, !MimeTypes.isWellFormed(mime) {
+            return "mimeType '\(mime)' is not of the form type/subtype"
+        }
+        if let declared = item.declaredSize, declared < 0 {
+            return "size must not be negative"
+        }
+        switch item.source {
+        case .malformed(let reason):
+            return reason
+        case .url(let url) where url.isEmpty || url.unicodeScalars.contains(where: isControl):
+            return "source.url is empty or contains control characters"
+        case .path(let path) where path.isEmpty || path.unicodeScalars.contains(where: isControl):
+            return "source.path is empty or contains control characters"
+        default:
+            return nil
+        }
+    }
+
+    /// 1–128 characters, none of them control or format characters, not blank. Used for fileId and batchId.
+    public static func isValidIdentifier(_ id: String) -> Bool {
+        let scalars = id.unicodeScalars
+        return (1...128).contains(scalars.count)
+            && !scalars.contains(where: isControl)
+            && !id.trimmingCharacters(in: .whitespaces).isEmpty
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
+    }
+
+    private mutating func appendRejected(_ item: FileItem, requestId: String, error: UploadError, into effects: inout BatchEffects) {
+        var entry = FileEntry(slot: takeSlot(), item: item, requestId: requestId)
+        entry.state = .rejected
+        entry.error = error
+        entries.append(entry)
+        effects.events.append(event(entry, .rejected(error)))
+    }
+
+    /// Re-using a failed file's id uploads the new source in the failed file's place (the reference's second retry path).
+    private mutating func reuseFailed(at index: Int, with item: FileItem, requestId: String, into effects: inout BatchEffects) {
+        if let staged = entries[index].staged { effects.actions.append(.release(staged)) }
+        var entry = FileEntry(slot: entries[index].slot, item: item, requestId: requestId)
+        entry.generation = entries[index].generation + 1
+        entries[index] = entry
+    }
+
+    mutating func takeSlot() -> Int {
+        defer { nextSlot += 1 }
+        return nextSlot
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+
+extension UploadBatch {
+    /// A stage finished. Bytes of a superseded attempt are given straight back.
+    public mutating func staged(_ token: AttemptToken, _ outcome: Result<StagedFile, UploadError>, now: Date) -> BatchEffects {
+        var effects = BatchEffects()
+        let wasPending = status == .inProgress
+        guard let index = index(of: token), entries[index].state == .staging else {
+            if case .success(let staged) = outcome { effects.actions.append(.release(staged)) }
+            return effects
+        }
+        switch outcome {
+        case .success(let staged):
+            entries[index].staged = staged
+            let limit = configuration.limits.fileSizeMax
+            if staged.size == 0 {
+                reject(index, UploadError(.fileDataEmpty, "the source has no data"), into: &effects)
+            } else if staged.size > limit {
+                reject(index, UploadError(.fileSizeExceeded, "the file's \(staged.size) bytes exceed limits.fileSizeMax (\(limit))"), into: &effects)
+            } else {
+                entries[index].state = .presigning
+                entries[index].awaitingPresign = true
+            }
+        case .failure(let error):
+            settle(index, error, now: now, into: &effects)
+        }
+        schedule(now: now, into: &effects)
+        finishInput(wasPending: wasPending, into: &effects)
+        return effects
+    }
+
+    /// A presign call finished: answers per file, or the failure of the call as a whole.
+    ///
+    /// Batch presign isolation: a multi-file call that fails as a whole, or answers without some file, is repeated
+    /// file by file so one bad file cannot sink the rest. A one-file call that fails fails its file
+    /// (`ERR_PRESIGNED_URL_FAILED`, retryable); a refusal rejects it with the service's code.
+    public mutating func presigned(_ calls: [PresignCall], _ outcome: Result<[String: PresignOutcome], UploadError>, now: Date) -> BatchEffects {
+        var effects = BatchEffects()
+        let wasPending = status == .inProgress
+        let live = calls.filter { call in index(of: call.token).map { entries[$0].state == .presigning } ?? false }
+        switch outcome {
+        case .failure(let error):
+            if calls.count > 1 {
+                effects.actions += live.map { .presign([$0], isolated: true) }
+            } else {
+                for call in live {
+                    guard let index = index(of: call.token) else { continue }
+                    let failure = UploadError(.presignedURLFailed, "presigning failed: \(error.message)", retryable: true, retryAfter: error.retryAfter)
+                    fail(index, failure, now: now, into: &effects)
+                }
+            }
+        case .success(let answers):
+            for call in live {
+                guard let index = index(of: call.token) else { continue }
+                switch answers[call.file.fileId] {
+                case .target(let target):
+                    entries[index].target = target
+                    beginUpload(index, now: now, into: &effects)
+                case .refused(let refusal):
+                    let code = refusal.code.rawValue.isEmpty ? UploadErrorCode.presignedURLFailed : refusal.code
+                    reject(index, UploadError(code, refusal.message, retryable: false), into: &effects)
+                case nil where calls.count > 1:
+                    effects.actions.append(.presign([call], isolated: true))
+                case nil:
+                    fail(index, UploadError(.presignedURLFailed, "the presign answer has no entry for the file", retryable: true), now: now, into: &effects)
+                }
+            }
+        }
+        schedule(now: now, into: &effects)
+        finishInput(wasPending: wasPending, into: &effects)
+        return effects
+    }
+
+    /// Upload progress. Any movement resets the stall timer; events are throttled, never go backwards, and stop
+    /// short of 100 % (the 100 % event comes with success).
+    public mutating func progress(_ token: AttemptToken, sent: Int64, now: Date) -> BatchEffects {
+        var effects = BatchEffects()
+        guard let index = index(of: token), entries[index].state == .uploading, let size = entries[index].staged?.size else {
+            return effects
+        }
+        if sent > entries[index].sentBytes {
+            entries[index].sentBytes = sent
+            entries[index].lastMovement = now
+        }
+        let due = entries[index].lastProgressEvent.map { now >= $0 + configuration.progressInterval } ?? true
+        if due, sent > entries[index].reportedBytes, sent < size {
+            entries[index].reportedBytes = sent
+            entries[index].lastProgressEvent = now
+            let percent = Int(sent * 100 / size)
+            effects.events.append(event(entries[index], .progress(loaded: sent, total: size, percent: percent)))
+        }
+        return effects
+    }
+
+    /// An upload finished.
+    public mutating func uploaded(_ token: AttemptToken, _ outcome: Result<Void, UploadError>, now: Date) -> BatchEffects {
+        var effects = BatchEffects()
+        let wasPending = status == .inProgress
+        guard let index = index(of: token), entries[index].state == .uploading else { return effects }
+        switch outcome {
+        case .success:
+            succeed(index, into: &effects)
+        case .failure(let error):
+            settle(index, error, now: now, into: &effects)
+        }
+        schedule(now: now, into: &effects)
+        finishInput(wasPending: wasPending, into: &effects)
+        return effects
+    }
+
+    /// Time passed: aborts stalled uploads and starts files whose retry backoff is over.
+    public mutating func tick(now: Date) -> BatchEffects {
+        var effects = BatchEffects()
+        let wasPending = status == .inProgress
+        let stallTimeout = configuration.stallTimeout
+        for index in entries.indices where entries[index].state == .uploading {
+            guard let moved = entries[index].lastMovement, now >= moved + stallTimeout else { continue }
+            effects.actions.append(.cancel(entries[index].token))
+            let seconds = stallTimeout.components.seconds
+            fail(index, UploadError(.uploadStalled, "no progress for \(seconds)s; the upload was aborted"), now: now, into: &effects)
+        }
+        schedule(now: now, into: &effects)
+        finishInput(wasPending: wasPending, into: &effects)
+        return effects
+    }
+
+    // MARK: - Settling one file
+
+    private mutating func succeed(_ index: Int, into effects: inout BatchEffects) {
+        guard let staged = entries[index].staged, let target = entries[index].target else { return }
+        let entry = entries[index]
+        let attachment = Attachment(fileId: entry.fileId, name: entry.item.name, url: target.fileURL,
+                                    mimeType: entry.resolvedMimeType, size: staged.size, sha256: staged.sha256)
+        if entry.reportedBytes < staged.size {
+            entries[index].reportedBytes = staged.size
+            effects.events.append(event(entry, .progress(loaded: staged.size, total: staged.size, percent: 100)))
+        }
+        entries[index].state = .uploaded
+        entries[index].attachment = attachment
+        entries[index].error = nil
+        entries[index].staged = nil
+        effects.actions.append(.release(staged))
+        lastSettledRequestId = entry.requestId
+        effects.events.append(event(entries[index], .uploaded(attachment)))
+    }
+
+    /// Rejected when retrying cannot help, failed otherwise: exactly one of the two per unsuccessful attempt.
+    mutating func settle(_ index: Int, _ error: UploadError, now: Date, into effects: inout BatchEffects) {
+        if error.isRetryable {
+            fail(index, error, now: now, into: &effects)
+        } else {
+            reject(index, error, into: &effects)
+        }
+    }
+
+    mutating func reject(_ index: Int, _ error: UploadError, into effects: inout BatchEffects) {
+        var rejected = error
+        rejected.isRetryable = false
+        if let staged = entries[index].staged { effects.actions.append(.release(staged)) }
+        entries[index].staged = nil
+        entries[index].generation += 1
+        entries[index].state = .rejected
+        entries[index].error = rejected
+        entries[index].awaitingPresign = false
+        lastSettledRequestId = entries[index].requestId
+        effects.events.append(event(entries[index], .rejected(rejected)))
+    }
+
+    /// A retryable failure: queue the next automatic attempt after the backoff, or settle as failed when none is
+    /// left. Staged bytes are kept either way; a URL that expired or was malformed is dropped so the next attempt
+    /// presigns again.
+    mutating func fail(_ index: Int, _ error: UploadError, now: Date, into effects: inout BatchEffects) {
+        let attempt = entries[index].attempt
+        let delay = configuration.retry.delay(afterAttempt: attempt, retryAfter: error.retryAfter, using: &random)
+        entries[index].generation += 1
+        entries[index].error = error
+        entries[index].awaitingPresign = false
+        entries[index].lastMovement = nil
+        if error.code == .presignedURLExpired || error.code == .invalidURL {
+            entries[index].target = nil
+        }
+        if let delay {
+            entries[index].state = .queued
+            entries[index].notBefore = now + delay
+            entries[index].attempt = attempt + 1
+        } else {
+            entries[index].state = .failed
+            lastSettledRequestId = entries[index].requestId
+        }
+        effects.events.append(event(entries[index], .failed(error, attempt: attempt, willRetry: delay != nil)))
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Synchronization
+import UploadEngine
+
+/// A stager whose behaviour a test scripts per call; it records what it staged and what it got back.
+public final class ScriptedStager: SourceStager {
+    public typealias Script = @Sendable (FileItem) async throws -> StagedFile
+    private let script: Script
+    private let log = Mutex<(staged: [String], released: [StagedFile])>(([], []))
+
+    public init(_ script: @escaping Script = ScriptedStager.fromInlineData) {
+        self.script = script
+    }
+
+    public func stage(_ file: FileItem, batchId: String, sizeLimit: Int64) async throws -> StagedFile {
+        log.withLock { $0.staged.append(file.fileId) }
+        return try await script(file)
+    }
+
+    public func release(_ staged: StagedFile) async {
+        log.withLock { $0.released.append(staged) }
+    }
+
+    /// File ids in the order staging was asked for.
+    public var stagedFileIds: [String] { log.withLock { $0.staged } }
+    public var released: [StagedFile] { log.withLock { $0.released } }
+
+    /// Stages inline data as its size, url and path sources as 1 KiB; the digest is a stand-in derived from the id.
+    public static let fromInlineData: Script = { file in
+        let size: Int64 = if case .data(let bytes) = file.source { Int64(bytes.count) } else { 1024 }
+        return StagedFile(path: "/staging/\(file.fileId)", size: size, sha256: "sha-\(file.fileId)", mimeType: file.mimeType)
+    }
+}
+
+/// A presigner whose answers a test scripts; it records every call's file ids.
+public final class ScriptedPresigner: Presigner {
+    public typealias Script = @Sendable ([PresignFile]) async throws -> [String: PresignOutcome]
+    private let script: Script
+    private let log = Mutex<[[String]]>([])
+
+    public init(_ script: @escaping Script = ScriptedPresigner.validTargets) {
+        self.script = script
+    }
+
+    public func presign(_ files: [PresignFile], in context: BatchContext) async throws -> [String: PresignOutcome] {
+        log.withLock { $0.append(files.map(\.fileId)) }
+        return try await script(files)
+    }
+
+    /// The file ids of each call, in call order.
+    public var calls: [[String]] { log.withLock { $0 } }
+
+    /// A target for every file, valid for an hour from the real epoch's far future (never expiring in tests).
+    public static let validTargets: Script = { files in
+        Dictionary(uniqueKeysWithValues: files.map { ($0.fileId, .target(target(for: $0.fileId))) })
+    }
+
+    public static func target(for fileId: String, expiresAt: Date? = nil) -> UploadTarget {
+        UploadTarget(uploadURL: "https://store.test/up/\(fileId)?sig=secret", fileURL: "https://cdn.test/\(fileId)", expiresAt: expiresAt)
+    }
+}
+
+/// An uploader whose behaviour a test scripts; it records calls and the most transfers it saw at once.
+public final class ScriptedUploader: Uploader {
+    public typealias Progress = @Sendable (Int64, Int64) -> Void
+    public typealias Script = @Sendable (UploadTransfer, Progress) async throws -> Void
+    private let script: Script
+    private let log = Mutex<(calls: [UploadTransfer], running: Int, peak: Int)>(([], 0, 0))
+
+    public init(_ script: @escaping Script = { transfer, progress in progress(transfer.staged.size, transfer.staged.size) }) {
+        self.script = script
+    }
+
+    public func upload(_ transfer: UploadTransfer, progress: @escaping @Sendable (Int64, Int64) -> Void) async throws {
+        log.withLock {
+            $0.calls.append(transfer)
+            $0.running += 1
+            $0.peak = max($0.peak, $0.running)
+        }
+        defer { log.withLock { $0.running -= 1 } }
+        try await script(transfer, progress)
+    }
+
+    public var calls: [UploadTransfer] { log.withLock { $0.calls } }
+    /// The most uploads that were running at the same moment.
+    public var peakConcurrency: Int { log.withLock { $0.peak } }
+}
+
+/// A one-shot signal tests use to hold a fake operation until they let it go.
+public final class Gate: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    public init() {}
+
+    public func wait() async {
+        await withCheckedContinuation { continuation in
+            let open = state.withLock { state in
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if open { continuation.resume() }
+        }
+    }
+
+    public func open() {
+        let waiters = state.withLock { state in
+            state.open = true
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+}

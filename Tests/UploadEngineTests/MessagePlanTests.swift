@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+@testable import UploadEngine
+
+/// The drain's message plan: grouping, chunking, caption, deterministic muids.
+@Suite struct MessagePlanTests {
+    private func attachment(_ id: String, _ mime: String) -> UploadEngine.Attachment {
+        UploadEngine.Attachment(fileId: id, name: "\(id).bin", url: "https://cdn.test/\(id)", mimeType: mime, size: 1, sha256: "")
+    }
+
+    @Test func messagesGoImagesThenVideosThenAudiosThenFilesKeepingInputOrder() {
+        let plan = MessagePlan.make(batchId: "b", attachments: [
+            attachment("doc", "application/pdf"), attachment("song", "audio/mpeg"), attachment("img1", "image/png"),
+            attachment("clip", "video/mp4"), attachment("img2", "image/jpeg"),
+        ], caption: nil, perMessage: 10)
+        #expect(plan.map(\.type) == [.image, .video, .audio, .file])
+        #expect(plan.map(\.fileIds) == [["img1", "img2"], ["clip"], ["song"], ["doc"]])
+    }
+
+    @Test func eachGroupIsSplitIntoChunksOfAtMostTheLimit() {
+        let images = (1...7).map { attachment("i\($0)", "image/png") }
+        let plan = MessagePlan.make(batchId: "b", attachments: images + [attachment("d", "text/plain")], caption: nil, perMessage: 3)
+        #expect(plan.map(\.fileIds) == [["i1", "i2", "i3"], ["i4", "i5", "i6"], ["i7"], ["d"]])
+    }
+
+    @Test func onlyTheFirstMessageCarriesTheCaption() {
+        let plan = MessagePlan.make(batchId: "b", attachments: [attachment("a", "image/png"), attachment("b", "video/mp4")],
+                                    caption: "Trip photos", perMessage: 10)
+        #expect(plan.map(\.caption) == ["Trip photos", nil])
+    }
+
+    @Test func muidsAreDeterministicAndDistinct() {
+        let first = MessagePlan.muid(batchId: "trip-42", fileIds: ["f1", "f2"])
+        #expect(first == MessagePlan.muid(batchId: "trip-42", fileIds: ["f1", "f2"]))
+        #expect(first != MessagePlan.muid(batchId: "trip-42", fileIds: ["f2", "f1"]))
+        #expect(first != MessagePlan.muid(batchId: "trip-43", fileIds: ["f1", "f2"]))
+        #expect(first != MessagePlan.muid(batchId: "trip-42f1", fileIds: ["f2"]), "ids cannot run into each other")
+        #expect(UUID(uuidString: first)?.uuidString.lowercased() == first)
+        #expect(Array(first)[14] == "5", "a version-5 UUID")
+        #expect(first == first.lowercased())
+    }
+
+    @Test func sha1MatchesTheStandardVectors() {
+        let hex = { (s: String) in SHA1.hash(Array(s.utf8)).map { String(format: "%02x", $0) }.joined() }
+        #expect(hex("abc") == "a9993e364706816aba3e25717850c26c9cd0d89d")
+        #expect(hex("") == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
+        #expect(hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") == "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
+    }
+
+    @Test func versionFiveUUIDsMatchTheRFCExample() {
+        // RFC 9562 appendix A.4: name "www.example.com" in the DNS namespace.
+        let dns = UUID(uuidString: "6ba7b810-9dad-11d1-80b4-00c04fd430c8")!
+        #expect(NameBasedUUID.make(namespace: dns, name: "www.example.com").uuidString.lowercased() == "2ed6657d-e927-568b-95e1-2665a8aea6a2")
+    }
+
+    @Test func thePlanCoversOnlyAttachmentsNotSentBefore() {
+        var h = BatchHarness(concurrency: 2)
+        h.add([inline("a"), inline("b")])
+        h.settleAll()
+        h.batch.markSent(["a"])
+        #expect(h.batch.unsentAttachments.map(\.fileId) == ["b"])
+        let plan = MessagePlan.make(batchId: "b1", attachments: h.batch.unsentAttachments, caption: nil, perMessage: 10)
+        #expect(plan.map(\.fileIds) == [["b"]])
+    }
+}
