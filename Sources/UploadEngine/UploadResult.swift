@@ -3,10 +3,18 @@ public struct UploadResult: Sendable, Hashable, Codable {
     public struct Success: Sendable, Hashable, Codable {
         public var fileId: String
         public var attachment: Attachment
+        public init(fileId: String, attachment: Attachment) {
+            self.fileId = fileId
+            self.attachment = attachment
+        }
     }
     public struct Failure: Sendable, Hashable, Codable {
         public var fileId: String
         public var error: WireError
+        public init(fileId: String, error: WireError) {
+            self.fileId = fileId
+            self.error = error
+        }
     }
     public var batchId: String
     public var successful: [Success]

@@ -1,0 +1,154 @@
+import Foundation
+import Synchronization
+import Testing
+import UploadEngine
+import UploadEngineTesting
+
+/// The driver: real tasks, fake collaborators, a manual clock.
+@Suite struct BatchRunnerTests {
+    private func runner(presigner: ScriptedPresigner = ScriptedPresigner(), uploader: ScriptedUploader = ScriptedUploader(),
+                        stager: ScriptedStager = ScriptedStager(), clock: ManualClock = ManualClock(),
+                        configure: (inout EngineConfiguration) -> Void = { _ in }, concurrency: Int? = nil) -> BatchRunner {
+        var configuration = EngineConfiguration()
+        configure(&configuration)
+        let batch = UploadBatch(context: BatchContext(batchId: "trip-42", receiver: Receiver(id: "u1", type: .user)),
+                                configuration: configuration, concurrency: concurrency, random: JitterRandom(seed: 3))
+        return BatchRunner(batch: batch, presigner: presigner, uploader: uploader, stager: stager, clock: clock)
+    }
+
+    private static let photo = FileItem(fileId: "f1", name: "photo.jpg", mimeType: "image/jpeg", source: .data(Data(count: 2048)))
+
+    @Test func aFileFlowsThroughStagePresignAndUpload() async {
+        let presigner = ScriptedPresigner()
+        let uploader = ScriptedUploader()
+        let recorder = EventRecorder()
+        let runner = runner(presigner: presigner, uploader: uploader)
+        runner.setGlobalObserver(recorder.observer)
+        runner.upload([Self.photo], requestId: "req-1")
+        await recorder.waitForCompletions(1)
+
+        #expect(presigner.calls == [["f1"]])
+        #expect(uploader.calls.map(\.target.uploadURL) == ["https://store.test/up/f1?sig=secret"])
+        let kinds = recorder.events.map(\.kind)
+        let attachment = UploadEngine.Attachment(fileId: "f1", name: "photo.jpg", url: "https://cdn.test/f1", mimeType: "image/jpeg", size: 2048, sha256: "sha-f1")
+        #expect(kinds == [.progress(loaded: 2048, total: 2048, percent: 100), .uploaded(attachment),
+                          .completed(UploadResult(batchId: "trip-42", successful: [.init(fileId: "f1", attachment: attachment)]))])
+        #expect(recorder.events.allSatisfy { $0.batchId == "trip-42" && $0.requestId == "req-1" })
+        #expect(runner.snapshot.attachments == [attachment])
+    }
+
+    @Test func perCallObserversHearOnlyTheirFilesAndBeforeTheGlobalOne() async {
+        let order = Mutex<[String]>([])
+        let global = EventRecorder()
+        let runner = runner(concurrency: 2)
+        runner.setGlobalObserver { event in
+            order.withLock { $0.append("global:\(event.fileId ?? "-")") }
+            global.record(event)
+        }
+        runner.upload([Self.photo], requestId: "r1") { event in order.withLock { $0.append("r1:\(event.fileId ?? "-")") } }
+        runner.upload([FileItem(fileId: "f2", name: "b.pdf", source: .data(Data(count: 10)))], requestId: "r2") { event in
+            order.withLock { $0.append("r2:\(event.fileId ?? "-")") }
+        }
+        await global.wait { events in events.filter { if case .uploaded = $0.kind { true } else { false } }.count == 2 }
+        await global.waitForCompletions(1)
+        let seen = order.withLock { $0 }
+        #expect(!seen.contains("r1:f2") && !seen.contains("r2:f1"))
+        for (index, entry) in seen.enumerated() where entry.hasPrefix("r1:f1") || entry.hasPrefix("r2:f2") {
+            #expect(seen[index + 1] == "global:" + entry.split(separator: ":")[1])
+        }
+    }
+
+    @Test func aStalledUploadFailsAfterThirtyVirtualSeconds() async {
+        let clock = ManualClock()
+        let started = Gate()
+        let cancelled = Gate()
+        let uploader = ScriptedUploader { _, _ in
+            started.open()
+            do { try await Task.sleep(for: .seconds(3600)) } catch { cancelled.open() }
+        }
+        let recorder = EventRecorder()
+        let runner = runner(uploader: uploader, clock: clock, configure: { $0.retry.maxAttempts = 1 })
+        runner.setGlobalObserver(recorder.observer)
+        runner.upload([Self.photo], requestId: "r1")
+        await started.wait()
+        clock.advance(by: .seconds(29))
+        #expect(recorder.events.isEmpty)
+        clock.advance(by: .seconds(1))
+        await recorder.waitForCompletions(1)
+        await cancelled.wait()
+        let failure = recorder.events.first { if case .failed = $0.kind { true } else { false } }
+        #expect(failure?.kind == .failed(UploadError(.uploadStalled, "no progress for 30s; the upload was aborted"), attempt: 1, willRetry: false))
+    }
+
+    @Test func automaticRetriesWaitForTheirBackoffOnTheClock() async {
+        let clock = ManualClock()
+        let attempts = Mutex(0)
+        let uploader = ScriptedUploader { transfer, progress in
+            let attempt = attempts.withLock { $0 += 1; return $0 }
+            if attempt == 1 { throw UploadError(.s3UploadFailed, "HTTP 503", retryAfter: .seconds(5)) }
+            progress(transfer.staged.size, transfer.staged.size)
+        }
+        let recorder = EventRecorder()
+        let runner = runner(uploader: uploader, clock: clock)
+        runner.setGlobalObserver(recorder.observer)
+        runner.upload([Self.photo], requestId: "r1")
+        await recorder.wait { $0.contains { if case .failed(_, 1, true) = $0.kind { true } else { false } } }
+        #expect(runner.snapshot.status == .inProgress)
+        clock.advance(by: .seconds(4))
+        #expect(attempts.withLock { $0 } == 1)
+        clock.advance(by: .seconds(1))
+        await recorder.waitForCompletions(1)
+        #expect(attempts.withLock { $0 } == 2)
+        #expect(runner.snapshot.attachments.map(\.fileId) == ["f1"])
+    }
+
+    @Test func concurrencyCapsTheUploadsRunningAtOnce() async {
+        let uploader = ScriptedUploader { transfer, progress in
+            await Task.yield()
+            progress(transfer.staged.size, transfer.staged.size)
+        }
+        let recorder = EventRecorder()
+        let runner = runner(uploader: uploader, concurrency: 3)
+        runner.setGlobalObserver(recorder.observer)
+        let items = (1...10).map { FileItem(fileId: "f\($0)", name: "f\($0).bin", source: .data(Data(count: 100 * $0))) }
+        runner.upload(items, requestId: "r1")
+        await recorder.waitForCompletions(1)
+        #expect(uploader.peakConcurrency <= 3)
+        #expect(runner.snapshot.attachments.map(\.fileId) == items.map(\.fileId))
+    }
+
+    @Test func removingAnUploadingFileCancelsItsTransferSilently() async {
+        let started = Gate()
+        let cancelled = Gate()
+        let uploader = ScriptedUploader { _, _ in
+            started.open()
+            do { try await Task.sleep(for: .seconds(3600)) } catch {
+                cancelled.open()
+                throw error
+            }
+        }
+        let recorder = EventRecorder()
+        let runner = runner(uploader: uploader)
+        runner.setGlobalObserver(recorder.observer)
+        runner.upload([Self.photo], requestId: "r1")
+        await started.wait()
+        #expect(runner.remove(fileId: "f1") == .applied)
+        await cancelled.wait()
+        await recorder.waitForCompletions(1)
+        #expect(recorder.events.map(\.kind) == [.removed, .completed(UploadResult(batchId: "trip-42"))])
+    }
+
+    @Test func retainedBytesAreReleasedWhenTheFileLeavesTheBatch() async {
+        let stager = ScriptedStager()
+        let recorder = EventRecorder()
+        let runner = runner(uploader: ScriptedUploader { _, _ in throw UploadError(.s3UploadFailed, "down") }, stager: stager,
+                            configure: { $0.retry.maxAttempts = 1 })
+        runner.setGlobalObserver(recorder.observer)
+        runner.upload([Self.photo], requestId: "r1")
+        await recorder.waitForCompletions(1)
+        #expect(stager.released.isEmpty)
+        runner.clear()
+        for _ in 0..<1000 where stager.released.isEmpty { await Task.yield() }
+        #expect(stager.released.map(\.path) == ["/staging/f1"])
+    }
+}
