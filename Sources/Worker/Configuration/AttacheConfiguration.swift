@@ -1,0 +1,109 @@
+import UploadEngine
+
+/// Everything a worker is configured with (the keys of the configuration file; defaults as documented).
+public struct AttacheConfiguration: Sendable, Hashable {
+    public struct Kafka: Sendable, Hashable {
+        public var brokers = ""
+        public var groupId = "attache"
+        public var createTopics = true
+        public var jobsTopic = "attache.jobs"
+        public var eventsTopic = "attache.events"
+        public var dlqTopic = "attache.jobs.dlq"
+        public var messagesTopic = "attache.messages"
+        /// Raw librdkafka properties, passed through unchanged (SASL, TLS, tuning).
+        public var properties: [String: String] = [:]
+    }
+
+    public enum PresignMode: String, Sendable, Hashable, CaseIterable { case endpoint, s3 }
+
+    public struct S3: Sendable, Hashable {
+        public var bucket = ""
+        public var region = ""
+        public var endpoint = ""
+        public var accessKeyId = ""
+        public var secretAccessKey = ""
+        public var prefix = ""
+        public var pathStyle = false
+        public var publicBaseUrl = ""
+    }
+
+    public struct Presign: Sendable, Hashable {
+        public var mode = PresignMode.endpoint
+        public var url = ""
+        public var s3 = S3()
+    }
+
+    public enum MessagesMode: String, Sendable, Hashable, CaseIterable { case http, kafka, none }
+
+    public struct Messages: Sendable, Hashable {
+        public var mode = MessagesMode.http
+        public var url = ""
+        public var apiKey = ""
+    }
+
+    public struct Upload: Sendable, Hashable {
+        public var concurrency = 1
+        public var stallTimeout: Duration = .seconds(30)
+        public var multipartThreshold: Int64 = 64 * 1024 * 1024
+    }
+
+    public struct Worker: Sendable, Hashable {
+        /// The `source` of published events; host name and pid unless set.
+        public var id = ""
+        public var maxTransfers = 64
+        public var maxInFlightBatches = 256
+        public var shutdownGrace: Duration = .seconds(25)
+        public var batchTTL: Duration = .seconds(3600)
+    }
+
+    public struct Sources: Sendable, Hashable {
+        /// Root for `path` sources; empty turns path sources off.
+        public var root = ""
+        public var resignUrl = ""
+        /// Host names, IPs or CIDR ranges allowed despite the private-address rule.
+        public var allowHosts: [String] = []
+    }
+
+    public struct Staging: Sendable, Hashable {
+        public var dir = "./.attache/staging"
+        /// 0 = unlimited.
+        public var cacheMax: Int64 = 500 * 1024 * 1024
+    }
+
+    public enum LogLevel: String, Sendable, Hashable, CaseIterable, Comparable {
+        case trace, debug, info, warn, error
+        public static func < (lhs: Self, rhs: Self) -> Bool { allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)! }
+    }
+
+    public enum LogFormat: String, Sendable, Hashable, CaseIterable { case json, text }
+
+    public struct Log: Sendable, Hashable {
+        public var level = LogLevel.info
+        public var format = LogFormat.json
+    }
+
+    public var kafka = Kafka()
+    public var presign = Presign()
+    public var messages = Messages()
+    public var limits = UploadLimits()
+    public var upload = Upload()
+    public var retry = RetryPolicy()
+    public var worker = Worker()
+    public var sources = Sources()
+    public var staging = Staging()
+    /// `host:port` of the health and metrics listener.
+    public var adminListen = "127.0.0.1:9464"
+    public var log = Log()
+
+    public init() {}
+
+    /// The engine's part of the configuration.
+    public var engine: EngineConfiguration {
+        var engine = EngineConfiguration()
+        engine.limits = limits
+        engine.retry = retry
+        engine.concurrency = upload.concurrency
+        engine.stallTimeout = upload.stallTimeout
+        return engine
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// One configuration key: its dotted path and how a value for it is parsed into the configuration.
+struct ConfigurationKey: Sendable {
+    enum Setting: Sendable {
+        case text(String)
+        case list([String])
+    }
+
+    let path: String
+    let apply: @Sendable (inout AttacheConfiguration, Setting) throws -> Void
+
+    /// Every key the configuration file and the environment accept.
+    static let all: [ConfigurationKey] = [
+        text("kafka.brokers", \.kafka.brokers),
+        text("kafka.groupId", \.kafka.groupId),
+        bool("kafka.createTopics", \.kafka.createTopics),
+        text("kafka.jobsTopic", \.kafka.jobsTopic),
+        text("kafka.eventsTopic", \.kafka.eventsTopic),
+        text("kafka.dlqTopic", \.kafka.dlqTopic),
+        text("kafka.messagesTopic", \.kafka.messagesTopic),
+        choice("presign.mode", \.presign.mode),
+        text("presign.url", \.presign.url),
+        text("presign.s3.bucket", \.presign.s3.bucket),
+        text("presign.s3.region", \.presign.s3.region),
+        text("presign.s3.endpoint", \.presign.s3.endpoint),
+        text("presign.s3.accessKeyId", \.presign.s3.accessKeyId),
+        text("presign.s3.secretAccessKey", \.presign.s3.secretAccessKey),
+        text("presign.s3.prefix", \.presign.s3.prefix),
+        bool("presign.s3.pathStyle", \.presign.s3.pathStyle),
+        text("presign.s3.publicBaseUrl", \.presign.s3.publicBaseUrl),
+        choice("messages.mode", \.messages.mode),
+        text("messages.url", \.messages.url),
+        text("messages.apiKey", \.messages.apiKey),
+        size("limits.fileSizeMax", \.limits.fileSizeMax),
+        int("limits.fileCountMax", \.limits.fileCountMax),
+        int("limits.attachmentsPerMessage", \.limits.attachmentsPerMessage),
+        size("limits.inlineMax", \.limits.inlineMax),
+        int("upload.concurrency", \.upload.concurrency),
+        duration("upload.stallTimeout", \.upload.stallTimeout),
+        size("upload.multipartThreshold", \.upload.multipartThreshold),
+        int("retry.maxAttempts", \.retry.maxAttempts),
+        duration("retry.baseDelay", \.retry.baseDelay),
+        duration("retry.maxDelay", \.retry.maxDelay),
+        text("worker.id", \.worker.id),
+        int("worker.maxTransfers", \.worker.maxTransfers),
+        int("worker.maxInFlightBatches", \.worker.maxInFlightBatches),
+        duration("worker.shutdownGrace", \.worker.shutdownGrace),
+        duration("worker.batchTTL", \.worker.batchTTL),
+        text("sources.root", \.sources.root),
+        text("sources.resignUrl", \.sources.resignUrl),
+        list("sources.allowHosts", \.sources.allowHosts),
+        text("staging.dir", \.staging.dir),
+        size("staging.cacheMax", \.staging.cacheMax),
+        text("admin.listen", \.adminListen),
+        choice("log.level", \.log.level),
+        choice("log.format", \.log.format),
+    ]
+
+    private static func parsed<T>(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, T> & Sendable, expected: String,
+                                  _ parse: @escaping @Sendable (String) -> T?) -> ConfigurationKey {
+        ConfigurationKey(path: path) { configuration, setting in
+            guard case .text(let text) = setting, let value = parse(text) else {
+                throw ConfigurationError(key: path, "expected \(expected)")
+            }
+            configuration[keyPath: field] = value
+        }
+    }
+
+    private static func text(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, String> & Sendable) -> ConfigurationKey {
+        parsed(path, field, expected: "a string") { $0 }
+    }
+
+    private static func bool(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, Bool> & Sendable) -> ConfigurationKey {
+        parsed(path, field, expected: "true or false", ConfigurationValue.bool)
+    }
+
+    private static func int(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, Int> & Sendable) -> ConfigurationKey {
+        parsed(path, field, expected: "a whole number") { Int($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    private static func size(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, Int64> & Sendable) -> ConfigurationKey {
+        parsed(path, field, expected: "a size in bytes or with KiB, MiB, GiB (e.g. 100MiB)", ConfigurationValue.size)
+    }
+
+    private static func duration(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, Duration> & Sendable) -> ConfigurationKey {
+        parsed(path, field, expected: "a duration such as 250ms, 30s, 5m or 1h", ConfigurationValue.duration)
+    }
+
+    private static func choice<T: RawRepresentable & CaseIterable & SendableMetatype>(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, T> & Sendable) -> ConfigurationKey where T.RawValue == String {
+        let names = T.allCases.map(\.rawValue).joined(separator: ", ")
+        return parsed(path, field, expected: "one of \(names)") { T(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    private static func list(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, [String]> & Sendable) -> ConfigurationKey {
+        ConfigurationKey(path: path) { configuration, setting in
+            switch setting {
+            case .list(let values): configuration[keyPath: field] = values
+            case .text(let text): configuration[keyPath: field] = ConfigurationValue.list(text)
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import UploadEngine
+
+/// Builds an `AttacheConfiguration` from a JSON file and the environment (the environment wins), refusing unknown
+/// keys and bad values with an error that names the key.
+public enum ConfigurationLoader {
+    /// Environment variables carrying raw librdkafka properties: `ATTACHE_KAFKA_PROPERTY_SASL_MECHANISMS` →
+    /// `sasl.mechanisms`.
+    static let kafkaPropertyPrefix = "ATTACHE_KAFKA_PROPERTY_"
+
+    public static func load(file path: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> AttacheConfiguration {
+        let json: Data?
+        if let path {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ConfigurationError(key: path, "cannot read the configuration file")
+            }
+            json = data
+        } else {
+            json = nil
+        }
+        return try load(json: json, environment: environment)
+    }
+
+    public static func load(json: Data?, environment: [String: String]) throws -> AttacheConfiguration {
+        var configuration = AttacheConfiguration()
+        let keys = Dictionary(uniqueKeysWithValues: ConfigurationKey.all.map { ($0.path, $0) })
+        if let json {
+            let root: JSONValue
+            do { root = try JSONDecoder().decode(JSONValue.self, from: json) } catch {
+                throw ConfigurationError(key: "(file)", "not valid JSON")
+            }
+            guard case .object(let object) = root else { throw ConfigurationError(key: "(file)", "the top level must be an object") }
+            for (path, value) in flatten(object, prefix: "") {
+                if path == "kafka.properties" {
+                    configuration.kafka.properties.merge(try properties(value), uniquingKeysWith: { $1 })
+                    continue
+                }
+                guard let key = keys[path] else { throw ConfigurationError(key: path, "unknown key") }
+                try key.apply(&configuration, try setting(value, key: path))
+            }
+        }
+        let byVariable = Dictionary(uniqueKeysWithValues: ConfigurationKey.all.map { (ConfigurationValue.environmentName(of: $0.path), $0) })
+        for (name, value) in environment.sorted(by: { $0.key < $1.key }) where name.hasPrefix("ATTACHE_") {
+            if name.hasPrefix(kafkaPropertyPrefix) {
+                let property = name.dropFirst(kafkaPropertyPrefix.count).lowercased().replacingOccurrences(of: "_", with: ".")
+                guard !property.isEmpty else { throw ConfigurationError(key: name, "names no property") }
+                configuration.kafka.properties[property] = value
+                continue
+            }
+            guard let key = byVariable[name] else { throw ConfigurationError(key: name, "unknown setting") }
+            do {
+                try key.apply(&configuration, .text(value))
+            } catch let error as ConfigurationError {
+                throw ConfigurationError(key: name, error.problem)
+            }
+        }
+        if configuration.presign.s3.accessKeyId.isEmpty, let id = environment["AWS_ACCESS_KEY_ID"] {
+            configuration.presign.s3.accessKeyId = id
+        }
+        if configuration.presign.s3.secretAccessKey.isEmpty, let secret = environment["AWS_SECRET_ACCESS_KEY"] {
+            configuration.presign.s3.secretAccessKey = secret
+        }
+        try configuration.validate()
+        return configuration
+    }
+
+    /// Nested objects become dotted paths; `kafka.properties` stays an object.
+    private static func flatten(_ object: [String: JSONValue], prefix: String) -> [(String, JSONValue)] {
+        var pairs: [(String, JSONValue)] = []
+        for (name, value) in object.sorted(by: { $0.key < $1.key }) {
+            let path = prefix.isEmpty ? name : "\(prefix).\(name)"
+            if case .object(let nested) = value, path != "kafka.properties" {
+                pairs += flatten(nested, prefix: path)
+            } else {
+                pairs.append((path, value))
+            }
+        }
+        return pairs
+    }
+
+    private static func properties(_ value: JSONValue) throws -> [String: String] {
+        guard case .object(let object) = value else { throw ConfigurationError(key: "kafka.properties", "must be an object of strings") }
+        return try object.mapValues { value in
+            guard let text = value.scalarText else {
+                throw ConfigurationError(key: "kafka.properties", "values must be strings, numbers or booleans")
+            }
+            return text
+        }
+    }
+
+    private static func setting(_ value: JSONValue, key: String) throws -> ConfigurationKey.Setting {
+        if let text = value.scalarText { return .text(text) }
+        if case .array(let elements) = value {
+            return .list(try elements.map { element in
+                guard let text = element.scalarText else { throw ConfigurationError(key: key, "lists hold strings") }
+                return text
+            })
+        }
+        throw ConfigurationError(key: key, "expected a string, number, boolean or list")
+    }
+}

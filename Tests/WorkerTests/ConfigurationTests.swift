@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import Worker
+
+@Suite struct ConfigurationTests {
+    private let minimal = ["ATTACHE_KAFKA_BROKERS": "127.0.0.1:9092", "ATTACHE_PRESIGN_URL": "http://127.0.0.1:1/presign",
+                           "ATTACHE_MESSAGES_URL": "http://127.0.0.1:1/messages"]
+
+    @Test func defaultsAreTheDocumentedOnes() throws {
+        let configuration = try ConfigurationLoader.load(json: nil, environment: minimal)
+        #expect(configuration.kafka.groupId == "attache")
+        #expect(configuration.kafka.jobsTopic == "attache.jobs")
+        #expect(configuration.kafka.dlqTopic == "attache.jobs.dlq")
+        #expect(configuration.limits.fileSizeMax == 100 * 1024 * 1024)
+        #expect(configuration.limits.fileCountMax == 10)
+        #expect(configuration.limits.inlineMax == 1024 * 1024)
+        #expect(configuration.upload.concurrency == 1)
+        #expect(configuration.upload.stallTimeout == .seconds(30))
+        #expect(configuration.retry == .init(maxAttempts: 3, baseDelay: .seconds(1), maxDelay: .seconds(30)))
+        #expect(configuration.worker.shutdownGrace == .seconds(25))
+        #expect(configuration.worker.batchTTL == .seconds(3600))
+        #expect(configuration.staging.cacheMax == 500 * 1024 * 1024)
+        #expect(configuration.adminListen == "127.0.0.1:9464")
+    }
+
+    @Test func theFileIsReadAndTheEnvironmentWins() throws {
+        let json = """
+        {"kafka": {"brokers": "file:9092", "properties": {"security.protocol": "SASL_SSL", "linger.ms": 5}},
+         "limits": {"fileSizeMax": "2MiB", "fileCountMax": 4},
+         "upload": {"stallTimeout": "5s"}, "sources": {"allowHosts": ["127.0.0.1", "10.0.0.0/8"]},
+         "presign": {"url": "http://p/presign"}, "messages": {"mode": "none"}}
+        """
+        let configuration = try ConfigurationLoader.load(json: Data(json.utf8), environment: [
+            "ATTACHE_KAFKA_BROKERS": "env:9092", "ATTACHE_LIMITS_FILE_COUNT_MAX": "7",
+            "ATTACHE_KAFKA_PROPERTY_SASL_MECHANISMS": "PLAIN", "ATTACHE_RETRY_BASE_DELAY": "250ms", "PATH": "/bin",
+        ])
+        #expect(configuration.kafka.brokers == "env:9092")
+        #expect(configuration.kafka.properties == ["security.protocol": "SASL_SSL", "linger.ms": "5", "sasl.mechanisms": "PLAIN"])
+        #expect(configuration.limits.fileSizeMax == 2 * 1024 * 1024)
+        #expect(configuration.limits.fileCountMax == 7)
+        #expect(configuration.upload.stallTimeout == .seconds(5))
+        #expect(configuration.retry.baseDelay == .milliseconds(250))
+        #expect(configuration.sources.allowHosts == ["127.0.0.1", "10.0.0.0/8"])
+        #expect(configuration.messages.mode == .none)
+    }
+
+    @Test(arguments: [
+        ("limits.fileSizeMax", "ATTACHE_LIMITS_FILE_SIZE_MAX"), ("presign.s3.accessKeyId", "ATTACHE_PRESIGN_S3_ACCESS_KEY_ID"),
+        ("kafka.jobsTopic", "ATTACHE_KAFKA_JOBS_TOPIC"), ("admin.listen", "ATTACHE_ADMIN_LISTEN"),
+    ])
+    func environmentNamesAreTheKeyPathInUpperSnakeCase(key: String, variable: String) {
+        #expect(ConfigurationValue.environmentName(of: key) == variable)
+    }
+
+    @Test(arguments: [
+        (#"{"limits": {"fileSizMax": 3}}"#, [String: String](), "limits.fileSizMax", "unknown key"),
+        (#"{"limits": {"fileSizeMax": "lots"}}"#, [:], "limits.fileSizeMax", "expected a size"),
+        (#"{"upload": {"stallTimeout": 30}}"#, [:], "upload.stallTimeout", "expected a duration"),
+        (#"{"messages": {"mode": "smoke"}}"#, [:], "messages.mode", "expected one of http, kafka, none"),
+        ("{}", ["ATTACHE_LIMITS_FILE_COUNT": "3"], "ATTACHE_LIMITS_FILE_COUNT", "unknown setting"),
+        ("{}", ["ATTACHE_UPLOAD_CONCURRENCY": "many"], "ATTACHE_UPLOAD_CONCURRENCY", "expected a whole number"),
+        ("{}", ["ATTACHE_UPLOAD_CONCURRENCY": "0"], "upload.concurrency", "must be 1 to 1000"),
+        ("{}", ["ATTACHE_PRESIGN_URL": ""], "presign.url", "an http(s) URL is required"),
+        ("{}", ["ATTACHE_PRESIGN_MODE": "s3"], "presign.s3.bucket", "is required"),
+        ("{}", ["ATTACHE_KAFKA_JOBS_TOPIC": "bad topic"], "kafka.jobsTopic", "not a valid topic name"),
+        ("[1]", [:], "(file)", "the top level must be an object"),
+    ])
+    func badSettingsStopTheStartNamingTheKey(json: String, environment: [String: String], key: String, problem: String) {
+        let merged = minimal.merging(environment) { $1 }
+        #expect {
+            try ConfigurationLoader.load(json: Data(json.utf8), environment: merged)
+        } throws: { error in
+            guard let error = error as? ConfigurationError else { return false }
+            return error.key == key && error.problem.contains(problem)
+        }
+    }
+
+    @Test func brokersAreRequired() {
+        #expect(throws: ConfigurationError(key: "kafka.brokers", "is required (bootstrap servers, host:port[,host:port])")) {
+            try ConfigurationLoader.load(json: nil, environment: ["ATTACHE_MESSAGES_MODE": "none", "ATTACHE_PRESIGN_URL": "http://x/p"])
+        }
+    }
+
+    @Test func awsCredentialsComeFromTheEnvironmentForS3() throws {
+        let configuration = try ConfigurationLoader.load(json: nil, environment: minimal.merging([
+            "ATTACHE_PRESIGN_MODE": "s3", "ATTACHE_PRESIGN_S3_BUCKET": "media", "ATTACHE_PRESIGN_S3_REGION": "eu-west-1",
+            "AWS_ACCESS_KEY_ID": "AKIA", "AWS_SECRET_ACCESS_KEY": "secret",
+        ]) { $1 })
+        #expect(configuration.presign.s3.accessKeyId == "AKIA")
+        #expect(configuration.presign.s3.secretAccessKey == "secret")
+    }
+
+    @Test(arguments: [("250ms", Duration.milliseconds(250)), ("30s", .seconds(30)), ("5m", .seconds(300)), ("1h", .seconds(3600))])
+    func durationsAreParsed(text: String, duration: Duration) {
+        #expect(ConfigurationValue.duration(text) == duration)
+    }
+
+    @Test(arguments: ["30", "1.5s", "-1s", "s", "10d"])
+    func malformedDurationsAreRefused(text: String) {
+        #expect(ConfigurationValue.duration(text) == nil)
+    }
+
+    @Test(arguments: [("512", Int64(512)), ("1KiB", 1024), ("100MiB", 104_857_600), ("1 GiB", 1_073_741_824), ("0", 0), ("7B", 7)])
+    func sizesAreParsed(text: String, bytes: Int64) {
+        #expect(ConfigurationValue.size(text) == bytes)
+    }
+
+    @Test(arguments: ["1.5MiB", "-3", "10MB", "MiB", "99999999999GiB"])
+    func malformedSizesAreRefused(text: String) {
+        #expect(ConfigurationValue.size(text) == nil)
+    }
+}
