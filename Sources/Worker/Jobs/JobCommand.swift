@@ -1,0 +1,73 @@
+import UploadEngine
+
+/// What a record on the jobs topic asks for.
+public enum JobCommand: Sendable, Hashable {
+    case upload(UploadJob)
+    /// Re-upload a failed file from its retained bytes.
+    case retry(batchId: String, fileId: String)
+    /// Abort or drop one file, freeing its room.
+    case remove(batchId: String, fileId: String)
+    /// Abort everything and drop the batch.
+    case clear(batchId: String)
+    /// Send the batch's unsent attachments now.
+    case send(batchId: String)
+    /// Change the batch's concurrency.
+    case configure(batchId: String, concurrency: Int)
+
+    /// The batch the command is about.
+    public var batchId: String {
+        switch self {
+        case .upload(let job): job.batchId
+        case .retry(let batchId, _), .remove(let batchId, _), .clear(let batchId), .send(let batchId), .configure(let batchId, _): batchId
+        }
+    }
+}
+
+/// An upload job: files for a batch, and what to do with them once uploaded.
+public struct UploadJob: Sendable, Hashable {
+    public var requestId: String
+    public var batchId: String
+    public var receiver: Receiver
+    public var sender: String?
+    public var parentMessageId: String?
+    /// The batch's concurrency from now on, if the job sets one.
+    public var concurrency: Int?
+    public var files: [FileItem]
+    public var message: MessageOptions
+
+    public var context: BatchContext {
+        BatchContext(batchId: batchId, receiver: receiver, sender: sender, parentMessageId: parentMessageId)
+    }
+}
+
+/// How and whether a batch's uploads are sent as messages.
+public struct MessageOptions: Sendable, Hashable {
+    public enum SendMode: String, Sendable, Hashable, CaseIterable {
+        /// Send on every drain.
+        case auto
+        /// Wait for a `send` control.
+        case manual
+        /// Upload only.
+        case none
+    }
+
+    public var send: SendMode = .auto
+    public var caption: String?
+    /// Merged into each message's `data.metadata`, with `batchId` added.
+    public var metadata: [String: JSONValue] = [:]
+    public var tags: [String] = []
+
+    public init(send: SendMode = .auto, caption: String? = nil, metadata: [String: JSONValue] = [:], tags: [String] = []) {
+        self.send = send
+        self.caption = caption
+        self.metadata = metadata
+        self.tags = tags
+    }
+}
+
+/// Why a record is invalid as a whole (it goes to the dead-letter topic).
+public struct InvalidJob: Error, Sendable, Hashable, CustomStringConvertible {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import UploadEngine
+
+/// Turns a jobs-topic record into a `JobCommand`, or says why the record is invalid as a whole.
+///
+/// Job-level problems (not JSON, unknown `kind`, bad `receiver`, `batchId` or `requestId`, no `files` array, bad
+/// `message`) make the record invalid. A problem with one file only marks that file's source malformed, so the
+/// engine rejects it alone with `ERR_INVALID_FILE_OBJECT` while the rest of the job proceeds.
+public struct JobDecoder: Sendable {
+    public var limits: UploadLimits
+
+    public init(limits: UploadLimits) {
+        self.limits = limits
+    }
+
+    /// Where a record came from; it supplies the default `requestId` and `batchId`.
+    public struct Provenance: Sendable, Hashable {
+        public var topic: String
+        public var partition: Int32
+        public var offset: Int64
+        public var key: String?
+
+        public init(topic: String, partition: Int32, offset: Int64, key: String?) {
+            self.topic = topic
+            self.partition = partition
+            self.offset = offset
+            self.key = key
+        }
+    }
+
+    public func decode(_ value: some ContiguousBytes & Sendable, from provenance: Provenance) -> Result<JobCommand, InvalidJob> {
+        let record: RawRecord
+        do {
+            record = try value.withUnsafeBytes { buffer in
+                try JSONDecoder().decode(RawRecord.self, from: Data(buffer))
+            }
+        } catch let error as DecodingError {
+            return .failure(InvalidJob(Self.describe(error)))
+        } catch {
+            return .failure(InvalidJob("not a JSON object"))
+        }
+        return Result { try command(from: record, provenance: provenance) }.mapError { $0 as? InvalidJob ?? InvalidJob("\($0)") }
+    }
+
+    private func command(from record: RawRecord, provenance: Provenance) throws -> JobCommand {
+        let kind = record.kind ?? "upload"
+        let batchId = try resolveBatchId(record.batchId, key: provenance.key, generateIfMissing: kind == "upload")
+        switch kind {
+        case "upload":
+            return .upload(try uploadJob(from: record, batchId: batchId, provenance: provenance))
+        case "retry":
+            return .retry(batchId: batchId, fileId: try controlFileId(record.fileId))
+        case "remove":
+            return .remove(batchId: batchId, fileId: try controlFileId(record.fileId))
+        case "clear":
+            return .clear(batchId: batchId)
+        case "send":
+            return .send(batchId: batchId)
+        case "configure":
+            guard let concurrency = record.concurrency, (1...1000).contains(concurrency) else {
+                throw InvalidJob("configure needs concurrency between 1 and 1000")
+            }
+            return .configure(batchId: batchId, concurrency: concurrency)
+        default:
+            throw InvalidJob("unknown kind '\(kind.prefix(64))'")
+        }
+    }
+
+    private func uploadJob(from record: RawRecord, batchId: String, provenance: Provenance) throws -> UploadJob {
+        let requestId = record.requestId ?? "\(provenance.topic)/\(provenance.partition)/\(provenance.offset)"
+        guard UploadBatch.isValidIdentifier(requestId) else { throw InvalidJob("requestId must be 1–128 printable characters") }
+        guard let receiver = record.receiver else { throw InvalidJob("receiver is required") }
+        guard let receiverId = receiver.id, !receiverId.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw InvalidJob("receiver.id must be a non-empty string")
+        }
+        guard let type = receiver.type.flatMap(Receiver.Kind.init(rawValue:)) else { throw InvalidJob("receiver.type must be user or group") }
+        guard let files = record.files else { throw InvalidJob("files must be an array") }
+        if let concurrency = record.concurrency, !(1...1000).contains(concurrency) {
+            throw InvalidJob("concurrency must be between 1 and 1000")
+        }
+        var message = MessageOptions()
+        if let raw = record.message {
+            guard let send = MessageOptions.SendMode(rawValue: raw.send ?? "auto") else {
+                throw InvalidJob("message.send must be auto, manual or none")
+            }
+            message = MessageOptions(send: send, caption: raw.caption, metadata: raw.metadata ?? [:], tags: raw.tags ?? [])
+        }
+        return UploadJob(requestId: requestId, batchId: batchId, receiver: Receiver(id: receiverId, type: type),
+                         sender: record.sender, parentMessageId: record.parentMessageId?.text, concurrency: record.concurrency,
+                         files: files.map(fileItem), message: message)
+    }
+
+    private func resolveBatchId(_ field: String?, key: String?, generateIfMissing: Bool) throws -> String {
+        if let field {
+            guard UploadBatch.isValidIdentifier(field) else { throw InvalidJob("batchId must be 1–128 printable characters") }
+            return field
+        }
+        if let key, !key.isEmpty {
+            guard UploadBatch.isValidIdentifier(key) else { throw InvalidJob("the record key, used as batchId, must be 1–128 printable characters") }
+            return key
+        }
+        guard generateIfMissing else { throw InvalidJob("batchId is required (field or record key)") }
+        return UUID().uuidString.lowercased()
+    }
+
+    private func controlFileId(_ fileId: String?) throws -> String {
+        guard let fileId, UploadBatch.isValidIdentifier(fileId) else { throw InvalidJob("fileId must be 1–128 printable characters") }
+        return fileId
+    }
+
+    /// A file entry becomes a `FileItem`; whatever is wrong with it is left for the engine to reject.
+    private func fileItem(_ entry: LenientFile) -> FileItem {
+        guard case .success(let file) = entry.result else {
+            return FileItem(fileId: entry.fileId ?? "", name: "file", source: .malformed("the file entry is not a valid object"))
+        }
+        let source = self.source(of: file.source)
+        let name = file.name ?? Self.defaultName(for: source)
+        return FileItem(fileId: file.fileId ?? "", name: name, mimeType: file.mimeType, declaredSize: file.size, source: source)
+    }
+
+    private func source(of raw: RawSource?) -> FileSource {
+        guard let raw else { return .malformed("source is required") }
+        let given = [raw.url != nil, raw.path != nil, raw.data != nil].filter { $0 }.count
+        guard given == 1 else { return .malformed("source must have exactly one of url, path, data") }
+        if let url = raw.url { return .url(url) }
+        if let path = raw.path { return .path(path) }
+        let encoded = raw.data ?? ""
+        // Base64 carries 3 bytes per 4 characters: refuse oversized data before decoding it.
+        let estimate = Int64(encoded.utf8.count / 4 * 3)
+        if estimate > limits.inlineMax + 2 {
+            return .oversizedData(byteCount: estimate)
+        }
+        guard let bytes = Data(base64Encoded: encoded) else { return .malformed("source.data is not valid base64") }
+        return .data(bytes)
+    }
+
+    static func defaultName(for source: FileSource) -> String {
+        let candidate: Substring? = switch source {
+        case .url(let url): URL(string: url)?.path.split(separator: "/").last
+        case .path(let path): path.split(separator: "/").last
+        default: nil
+        }
+        return candidate.map(String.init) ?? "file"
+    }
+
+    /// A decoding error in words, naming the field: `receiver.id has the wrong type`.
+    static func describe(_ error: DecodingError) -> String {
+        let context: DecodingError.Context
+        let problem: String
+        switch error {
+        case .typeMismatch(_, let c): (context, problem) = (c, "has the wrong type")
+        case .valueNotFound(_, let c): (context, problem) = (c, "is null")
+        case .keyNotFound(let key, let c): (context, problem) = (c, "lacks \(key.stringValue)")
+        case .dataCorrupted(let c): (context, problem) = (c, "is not valid JSON")
+        @unknown default: return "the record is invalid"
+        }
+        let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        guard !path.isEmpty else {
+            return problem == "has the wrong type" ? "the record is not a JSON object" : "the record \(problem)"
+        }
+        return "\(path.hasPrefix(".") ? String(path.dropFirst()) : path) \(problem)"
+    }
+}
