@@ -1,0 +1,148 @@
+import Foundation
+import Synchronization
+import UploadEngine
+
+/// Encodes worker events as CloudEvents 1.0 structured JSON.
+///
+/// Event ids are `<worker id>-<boot>-<counter>`: unique across restarts without the cost of a UUID per event.
+public final class CloudEventEncoder: Sendable {
+    private let source: String
+    private let idPrefix: String
+    private let counter = Atomic<UInt64>(0)
+
+    public init(workerId: String) {
+        source = "attache/\(workerId)"
+        idPrefix = "\(workerId)-\(UInt64(Date().timeIntervalSince1970 * 1000))-"
+    }
+
+    /// The JSON bytes of one event; `sequence` increases per batch within this worker's ownership.
+    public func encode(_ event: WorkerEvent, sequence: UInt64, time: Date = Date()) -> [UInt8] {
+        let number = counter.add(1, ordering: .relaxed).newValue
+        var json = JSONWriter()
+        json.beginObject()
+        json.field("specversion", "1.0")
+        json.field("id", idPrefix + String(number))
+        json.field("source", source)
+        json.field("type", event.type)
+        json.field("subject", event.batchId)
+        json.field("time", EventTime.format(time))
+        json.field("datacontenttype", "application/json")
+        json.field("sequence", String(sequence))
+        json.key("data")
+        Self.writeData(of: event, into: &json)
+        json.endObject()
+        return json.bytes
+    }
+
+    static func writeData(of event: WorkerEvent, into json: inout JSONWriter) {
+        json.beginObject()
+        switch event {
+        case .upload(let event):
+            json.field("batchId", event.batchId)
+            json.field("requestId", event.requestId)
+            if let fileId = event.fileId { json.field("fileId", fileId) }
+            switch event.kind {
+            case .progress(let loaded, let total, let percent):
+                json.field("loaded", loaded)
+                json.field("total", total)
+                json.field("percent", percent)
+            case .uploaded(let attachment):
+                json.key("attachment")
+                write(attachment, into: &json)
+            case .rejected(let error):
+                json.key("error")
+                write(WireError(error), into: &json)
+            case .failed(let error, let attempt, let willRetry):
+                json.key("error")
+                write(WireError(error), into: &json)
+                json.field("attempt", attempt)
+                json.field("willRetry", willRetry)
+            case .removed:
+                break
+            case .completed(let result):
+                json.key("result")
+                write(result, into: &json)
+            }
+        case .messageSent(let outcome, let messageType, let fileIds, let responseId):
+            writeOutcome(outcome, into: &json)
+            json.field("messageType", messageType.rawValue)
+            json.key("fileIds")
+            json.beginArray()
+            fileIds.forEach { json.string($0) }
+            json.endArray()
+            json.key("response")
+            json.beginObject()
+            if let responseId { json.field("id", responseId) }
+            json.endObject()
+        case .messageFailed(let outcome, let error, let attempt, let willRetry):
+            writeOutcome(outcome, into: &json)
+            json.key("error")
+            write(error, into: &json)
+            json.field("attempt", attempt)
+            json.field("willRetry", willRetry)
+        case .jobInvalid(let batchId, let requestId, let reason, let topic, let partition, let offset):
+            json.field("batchId", batchId)
+            json.field("requestId", requestId)
+            json.field("reason", reason)
+            json.field("topic", topic)
+            json.field("partition", partition)
+            json.field("offset", offset)
+        }
+        json.endObject()
+    }
+
+    private static func writeOutcome(_ outcome: WorkerEvent.MessageOutcome, into json: inout JSONWriter) {
+        json.field("batchId", outcome.batchId)
+        json.field("requestId", outcome.requestId)
+        json.field("muid", outcome.muid)
+    }
+
+    static func write(_ attachment: Attachment, into json: inout JSONWriter) {
+        json.beginObject()
+        json.field("fileId", attachment.fileId)
+        json.field("name", attachment.name)
+        json.field("url", attachment.url)
+        json.field("mimeType", attachment.mimeType)
+        json.field("extension", attachment.extension)
+        json.field("size", attachment.size)
+        json.field("type", attachment.type.rawValue)
+        json.field("sha256", attachment.sha256)
+        json.endObject()
+    }
+
+    static func write(_ error: WireError, into json: inout JSONWriter) {
+        json.beginObject()
+        json.field("code", error.code)
+        json.field("message", error.message)
+        json.field("retryable", error.retryable)
+        json.endObject()
+    }
+
+    static func write(_ result: UploadResult, into json: inout JSONWriter) {
+        json.beginObject()
+        json.field("batchId", result.batchId)
+        json.key("successful")
+        json.beginArray()
+        for entry in result.successful {
+            json.beginObject()
+            json.field("fileId", entry.fileId)
+            json.key("attachment")
+            write(entry.attachment, into: &json)
+            json.endObject()
+        }
+        json.endArray()
+        for (name, entries) in [("rejected", result.rejected), ("failed", result.failed)] {
+            json.key(name)
+            json.beginArray()
+            for entry in entries {
+                json.beginObject()
+                json.field("fileId", entry.fileId)
+                json.key("error")
+                write(entry.error, into: &json)
+                json.endObject()
+            }
+            json.endArray()
+        }
+        json.endObject()
+    }
+}
