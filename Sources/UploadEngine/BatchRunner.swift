@@ -49,6 +49,12 @@ public final class BatchRunner: Sendable {
     /// A copy of the batch as it is now, for its getters (status, attachments, count, result, …).
     public var snapshot: UploadBatch { state.withLock { $0.batch } }
 
+    /// In progress while any file is queued or in flight.
+    public var status: BatchStatus { state.withLock { $0.batch.status } }
+
+    /// Uploaded attachments not yet sent in a message, in input order.
+    public var unsentAttachments: [Attachment] { state.withLock { $0.batch.unsentAttachments } }
+
     // MARK: - Commands
 
     /// Adds files; `observer` hears about these files only (per-call), before the global observer.

@@ -1,0 +1,195 @@
+import Foundation
+import Synchronization
+import UploadEngine
+
+/// The worker's batches by id: applies job and control records, publishes every engine event, sends messages on
+/// drain, and says when a record may be committed.
+///
+/// A record is let go once its batch settles — idle, with any send it triggered finished — and the events published
+/// before that have been delivered. That is conservative (a record may wait for other records' files of the same
+/// batch) and never commits a job whose files or messages are still under way.
+///
+/// Locking: one `Mutex` over the sessions. It is never held while calling into a `BatchRunner` that may deliver
+/// events, because runners call back into the registry from their observers.
+public final class BatchRegistry: Sendable {
+    /// What the registry needs from the world.
+    public struct Dependencies: Sendable {
+        /// Creates the runner of a new batch (with the configured stager, presigner and uploader).
+        public var makeRunner: @Sendable (UploadBatch) -> BatchRunner
+        public var publisher: any EventPublisher
+        /// nil when messages are off (`messages.mode = none`).
+        public var sender: (any MessageSender)?
+        public var clock: any EngineClock
+        public var logger: Logger
+
+        public init(makeRunner: @escaping @Sendable (UploadBatch) -> BatchRunner, publisher: any EventPublisher,
+                    sender: (any MessageSender)?, clock: any EngineClock = SystemClock(), logger: Logger = .silent) {
+            self.makeRunner = makeRunner
+            self.publisher = publisher
+            self.sender = sender
+            self.clock = clock
+            self.logger = logger
+        }
+    }
+
+    let configuration: EngineConfiguration
+    let dependencies: Dependencies
+    let sessions = Mutex<[String: BatchSession]>([:])
+    let random = Mutex(JitterRandom())
+
+    public init(configuration: EngineConfiguration, dependencies: Dependencies) {
+        self.configuration = configuration
+        self.dependencies = dependencies
+    }
+
+    // MARK: - Records
+
+    /// Applies one record's command; `done` runs when the record may be committed.
+    public func handle(_ command: JobCommand, partition: Int32? = nil, done: @escaping @Sendable () -> Void) {
+        let batchId = command.batchId
+        if case .upload(let job) = command {
+            let runner = sessions.withLock { sessions in
+                var session = sessions[batchId] ?? newSession(for: job, partition: partition)
+                session.options = job.message
+                session.waiting.append(done)
+                session.intake += 1
+                session.lastActivity = dependencies.clock.now()
+                sessions[batchId] = session
+                return session.runner
+            }
+            if let concurrency = job.concurrency { runner.setConcurrency(concurrency) }
+            runner.upload(job.files, requestId: job.requestId)
+            finishIntake(batchId)
+            return
+        }
+        guard let runner = sessions.withLock({ sessions -> BatchRunner? in
+            guard var session = sessions[batchId] else { return nil }
+            session.waiting.append(done)
+            session.intake += 1
+            session.lastActivity = dependencies.clock.now()
+            if case .send = command { session.sendRequested = true }
+            sessions[batchId] = session
+            return session.runner
+        }) else {
+            dependencies.logger.warn("control for a batch this worker does not hold: nothing to do", ["batchId": batchId, "control": "\(command)"])
+            done()
+            return
+        }
+        switch command {
+        case .retry(_, let fileId):
+            report(runner.retry(fileId: fileId), control: "retry", batchId: batchId, fileId: fileId)
+        case .remove(_, let fileId):
+            report(runner.remove(fileId: fileId), control: "remove", batchId: batchId, fileId: fileId)
+        case .clear:
+            runner.clear()
+        case .configure(_, let concurrency):
+            runner.setConcurrency(concurrency)
+        case .send:
+            startSendingIfDue(batchId)
+        case .upload:
+            break
+        }
+        finishIntake(batchId)
+    }
+
+    private func finishIntake(_ batchId: String) {
+        sessions.withLock { sessions in sessions[batchId]?.intake -= 1 }
+        settleIfIdle(batchId)
+    }
+
+    /// The batches whose records came from these partitions stop at once and are forgotten, their records left
+    /// uncommitted: the partitions' new owner replays them (object keys and muids are deterministic).
+    public func abandon(partitions: Set<Int32>) {
+        let runners = sessions.withLock { sessions in
+            let leaving = sessions.filter { $0.value.partition.map(partitions.contains) ?? false }
+            for batchId in leaving.keys { sessions.removeValue(forKey: batchId) }
+            return leaving.values.map(\.runner)
+        }
+        runners.forEach { $0.abandon() }
+    }
+
+    /// Forgets idle batches untouched for `ttl`, giving back failed files' retained bytes; a later `retry` for them
+    /// is a logged no-op.
+    public func sweep(idleFor ttl: Duration) {
+        let cutoff = dependencies.clock.now().addingTimeInterval(-ttl.timeInterval)
+        let candidates: [String: BatchSession] = sessions.withLock { sessions in
+            sessions.filter { $0.value.lastActivity < cutoff && $0.value.waiting.isEmpty && !$0.value.sending }
+        }
+        let expired = candidates.filter { (entry: (key: String, value: BatchSession)) in entry.value.runner.status == .idle }
+        guard !expired.isEmpty else { return }
+        sessions.withLock { sessions in
+            for batchId in expired.keys where sessions[batchId]?.waiting.isEmpty == true { sessions.removeValue(forKey: batchId) }
+        }
+        expired.values.forEach { $0.runner.releaseRetainedBytes() }
+    }
+
+    /// Batches with work under way or records waiting: the measure for pausing intake.
+    public var busyBatchCount: Int {
+        sessions.withLock { $0.values.filter { !$0.waiting.isEmpty || $0.sending }.count }
+    }
+
+    /// Batches held in memory.
+    public var batchCount: Int { sessions.withLock { $0.count } }
+
+    /// The runner of a batch, for inspection.
+    public func runner(for batchId: String) -> BatchRunner? {
+        sessions.withLock { $0[batchId]?.runner }
+    }
+
+    private func newSession(for job: UploadJob, partition: Int32?) -> BatchSession {
+        let batch = UploadBatch(context: job.context, configuration: configuration, concurrency: job.concurrency)
+        let runner = dependencies.makeRunner(batch)
+        let batchId = job.batchId
+        runner.setGlobalObserver { [weak self] event in self?.observe(event, batchId: batchId) }
+        return BatchSession(runner: runner, context: job.context, options: job.message, partition: partition,
+                            lastActivity: dependencies.clock.now())
+    }
+
+    private func report(_ outcome: ControlOutcome, control: String, batchId: String, fileId: String) {
+        guard outcome != .applied else { return }
+        dependencies.logger.info("\(control) did nothing", ["batchId": batchId, "fileId": fileId, "reason": outcome.rawValue])
+    }
+
+    // MARK: - Events
+
+    private func observe(_ event: UploadEvent, batchId: String) {
+        publish(.upload(event), batchId: batchId)
+        guard event.isCompletion else { return }
+        let autoSend = sessions.withLock { sessions -> Bool in
+            guard var session = sessions[batchId] else { return false }
+            session.sendRequestId = event.requestId
+            sessions[batchId] = session
+            return session.options.send == .auto
+        }
+        if autoSend { startSendingIfDue(batchId, requested: true) }
+        settleIfIdle(batchId)
+    }
+
+    /// Publishes with the batch's next sequence number; under the lock so sequence order is publish order.
+    func publish(_ event: WorkerEvent, batchId: String) {
+        sessions.withLock { sessions in
+            var sequence: UInt64 = 0
+            if var session = sessions[batchId] {
+                session.sequence += 1
+                sequence = session.sequence
+                sessions[batchId] = session
+            }
+            dependencies.publisher.publish(event, sequence: sequence)
+        }
+    }
+
+    /// Lets the batch's waiting records go if it is idle, not sending and not taking a record in.
+    ///
+    /// Reading the runner's status under the registry lock is safe: it only takes the runner's own lock, and runners
+    /// never hold theirs while calling back here.
+    func settleIfIdle(_ batchId: String) {
+        let released = sessions.withLock { sessions -> [@Sendable () -> Void] in
+            guard var session = sessions[batchId], session.intake == 0, !session.sending, !session.sendRequested,
+                  !session.waiting.isEmpty, session.runner.status == .idle else { return [] }
+            defer { session.waiting.removeAll(); sessions[batchId] = session }
+            return session.waiting
+        }
+        guard !released.isEmpty else { return }
+        dependencies.publisher.whenDelivered { released.forEach { $0() } }
+    }
+}

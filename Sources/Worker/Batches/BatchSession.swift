@@ -1,0 +1,24 @@
+import Foundation
+import UploadEngine
+
+/// What the worker keeps about one batch besides the engine's state.
+struct BatchSession: Sendable {
+    let runner: BatchRunner
+    var context: BatchContext
+    var options: MessageOptions
+    /// The partition the batch's records come from (its key decides it), for rebalances.
+    var partition: Int32?
+    /// The CloudEvents `sequence` of the last event published for the batch.
+    var sequence: UInt64 = 0
+    /// Records to let go (commit) when the batch next settles: idle, with no send under way.
+    var waiting: [@Sendable () -> Void] = []
+    var sending = false
+    /// Records being applied right now: the batch must not settle before their files are in.
+    var intake = 0
+    /// A `send` control arrived while a send was under way: send again when it ends.
+    var sendRequested = false
+    var captionSent = false
+    /// The request whose `completed` triggered the send under way (message events carry it).
+    var sendRequestId = ""
+    var lastActivity: Date
+}

@@ -1,0 +1,91 @@
+import UploadEngine
+
+/// One media message as the chat API receives it (CometChat REST compatible).
+public struct OutgoingMessage: Sendable, Hashable {
+    public var muid: String
+    public var type: MediaKind
+    public var receiver: Receiver
+    /// The uid the message is sent on behalf of.
+    public var sender: String?
+    public var parentId: String?
+    public var caption: String?
+    /// The job's metadata with `batchId` added.
+    public var metadata: [String: JSONValue]
+    public var tags: [String]
+    public var attachments: [Attachment]
+
+    public init(muid: String, type: MediaKind, receiver: Receiver, sender: String?, parentId: String?, caption: String?,
+                metadata: [String: JSONValue], tags: [String], attachments: [Attachment]) {
+        self.muid = muid
+        self.type = type
+        self.receiver = receiver
+        self.sender = sender
+        self.parentId = parentId
+        self.caption = caption
+        self.metadata = metadata
+        self.tags = tags
+        self.attachments = attachments
+    }
+
+    /// The message's JSON body: `{"receiver","receiverType","category":"message","type","muid","parentId"?,
+    /// "tags"?, "data":{"text"?,"metadata","attachments":[{"url","name","mimeType","extension","size"}]}}`.
+    public var body: [UInt8] {
+        var json = JSONWriter(capacity: 256 + attachments.count * 192)
+        json.beginObject()
+        json.field("receiver", receiver.id)
+        json.field("receiverType", receiver.type.rawValue)
+        json.field("category", "message")
+        json.field("type", type.rawValue)
+        json.field("muid", muid)
+        if let parentId { json.field("parentId", parentId) }
+        if !tags.isEmpty {
+            json.key("tags")
+            json.value(.array(tags.map(JSONValue.string)))
+        }
+        json.key("data")
+        json.beginObject()
+        if let caption { json.field("text", caption) }
+        json.key("metadata")
+        json.value(.object(metadata))
+        json.key("attachments")
+        json.beginArray()
+        for attachment in attachments {
+            json.beginObject()
+            json.field("url", attachment.url)
+            json.field("name", attachment.name)
+            json.field("mimeType", attachment.mimeType)
+            json.field("extension", attachment.extension)
+            json.field("size", attachment.size)
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
+        json.endObject()
+        return json.bytes
+    }
+}
+
+/// Sends messages: the HTTP message API or the messages topic.
+///
+/// Implementers send once and throw `MessageSendError`; the worker owns retries (of the send only, never the upload).
+public protocol MessageSender: Sendable {
+    /// Sends and returns the API's id for the message, if it gave one.
+    func send(_ message: OutgoingMessage) async throws -> String?
+}
+
+/// Why a send failed, and whether another attempt may succeed.
+public struct MessageSendError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var code: String
+    public var message: String
+    public var isRetryable: Bool
+    public var retryAfter: Duration?
+
+    public init(code: String = "ERR_MESSAGE_SEND_FAILED", _ message: String, retryable: Bool, retryAfter: Duration? = nil) {
+        self.code = code
+        self.message = message
+        self.isRetryable = retryable
+        self.retryAfter = retryAfter
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

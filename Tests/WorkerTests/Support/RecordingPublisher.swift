@@ -1,0 +1,72 @@
+import Synchronization
+import UploadEngine
+@testable import Worker
+
+/// Keeps published events in order; delivery is immediate.
+final class RecordingPublisher: EventPublisher {
+    private let state = Mutex<[(event: WorkerEvent, sequence: UInt64)]>([])
+    private let waiters = Mutex<[(predicate: @Sendable ([WorkerEvent]) -> Bool, continuation: CheckedContinuation<Void, Never>)]>([])
+
+    func publish(_ event: WorkerEvent, sequence: UInt64) {
+        let events = state.withLock { state in
+            state.append((event, sequence))
+            return state.map(\.event)
+        }
+        let ready = waiters.withLock { waiters in
+            let ready = waiters.filter { $0.predicate(events) }
+            waiters.removeAll { $0.predicate(events) }
+            return ready
+        }
+        ready.forEach { $0.continuation.resume() }
+    }
+
+    func whenDelivered(_ action: @escaping @Sendable () -> Void) { action() }
+
+    var events: [WorkerEvent] { state.withLock { $0.map(\.event) } }
+    var published: [(event: WorkerEvent, sequence: UInt64)] { state.withLock { $0 } }
+
+    var types: [String] { events.map(\.type) }
+
+    func wait(until predicate: @escaping @Sendable ([WorkerEvent]) -> Bool) async {
+        await withCheckedContinuation { continuation in
+            let satisfied = waiters.withLock { waiters in
+                if predicate(events) { return true }
+                waiters.append((predicate, continuation))
+                return false
+            }
+            if satisfied { continuation.resume() }
+        }
+    }
+
+    func wait(forType type: String, count: Int = 1) async {
+        await wait { events in events.filter { $0.type == type }.count >= count }
+    }
+}
+
+/// Records sent messages; a script may fail chosen attempts.
+final class RecordingSender: MessageSender {
+    private let state = Mutex<(messages: [OutgoingMessage], attempts: Int)>(([], 0))
+    private let failure: @Sendable (Int) -> MessageSendError?
+
+    init(failure: @escaping @Sendable (_ attempt: Int) -> MessageSendError? = { _ in nil }) {
+        self.failure = failure
+    }
+
+    func send(_ message: OutgoingMessage) async throws -> String? {
+        let attempt = state.withLock { $0.attempts += 1; return $0.attempts }
+        if let error = failure(attempt) { throw error }
+        return state.withLock { state in
+            state.messages.append(message)
+            return "msg-\(state.messages.count)"
+        }
+    }
+
+    var messages: [OutgoingMessage] { state.withLock { $0.messages } }
+}
+
+/// Counts a record's `done` calls.
+final class RecordCompletion: Sendable {
+    private let count = Mutex(0)
+    var done: @Sendable () -> Void { { self.count.withLock { $0 += 1 } } }
+    var calls: Int { count.withLock { $0 } }
+}
