@@ -7,9 +7,15 @@ public final class ScriptedStager: SourceStager {
     public typealias Script = @Sendable (FileItem) async throws -> StagedFile
     private let script: Script
     private let log = Mutex<(staged: [String], released: [StagedFile])>(([], []))
+    private let releases = EventCounter()
 
     public init(_ script: @escaping Script = ScriptedStager.fromInlineData) {
         self.script = script
+    }
+
+    /// Returns once `count` staged files have been released.
+    public func waitForReleases(_ count: Int) async {
+        await releases.wait(for: count)
     }
 
     public func stage(_ file: FileItem, batchId: String, sizeLimit: Int64) async throws -> StagedFile {
@@ -19,6 +25,7 @@ public final class ScriptedStager: SourceStager {
 
     public func release(_ staged: StagedFile) async {
         log.withLock { $0.released.append(staged) }
+        releases.increment()
     }
 
     /// File ids in the order staging was asked for.
@@ -110,5 +117,36 @@ public final class Gate: Sendable {
             return state.waiters
         }
         waiters.forEach { $0.resume() }
+    }
+}
+
+/// A counter a test can wait on.
+public final class EventCounter: Sendable {
+    private let state = Mutex<(count: Int, waiters: [(Int, CheckedContinuation<Void, Never>)])>((0, []))
+
+    public init() {}
+
+    public var count: Int { state.withLock { $0.count } }
+
+    public func increment() {
+        let ready = state.withLock { state in
+            state.count += 1
+            let count = state.count
+            defer { state.waiters.removeAll { $0.0 <= count } }
+            return state.waiters.filter { $0.0 <= count }.map(\.1)
+        }
+        ready.forEach { $0.resume() }
+    }
+
+    /// Returns once the count reaches `target`.
+    public func wait(for target: Int) async {
+        await withCheckedContinuation { continuation in
+            let reached = state.withLock { state in
+                if state.count >= target { return true }
+                state.waiters.append((target, continuation))
+                return false
+            }
+            if reached { continuation.resume() }
+        }
     }
 }

@@ -148,7 +148,7 @@ import UploadEngineTesting
         await recorder.waitForCompletions(1)
         #expect(stager.released.isEmpty)
         runner.clear()
-        for _ in 0..<1000 where stager.released.isEmpty { await Task.yield() }
+        await stager.waitForReleases(1)
         #expect(stager.released.map(\.path) == ["/staging/f1"])
     }
 }

@@ -41,7 +41,7 @@ import UploadEngineTesting
                                                  Self.file("song", "audio/mpeg"), Self.file("clip", "video/mp4"),
                                                  Self.file("img2", "image/png")]), done: record.done)
         await fixture.publisher.wait(forType: "attache.message.sent", count: 4)
-        for _ in 0..<1000 where record.calls == 0 { await Task.yield() }
+        await record.wait()
 
         let messages = fixture.sender.messages
         #expect(messages.map(\.type) == [.image, .video, .audio, .file])
@@ -67,7 +67,7 @@ import UploadEngineTesting
         #expect(fixture.registry.busyBatchCount == 1)
         gate.open()
         await fixture.publisher.wait(forType: "attache.message.sent")
-        for _ in 0..<1000 where record.calls == 0 { await Task.yield() }
+        await record.wait()
         #expect(record.calls == 1)
         #expect(fixture.registry.busyBatchCount == 0)
     }
@@ -78,12 +78,12 @@ import UploadEngineTesting
         let control = RecordCompletion()
         fixture.registry.handle(Self.job(files: [Self.file("a", "image/png")], message: MessageOptions(send: .manual)), done: job.done)
         await fixture.publisher.wait(forType: "attache.batch.completed")
-        for _ in 0..<1000 where job.calls == 0 { await Task.yield() }
+        await job.wait()
         #expect(job.calls == 1)
         #expect(fixture.sender.messages.isEmpty)
         fixture.registry.handle(.send(batchId: "trip-42"), done: control.done)
         await fixture.publisher.wait(forType: "attache.message.sent")
-        for _ in 0..<1000 where control.calls == 0 { await Task.yield() }
+        await control.wait()
         #expect(control.calls == 1)
         #expect(fixture.sender.messages.map { $0.attachments.map(\.fileId) } == [["a"]])
     }
@@ -128,7 +128,7 @@ import UploadEngineTesting
         let record = RecordCompletion()
         fixture.registry.handle(Self.job(files: [Self.file("a", "image/png")]), done: record.done)
         await fixture.publisher.wait(forType: "attache.message.failed")
-        for _ in 0..<1000 where record.calls == 0 { await Task.yield() }
+        await record.wait()
         #expect(record.calls == 1)
         guard case .messageFailed(_, let error, _, let willRetry) = fixture.publisher.events.last(where: { $0.type == "attache.message.failed" }) else {
             Issue.record("no failure event")
@@ -159,9 +159,9 @@ import UploadEngineTesting
 
     @Test func idleBatchesAreSweptAfterTheirTTL() async {
         let fixture = Fixture()
-        fixture.registry.handle(Self.job(files: [Self.file("a", "image/png")], message: MessageOptions(send: .none)), done: {})
-        await fixture.publisher.wait(forType: "attache.batch.completed")
-        for _ in 0..<1000 where fixture.registry.busyBatchCount > 0 { await Task.yield() }
+        let record = RecordCompletion()
+        fixture.registry.handle(Self.job(files: [Self.file("a", "image/png")], message: MessageOptions(send: .none)), done: record.done)
+        await record.wait()
         fixture.registry.sweep(idleFor: .seconds(3600))
         #expect(fixture.registry.batchCount == 1)
         fixture.clock.advance(by: .seconds(3601))

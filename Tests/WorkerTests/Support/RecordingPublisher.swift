@@ -1,5 +1,6 @@
 import Synchronization
 import UploadEngine
+import UploadEngineTesting
 @testable import Worker
 
 /// Keeps published events in order; delivery is immediate.
@@ -64,9 +65,10 @@ final class RecordingSender: MessageSender {
     var messages: [OutgoingMessage] { state.withLock { $0.messages } }
 }
 
-/// Counts a record's `done` calls.
+/// Counts a record's `done` calls and lets a test wait for them.
 final class RecordCompletion: Sendable {
-    private let count = Mutex(0)
-    var done: @Sendable () -> Void { { self.count.withLock { $0 += 1 } } }
-    var calls: Int { count.withLock { $0 } }
+    private let counter = EventCounter()
+    var done: @Sendable () -> Void { { self.counter.increment() } }
+    var calls: Int { counter.count }
+    func wait(for count: Int = 1) async { await counter.wait(for: count) }
 }
