@@ -1,0 +1,107 @@
+import Foundation
+import Synchronization
+
+/// Counters, gauges and histograms rendered in the Prometheus text format (version 0.0.4).
+///
+/// Thread safety: one lock over all series; updates are a dictionary write, so contention stays low next to the
+/// network work they count.
+public final class MetricsRegistry: Sendable {
+    public enum Kind: String, Sendable { case counter, gauge, histogram }
+
+    private struct Family {
+        let help: String
+        let kind: Kind
+        var series: [String: Double] = [:]
+        /// Histograms: per label set, the bucket counts, the sum and the count.
+        var histograms: [String: (buckets: [Double], sum: Double, count: Double)] = [:]
+        let bounds: [Double]
+    }
+
+    private let families = Mutex<[String: Family]>([:])
+    private let order = Mutex<[String]>([])
+
+    public init() {}
+
+    /// Declares a metric family; declaring it again is harmless.
+    public func declare(_ name: String, _ kind: Kind, help: String, buckets: [Double] = []) {
+        let added = families.withLock { families in
+            guard families[name] == nil else { return false }
+            families[name] = Family(help: help, kind: kind, bounds: buckets.sorted())
+            return true
+        }
+        if added { order.withLock { $0.append(name) } }
+    }
+
+    public func increment(_ name: String, by value: Double = 1, labels: [String: String] = [:]) {
+        let key = Self.labelText(labels)
+        families.withLock { $0[name]?.series[key, default: 0] += value }
+    }
+
+    public func set(_ name: String, _ value: Double, labels: [String: String] = [:]) {
+        let key = Self.labelText(labels)
+        families.withLock { $0[name]?.series[key] = value }
+    }
+
+    public func observe(_ name: String, _ value: Double, labels: [String: String] = [:]) {
+        let key = Self.labelText(labels)
+        families.withLock { families in
+            guard var family = families[name] else { return }
+            var entry = family.histograms[key] ?? (Array(repeating: 0, count: family.bounds.count), 0, 0)
+            for (index, bound) in family.bounds.enumerated() where value <= bound { entry.buckets[index] += 1 }
+            entry.sum += value
+            entry.count += 1
+            family.histograms[key] = entry
+            families[name] = family
+        }
+    }
+
+    /// The current value of a counter or gauge series (0 when never set).
+    public func value(_ name: String, labels: [String: String] = [:]) -> Double {
+        families.withLock { $0[name]?.series[Self.labelText(labels)] ?? 0 }
+    }
+
+    /// Everything, in the Prometheus text exposition format.
+    public func render() -> String {
+        let names = order.withLock { $0 }
+        let snapshot = families.withLock { $0 }
+        var text = ""
+        for name in names {
+            guard let family = snapshot[name] else { continue }
+            text += "# HELP \(name) \(family.help)\n# TYPE \(name) \(family.kind.rawValue)\n"
+            if family.kind == .histogram {
+                for (labels, entry) in family.histograms.sorted(by: { $0.key < $1.key }) {
+                    for (index, bound) in family.bounds.enumerated() {
+                        text += "\(name)_bucket\(Self.merge(labels, "le=\"\(Self.number(bound))\"")) \(Self.number(entry.buckets[index]))\n"
+                    }
+                    text += "\(name)_bucket\(Self.merge(labels, "le=\"+Inf\"")) \(Self.number(entry.count))\n"
+                    text += "\(name)_sum\(labels) \(Self.number(entry.sum))\n\(name)_count\(labels) \(Self.number(entry.count))\n"
+                }
+            } else {
+                let series = family.series.isEmpty ? ["": 0] : family.series
+                for (labels, value) in series.sorted(by: { $0.key < $1.key }) {
+                    text += "\(name)\(labels) \(Self.number(value))\n"
+                }
+            }
+        }
+        return text
+    }
+
+    static func labelText(_ labels: [String: String]) -> String {
+        guard !labels.isEmpty else { return "" }
+        let pairs = labels.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\"\(escape($0.value))\"" }
+        return "{" + pairs.joined(separator: ",") + "}"
+    }
+
+    private static func merge(_ labels: String, _ extra: String) -> String {
+        labels.isEmpty ? "{\(extra)}" : String(labels.dropLast()) + ",\(extra)}"
+    }
+
+    private static func escape(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}

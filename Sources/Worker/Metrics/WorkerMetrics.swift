@@ -1,0 +1,47 @@
+import UploadEngine
+
+/// The worker's metrics, by name, so every writer and the tests agree on them.
+public struct WorkerMetrics: Sendable {
+    public let registry: MetricsRegistry
+
+    public static let jobs = "attache_jobs_total"
+    public static let files = "attache_files_total"
+    public static let bytes = "attache_uploaded_bytes_total"
+    public static let uploadDuration = "attache_upload_duration_seconds"
+    public static let inFlightBatches = "attache_inflight_batches"
+    public static let inFlightTransfers = "attache_inflight_transfers"
+    public static let consumerLag = "attache_consumer_lag"
+    public static let deadLetters = "attache_dlq_records_total"
+    public static let messages = "attache_messages_total"
+
+    public init(registry: MetricsRegistry = MetricsRegistry()) {
+        self.registry = registry
+        registry.declare(Self.jobs, .counter, help: "Job and control records taken in, by kind and outcome.")
+        registry.declare(Self.files, .counter, help: "Files that reached an outcome, by outcome and error code.")
+        registry.declare(Self.bytes, .counter, help: "Bytes of files uploaded.")
+        registry.declare(Self.uploadDuration, .histogram, help: "Time from the start of an upload to its success.",
+                         buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300])
+        registry.declare(Self.inFlightBatches, .gauge, help: "Batches with files or sends under way.")
+        registry.declare(Self.inFlightTransfers, .gauge, help: "Transfers running now.")
+        registry.declare(Self.consumerLag, .gauge, help: "Records behind the end of the jobs topic, summed over owned partitions.")
+        registry.declare(Self.deadLetters, .counter, help: "Invalid records sent to the dead-letter topic.")
+        registry.declare(Self.messages, .counter, help: "Messages sent to the chat API, by outcome.")
+    }
+
+    /// Counts what an engine event says about files and bytes.
+    public func record(_ event: UploadEvent) {
+        switch event.kind {
+        case .uploaded(let attachment):
+            registry.increment(Self.files, labels: ["outcome": "uploaded"])
+            registry.increment(Self.bytes, by: Double(attachment.size))
+        case .rejected(let error):
+            registry.increment(Self.files, labels: ["outcome": "rejected", "code": error.code.rawValue])
+        case .failed(let error, _, let willRetry):
+            registry.increment(Self.files, labels: ["outcome": willRetry ? "retrying" : "failed", "code": error.code.rawValue])
+        case .removed:
+            registry.increment(Self.files, labels: ["outcome": "removed"])
+        case .progress, .completed:
+            break
+        }
+    }
+}
