@@ -1,3 +1,0 @@
-import Worker
-
-print("attache \(AttacheVersion.string)")
