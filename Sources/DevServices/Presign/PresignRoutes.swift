@@ -10,11 +10,11 @@ struct PresignRoutes: Sendable {
     /// Routes one request head: `POST {path}` reads its JSON body, anything else is refused.
     func handle(_ head: HTTPRequestHead) -> HTTPRequestAction {
         guard head.path == configuration.path else {
-            return .readBody(DiscardedBody(answering: PresignWire.error(404, code: "ERR_NOT_FOUND",
+            return .readBody(DiscardedBody(answering: JSONResponse.error(404, code: "ERR_NOT_FOUND",
                                                                        message: "no such endpoint")))
         }
         guard head.method == "POST" else {
-            var refusal = PresignWire.error(405, code: "ERR_METHOD_NOT_ALLOWED", message: "use POST")
+            var refusal = JSONResponse.error(405, code: "ERR_METHOD_NOT_ALLOWED", message: "use POST")
             refusal.headers.append(.init("Allow", "POST"))
             return .readBody(DiscardedBody(answering: refusal))
         }
@@ -28,17 +28,17 @@ struct PresignRoutes: Sendable {
         do {
             request = try JSONDecoder().decode(PresignWire.Request.self, from: Data(body))
         } catch {
-            return PresignWire.error(400, code: "ERR_BAD_REQUEST", message: "not a presign request: \(error)")
+            return JSONResponse.error(400, code: "ERR_BAD_REQUEST", message: "not a presign request: \(error)")
         }
         guard !request.batchId.isEmpty, !request.receiver.id.isEmpty,
               request.files.allSatisfy({ !$0.fileId.isEmpty })
         else {
-            return PresignWire.error(400, code: "ERR_BAD_REQUEST", message: "batchId, receiver.id and fileIds are required")
+            return JSONResponse.error(400, code: "ERR_BAD_REQUEST", message: "batchId, receiver.id and fileIds are required")
         }
         if request.files.count > 1,
            case .failMultiFileCalls(let status)? = faults.claim([.failMultiFileCalls], path: path, fileId: nil).first {
             record(request, files: request.files.map { record($0, key: nil, refusal: nil) }, status: status)
-            return PresignWire.error(status, code: "ERR_PRESIGN_BATCH_FAILED", message: "the batch could not be presigned")
+            return JSONResponse.error(status, code: "ERR_PRESIGN_BATCH_FAILED", message: "the batch could not be presigned")
         }
         var answers: [PresignWire.Answer] = []
         var records: [PresignedFile] = []
@@ -48,7 +48,7 @@ struct PresignRoutes: Sendable {
             records.append(record)
         }
         record(request, files: records, status: 200)
-        return PresignWire.json(200, PresignWire.Response(files: answers))
+        return JSONResponse.make(200, PresignWire.Response(files: answers))
     }
 
     private func presign(_ file: PresignWire.Request.File, of request: PresignWire.Request,

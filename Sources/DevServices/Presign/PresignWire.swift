@@ -69,17 +69,4 @@ enum PresignWire {
         var fileId: String
         var error: PresignRefusal
     }
-
-    /// `{"error":{"code","message"}}` with `status`.
-    static func error(_ status: Int, code: String, message: String) -> HTTPResponse {
-        json(status, ["error": PresignRefusal(code: code, message: message)])
-    }
-
-    /// `value` as a JSON answer.
-    static func json(_ status: Int, _ value: some Encodable) -> HTTPResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return HTTPResponse(status: status, contentType: "application/json", body: Array(body))
-    }
 }
