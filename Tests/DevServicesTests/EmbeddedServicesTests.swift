@@ -32,15 +32,22 @@ import Testing
         #expect(fileURL.hasPrefix(services.storeURL))
     }
 
-    @Test func stopClosesEveryPort() throws {
+    @Test func stopClosesEveryServerAndItsConnections() async throws {
         let services = try EmbeddedServices()
         let ports = [services.store.port, services.presign.port, services.messages.port]
-        #expect(ports.allSatisfy { LoopbackProbe.acceptsConnections(port: $0) })
         #expect(Set(ports).count == 3)
+        let held = try ports.map { try #require(HeldConnection(port: $0)) }
+        let (storeURL, presignURL, messagesURL) = (services.storeURL, services.presignURL, services.messagesURL)
 
         services.stop()
         services.stop()
+        _ = try await Curl.run(["\(storeURL)/b/f/x"])
+        _ = try await Curl.run(["--data-binary", "{}", presignURL])
+        _ = try await Curl.run(["--data-binary", "{}", messagesURL])
 
-        #expect(ports.allSatisfy { !LoopbackProbe.acceptsConnections(port: $0) })
+        #expect(held.allSatisfy { $0.isClosedByPeer() })
+        #expect(services.store.requests.isEmpty)
+        #expect(services.presign.calls.isEmpty)
+        #expect(services.messages.requests.isEmpty)
     }
 }

@@ -181,12 +181,15 @@ import Testing
             "--data-binary", "hello", "-X", "PUT",
             try store.signedURL(method: "PUT", key: "b/f/x", expiresAt: inOneHour),
         ])
-        let port = store.port
+        let idle = try #require(HeldConnection(port: store.port))
+        let requestsBefore = store.requests.count
         #expect(FileManager.default.fileExists(atPath: store.directory.path))
 
         store.stop()
+        _ = try await Curl.run([try store.url(forKey: "b/f/x")])
 
-        #expect(!LoopbackProbe.acceptsConnections(port: port))
+        #expect(idle.isClosedByPeer())
+        #expect(store.requests.count == requestsBefore)
         #expect(!FileManager.default.fileExists(atPath: store.directory.path))
     }
 }

@@ -131,14 +131,23 @@ private final class CountingProducer: HTTPBodyProducer {
         #expect(large.status == 413)
     }
 
-    @Test func portIsClosedAfterStop() throws {
-        let server = try LoopbackHTTPServer { _ in .respond(.text(200, "ok")) }
-        let port = server.port
-        #expect(LoopbackProbe.acceptsConnections(port: port))
+    @Test func stopClosesConnectionsAndNoLongerServesThePort() async throws {
+        let served = Atomic<Int>(0)
+        let server = try LoopbackHTTPServer { _ in
+            served.add(1, ordering: .relaxed)
+            return .respond(.text(200, "ok"))
+        }
+        let url = "\(server.baseURL)/x"
+        #expect(try await Curl.run([url]).status == 200)
+        let idle = try #require(HeldConnection(port: server.port))
 
         server.stop()
         server.stop()
+        let afterStop = try await Curl.run([url])
 
-        #expect(!LoopbackProbe.acceptsConnections(port: port))
+        #expect(idle.isClosedByPeer())
+        // Refused, or answered by another test's server that was given the freed port: never by this one.
+        #expect(afterStop.exitCode == 7 || served.load(ordering: .relaxed) == 1)
+        #expect(served.load(ordering: .relaxed) == 1)
     }
 }

@@ -126,12 +126,14 @@ import Testing
         #expect(capture.faults.firingCount(.serverError) == 1)
     }
 
-    @Test func stopClosesThePort() throws {
+    @Test func stopClosesConnectionsAndStopsRecording() async throws {
         let capture = try MessageCapture()
-        let port = capture.port
+        let idle = try #require(HeldConnection(port: capture.port))
 
         capture.stop()
+        _ = try await Self.send(capture, try Self.message(muid: "m-1"))
 
-        #expect(!LoopbackProbe.acceptsConnections(port: port))
+        #expect(idle.isClosedByPeer())
+        #expect(capture.requests.isEmpty)
     }
 }

@@ -231,11 +231,13 @@ import Testing
         let store = try LocalObjectStore()
         defer { store.stop() }
         let service = try PresignService(store: store)
-        let port = service.port
+        let idle = try #require(HeldConnection(port: service.port))
 
         service.stop()
+        _ = try await Self.presign(service, try Self.request(files: [("f1", "a.txt", "text/plain", 5)]))
 
-        #expect(!LoopbackProbe.acceptsConnections(port: port))
+        #expect(idle.isClosedByPeer())
+        #expect(service.calls.isEmpty)
         #expect(LoopbackProbe.acceptsConnections(port: store.port))
     }
 }

@@ -48,9 +48,14 @@ public final class FaultPlan: Sendable {
         gate.release()
     }
 
-    /// Lets every request stalled right now carry on.
+    /// Lets every request stalled right now carry on; a stall that starts later waits for the next release.
     public func releaseStalls() {
         gate.release()
+    }
+
+    /// How many requests are stalled right now (waiting on a `stall` fault).
+    public var stalledRequests: Int {
+        gate.stalledCount
     }
 
     /// Every firing so far, in order.

@@ -18,7 +18,7 @@ final class FaultyBody: HTTPBodyReceiver {
 
     /// Blocks the connection thread until the gate is released or closed, or `duration` has passed.
     static func stall(on gate: StallGate, for duration: Duration?) {
-        gate.wait(until: duration.map { Date().addingTimeInterval($0.seconds) })
+        gate.wait(until: duration.map { Date().addingTimeInterval($0.seconds) }, stall: true)
     }
 
     func receive(_ chunk: UnsafeRawBufferPointer) -> HTTPBodyDisposition {

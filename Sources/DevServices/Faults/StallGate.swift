@@ -10,13 +10,16 @@ final class StallGate: @unchecked Sendable {
     private let condition = NSCondition()
     private var generation: UInt64 = 0
     private var closed = false
+    private var stalled = 0
 
-    /// Blocks the calling (connection) thread until released, closed, or `deadline` passes.
-    /// Returns true when it was woken by a release or close rather than by the deadline.
+    /// Blocks the calling (connection) thread until released, closed, or `deadline` passes; a `stall` counts in
+    /// `stalledCount` while it waits. Returns true when woken by a release or close rather than by the deadline.
     @discardableResult
-    func wait(until deadline: Date?) -> Bool {
+    func wait(until deadline: Date?, stall: Bool = false) -> Bool {
         condition.lock()
         defer { condition.unlock() }
+        if stall { stalled += 1 }
+        defer { if stall { stalled -= 1 } }
         let start = generation
         while !closed && generation == start {
             if let deadline {
@@ -26,6 +29,13 @@ final class StallGate: @unchecked Sendable {
             }
         }
         return true
+    }
+
+    /// How many stalls are waiting right now.
+    var stalledCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return stalled
     }
 
     /// Wakes every thread waiting now.
