@@ -31,6 +31,39 @@ import Testing
         #expect(try store.contents(ofKey: key) == Data(file.bytes))
     }
 
+    @Test func concurrentUploadsAreStoredIndependently() async throws {
+        let store = try LocalObjectStore()
+        defer { store.stop() }
+        let files = try (0..<6).map { try TemporaryFile(count: 200_000 + $0, seed: UInt64($0)) }
+        defer { files.forEach { $0.remove() } }
+        let urls = try (0..<6).map { try store.signedURL(method: "PUT", key: "b/f\($0)/x", expiresAt: inOneHour) }
+
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for (file, url) in zip(files, urls) {
+                group.addTask { try await Curl.run(["-T", file.url.path, url]).status }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+
+        #expect(statuses == Array(repeating: 200, count: 6))
+        for (index, file) in files.enumerated() {
+            #expect(try store.contents(ofKey: "b/f\(index)/x") == Data(file.bytes))
+        }
+    }
+
+    @Test func chunkedUploadWithoutALengthIsStored() async throws {
+        let store = try LocalObjectStore()
+        defer { store.stop() }
+        let file = try TemporaryFile(count: 150_000)
+        defer { file.remove() }
+
+        let result = try await Curl.run(
+            ["-T", "-", try store.signedURL(method: "PUT", key: "b/f/x", expiresAt: inOneHour)], stdin: file.url)
+
+        #expect(result.status == 200)
+        #expect(try store.contents(ofKey: "b/f/x") == Data(file.bytes))
+    }
+
     @Test func expiredURLIsRefusedWithAccessDeniedAndStoresNothing() async throws {
         let store = try LocalObjectStore()
         defer { store.stop() }

@@ -51,4 +51,8 @@ public final class MessageCapture: Sendable {
         faults.shutDown()
         server.stop()
     }
+
+    deinit {
+        stop()
+    }
 }

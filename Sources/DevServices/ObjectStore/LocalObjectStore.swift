@@ -59,4 +59,8 @@ public final class LocalObjectStore: Sendable {
         server.stop()
         if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
     }
+
+    deinit {
+        stop()
+    }
 }

@@ -47,4 +47,8 @@ public final class PresignService: Sendable {
         faults.shutDown()
         server.stop()
     }
+
+    deinit {
+        stop()
+    }
 }
