@@ -32,6 +32,10 @@ private final class CountingProducer: HTTPBodyProducer {
 }
 
 @Suite struct LoopbackHTTPServerTests {
+    @Test func linksLibmicrohttpd() {
+        #expect(MicroHTTPDLibrary.version.hasPrefix("0.9."))
+    }
+
     @Test func requestBodyArrivesInChunksNotAsOneBuffer() async throws {
         let server = try LoopbackHTTPServer { _ in .readBody(ChunkCounter()) }
         defer { server.stop() }

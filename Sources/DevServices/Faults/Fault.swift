@@ -42,8 +42,24 @@ public enum Fault: Sendable, Hashable {
 
     /// A fault's kind, for counting firings.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
-        case serverError, dropConnection, stall, trickleResponse, trickleRequestBody
-        case expiredURLs, malformedURLs, failMultiFileCalls, refuseFile
+        /// `Fault.serverError`.
+        case serverError
+        /// `Fault.dropConnection`.
+        case dropConnection
+        /// `Fault.stall`.
+        case stall
+        /// `Fault.trickleResponse`.
+        case trickleResponse
+        /// `Fault.trickleRequestBody`.
+        case trickleRequestBody
+        /// `Fault.expiredURLs`.
+        case expiredURLs
+        /// `Fault.malformedURLs`.
+        case malformedURLs
+        /// `Fault.failMultiFileCalls`.
+        case failMultiFileCalls
+        /// `Fault.refuseFile`.
+        case refuseFile
 
         /// The kinds any HTTP service applies around its handler.
         static let transport: Set<Kind> = [.serverError, .dropConnection, .stall, .trickleResponse, .trickleRequestBody]

@@ -54,12 +54,3 @@ struct FaultInjection: Sendable {
         return .readBody(FaultyBody(inner: inner, shape: shape, gate: plan.gate))
     }
 }
-
-/// The transport faults claimed for one request.
-struct FaultShape {
-    var dropAfter: Int?
-    var stallAfter: Int?
-    var stallDuration: Duration?
-    var requestRate: Int?
-    var responseRate: Int?
-}

@@ -20,6 +20,7 @@ public final class FaultPlan: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Where this plan's stalled and throttled requests wait.
     let gate = StallGate()
 
     /// An empty plan: the service behaves.

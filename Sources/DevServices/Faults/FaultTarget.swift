@@ -8,6 +8,7 @@ public enum FaultTarget: Sendable, Hashable {
     /// `{batchId}/{fileId}/…` — the layout the presign service mints.
     case fileId(String)
 
+    /// Whether a request with this decoded path (and file id, when known) is targeted.
     func matches(path: String, fileId: String?) -> Bool {
         switch self {
         case .everything: true

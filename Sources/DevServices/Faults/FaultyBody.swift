@@ -10,6 +10,7 @@ final class FaultyBody: HTTPBodyReceiver {
     private var received = 0
     private var throttled = true
 
+    /// Wraps `inner` with the faults of `shape`, waiting on `gate`.
     init(inner: any HTTPBodyReceiver, shape: FaultShape, gate: StallGate) {
         self.inner = inner
         self.shape = shape
@@ -61,13 +62,5 @@ final class FaultyBody: HTTPBodyReceiver {
         guard let rate = shape.requestRate, throttled, count > 0 else { return }
         let deadline = Date().addingTimeInterval(Double(count) / Double(rate))
         if gate.wait(until: deadline) { throttled = false }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as a `TimeInterval`.
-    var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 
 /// Produces a response body at a limited rate, in small blocks, from the body it replaces.
 ///
@@ -43,50 +42,5 @@ final class ThrottledProducer: HTTPBodyProducer {
             }
         }
         return chunk
-    }
-}
-
-/// Produces an in-memory body.
-final class BytesProducer: HTTPBodyProducer {
-    private let bytes: [UInt8]
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    func produce(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) -> HTTPBodyChunk {
-        guard offset < UInt64(bytes.count) else { return .end }
-        let start = Int(offset)
-        let count = min(buffer.count, bytes.count - start)
-        bytes.withUnsafeBytes { source in
-            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<start + count]))
-        }
-        return .bytes(count)
-    }
-}
-
-/// Produces a file's bytes with `pread`; owns the descriptor.
-final class FileProducer: HTTPBodyProducer {
-    private let descriptor: Int32
-    /// The file's size when it was opened.
-    let length: UInt64
-
-    init?(path: String) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            close(descriptor)
-            return nil
-        }
-        self.descriptor = descriptor
-        length = UInt64(status.st_size)
-    }
-
-    func produce(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) -> HTTPBodyChunk {
-        guard offset < length else { return .end }
-        let count = pread(descriptor, buffer.baseAddress, min(buffer.count, Int(length - offset)), off_t(offset))
-        return count > 0 ? .bytes(count) : .failure
-    }
-
-    deinit {
-        close(descriptor)
     }
 }

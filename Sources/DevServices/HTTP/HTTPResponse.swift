@@ -28,31 +28,3 @@ public struct HTTPResponse {
         HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", body: Array(text.utf8), headers: headers)
     }
 }
-
-/// Where a response's bytes come from.
-public enum HTTPResponseBody {
-    /// Bytes held in memory (copied into the server when the response is queued).
-    case bytes([UInt8])
-    /// A file, streamed by the server from disk; a file that cannot be opened answers 500 instead.
-    case file(path: String)
-    /// Bytes produced on demand, `length` bytes in all (nil: unknown length, sent chunked).
-    case stream(length: UInt64?, producer: any HTTPBodyProducer)
-}
-
-/// Produces a streamed response body, one block at a time, on the connection's thread.
-///
-/// The producer may block (for example to limit the rate): each connection has a thread of its own.
-public protocol HTTPBodyProducer: AnyObject {
-    /// Writes the next bytes of the body, which start at `offset`, into `buffer`.
-    func produce(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) -> HTTPBodyChunk
-}
-
-/// The outcome of one `HTTPBodyProducer.produce` call.
-public enum HTTPBodyChunk: Sendable, Hashable {
-    /// This many bytes (at least 1) were written into the buffer.
-    case bytes(Int)
-    /// The body is complete.
-    case end
-    /// The body cannot be completed; the server closes the connection.
-    case failure
-}

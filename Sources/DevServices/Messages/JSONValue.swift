@@ -1,10 +1,16 @@
 /// Any JSON value, for the free-form parts of captured messages (`metadata`).
 public enum JSONValue: Sendable, Hashable, Codable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number (JSON numbers are doubles).
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object.
     case object([String: JSONValue])
 
     /// Decodes whatever JSON value is there.

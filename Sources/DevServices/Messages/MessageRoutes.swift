@@ -2,7 +2,9 @@ import Foundation
 
 /// The message capture's request handling; runs on connection threads.
 struct MessageRoutes: Sendable {
+    /// Path, api key and body limit.
     let configuration: MessageCapture.Configuration
+    /// Where requests are recorded and muids deduplicated.
     let ledger: MessageLedger
 
     /// Routes one request head: `POST {path}` reads its JSON body, anything else is refused.

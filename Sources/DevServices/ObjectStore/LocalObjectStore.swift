@@ -15,8 +15,11 @@ public final class LocalObjectStore: Sendable {
     public let faults: FaultPlan
     /// The directory holding `objects/` and `partial/`.
     public let directory: URL
+    /// The files and their index.
     let storage: ObjectStorage
+    /// Signs and checks this store's URLs.
     let signer: URLSigner
+    /// The configuration it was started with.
     let configuration: Configuration
     private let server: LoopbackHTTPServer
     private let ownsDirectory: Bool

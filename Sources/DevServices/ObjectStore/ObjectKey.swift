@@ -32,6 +32,7 @@ public struct ObjectKey: Sendable, Hashable, CustomStringConvertible {
         return segments.count >= 3 ? String(segments[1]) : nil
     }
 
+    /// `text` with every byte but unreserved ASCII (`A–Z a–z 0–9 - . _ ~`) as `%XX`.
     static func percentEncoded(_ text: Substring) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
         var output: [UInt8] = []

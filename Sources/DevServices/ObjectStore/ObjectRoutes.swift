@@ -5,8 +5,11 @@ import UploadEngine
 ///
 /// Runs on connection threads; shares only the thread-safe `ObjectStorage`.
 struct ObjectRoutes: Sendable {
+    /// The files and their index.
     let storage: ObjectStorage
+    /// Checks signatures.
     let signer: URLSigner
+    /// Public reads and the size limit.
     let configuration: LocalObjectStore.Configuration
 
     /// Handles one request head.

@@ -7,6 +7,7 @@ import Synchronization
 ///
 /// Thread-safe: the index and the request log are behind a `Mutex`; file operations are atomic renames/unlinks.
 final class ObjectStorage: Sendable {
+    /// The store's directory.
     let root: URL
     private let objectsDirectory: URL
     private let partialDirectory: URL

@@ -39,17 +39,3 @@ public struct PresignPolicy: Sendable, Hashable {
         return pattern == mimeType
     }
 }
-
-/// A per-file refusal: the `error` of a presign answer.
-public struct PresignRefusal: Sendable, Hashable, Codable {
-    /// The refusal code, e.g. `ERR_FILE_TYPE_NOT_ALLOWED`.
-    public var code: String
-    /// Why, for people.
-    public var message: String
-
-    /// Creates a refusal.
-    public init(code: String, message: String) {
-        self.code = code
-        self.message = message
-    }
-}

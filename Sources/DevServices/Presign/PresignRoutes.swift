@@ -2,9 +2,13 @@ import Foundation
 
 /// The presign endpoint's request handling; runs on connection threads.
 struct PresignRoutes: Sendable {
+    /// The store upload URLs point into.
     let store: LocalObjectStore
+    /// Path, lifetime and policy.
     let configuration: PresignService.Configuration
+    /// The service's faults (presign faults are applied here; transport faults around the handler).
     let faults: FaultPlan
+    /// Where calls are recorded.
     let log: PresignCallLog
 
     /// Routes one request head: `POST {path}` reads its JSON body, anything else is refused.

@@ -2,6 +2,7 @@ import Foundation
 
 /// The presign call's JSON (DESIGN.md §2.3).
 enum PresignWire {
+    /// The call's body.
     struct Request: Decodable {
         struct Receiver: Decodable {
             var id: String
@@ -40,10 +41,12 @@ enum PresignWire {
         }
     }
 
+    /// The 200 answer's body.
     struct Response: Encodable {
         var files: [Answer]
     }
 
+    /// One file's entry of the answer: a target or a refusal.
     enum Answer: Encodable {
         case target(Target)
         case refusal(Refusal)
@@ -56,6 +59,7 @@ enum PresignWire {
         }
     }
 
+    /// Where and how to upload a file.
     struct Target: Encodable {
         var fileId: String
         var uploadUrl: String
@@ -65,6 +69,7 @@ enum PresignWire {
         var expiresAt: String
     }
 
+    /// A file refused by policy or fault.
     struct Refusal: Encodable {
         var fileId: String
         var error: PresignRefusal
