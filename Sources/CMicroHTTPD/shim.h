@@ -28,4 +28,17 @@ static inline uint16_t attache_mhd_bound_port(struct MHD_Daemon *d) {
     return info ? info->port : 0;
 }
 
+/* ---- DevServices: values that are cast macros in microhttpd.h, which Swift cannot import. ---- */
+
+/* MHD_SIZE_UNKNOWN: a streamed response whose length is not known up front (chunked on HTTP/1.1). */
+static inline uint64_t attache_mhd_size_unknown(void) { return MHD_SIZE_UNKNOWN; }
+
+/* MHD_CONTENT_READER_END_OF_STREAM: a content reader's regular end of a streamed response. */
+static inline ssize_t attache_mhd_reader_end_of_stream(void) { return MHD_CONTENT_READER_END_OF_STREAM; }
+
+/* MHD_CONTENT_READER_END_WITH_ERROR: a content reader's failure; MHD closes the connection. */
+static inline ssize_t attache_mhd_reader_end_with_error(void) { return MHD_CONTENT_READER_END_WITH_ERROR; }
+
+/* ---- end DevServices ---- */
+
 #endif

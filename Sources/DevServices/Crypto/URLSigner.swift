@@ -1,0 +1,41 @@
+import CCrypto
+
+/// Signs and checks the object store's expiring URLs.
+///
+/// A signature is the lower-case hex HMAC-SHA256, under a key the store owns, of `METHOD\n/path\nexpires`, where
+/// the path is the decoded request path (`/` + object key) and `expires` the epoch second the URL stops working.
+struct URLSigner: Sendable {
+    private let key: [UInt8]
+
+    /// A signer with a fresh random 32-byte key.
+    init() {
+        var generator = SystemRandomNumberGenerator()
+        key = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+
+    /// A signer with a given key (tests).
+    init(key: [UInt8]) {
+        self.key = key
+    }
+
+    /// The signature for a request.
+    func signature(method: String, path: String, expires: Int64) -> String {
+        mac(method: method, path: path, expires: expires).hexString
+    }
+
+    /// Whether `signature` (hex) is the signature for the request; compared in constant time.
+    func isValid(_ signature: String, method: String, path: String, expires: Int64) -> Bool {
+        let expected = Array(self.signature(method: method, path: path, expires: expires).utf8)
+        let given = Array(signature.lowercased().utf8)
+        guard given.count == expected.count else { return false }
+        return CRYPTO_memcmp(given, expected, expected.count) == 0
+    }
+
+    private func mac(method: String, path: String, expires: Int64) -> [UInt8] {
+        let message = Array("\(method.uppercased())\n\(path)\n\(expires)".utf8)
+        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        _ = HMAC(EVP_sha256(), key, Int32(key.count), message, message.count, &output, &length)
+        return Array(output.prefix(Int(length)))
+    }
+}

@@ -1,0 +1,7 @@
+/// How a fully received request ends.
+public enum HTTPRequestCompletion {
+    /// Send this answer.
+    case respond(HTTPResponse)
+    /// Close the connection without an answer.
+    case dropConnection
+}

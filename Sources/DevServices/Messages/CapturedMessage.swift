@@ -1,0 +1,64 @@
+/// A media message as the message API received it (DESIGN.md §2.4), decoded.
+public struct CapturedMessage: Sendable, Hashable, Decodable {
+    /// The receiver's uid or guid.
+    public var receiver: String
+    /// `user` or `group`.
+    public var receiverType: String
+    /// `message`.
+    public var category: String
+    /// `image`, `video`, `audio` or `file`.
+    public var type: String
+    /// The client's message id, used for deduplication.
+    public var muid: String?
+    /// The parent message id (numbers are read as their decimal text).
+    public var parentId: String?
+    /// Top-level tags.
+    public var tags: [String]?
+    /// The message's `data`.
+    public var data: Payload
+
+    /// The `data` of a media message.
+    public struct Payload: Sendable, Hashable, Decodable {
+        /// The caption.
+        public var text: String?
+        /// Free-form metadata (Attache adds `batchId`).
+        public var metadata: [String: JSONValue]?
+        /// The attachments, in order.
+        public var attachments: [Attachment]
+    }
+
+    /// One attachment of a captured message.
+    public struct Attachment: Sendable, Hashable, Decodable {
+        /// Where the file is.
+        public var url: String
+        /// The display name.
+        public var name: String
+        /// The mime type.
+        public var mimeType: String
+        /// The lower-case extension without the dot.
+        public var `extension`: String
+        /// The size in bytes.
+        public var size: Int64
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case receiver, receiverType, category, type, muid, parentId, tags, data
+    }
+
+    /// Decodes the message; `parentId` may be a string or a number.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        receiver = try container.decode(String.self, forKey: .receiver)
+        receiverType = try container.decode(String.self, forKey: .receiverType)
+        category = try container.decode(String.self, forKey: .category)
+        type = try container.decode(String.self, forKey: .type)
+        muid = try container.decodeIfPresent(String.self, forKey: .muid)
+        if let number = try? container.decodeIfPresent(Int64.self, forKey: .parentId) {
+            parentId = String(number)
+        } else {
+            parentId = try container.decodeIfPresent(String.self, forKey: .parentId)
+        }
+        tags = try container.decodeIfPresent([String].self, forKey: .tags)
+        data = try container.decode(Payload.self, forKey: .data)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// The message capture's request handling; runs on connection threads.
+struct MessageRoutes: Sendable {
+    /// Path, api key and body limit.
+    let configuration: MessageCapture.Configuration
+    /// Where requests are recorded and muids deduplicated.
+    let ledger: MessageLedger
+
+    /// Routes one request head: `POST {path}` reads its JSON body, anything else is refused.
+    func handle(_ head: HTTPRequestHead) -> HTTPRequestAction {
+        guard head.path == configuration.path else {
+            return .readBody(DiscardedBody(answering: JSONResponse.error(404, code: "ERR_NOT_FOUND", message: "no such endpoint")))
+        }
+        guard head.method == "POST" else {
+            var refusal = JSONResponse.error(405, code: "ERR_METHOD_NOT_ALLOWED", message: "use POST")
+            refusal.headers.append(.init("Allow", "POST"))
+            return .readBody(DiscardedBody(answering: refusal))
+        }
+        return .readBody(CollectedBody(limit: configuration.requestBodyLimit) { body in
+            answer(head, body: Data(body))
+        })
+    }
+
+    private func answer(_ head: HTTPRequestHead, body: Data) -> HTTPResponse {
+        var request = CapturedRequest(apiKey: head.header("apikey"), onBehalfOf: head.header("onbehalfof"),
+                                      body: body, message: nil, outcome: .unauthorized)
+        if let apiKey = configuration.apiKey, request.apiKey != apiKey {
+            ledger.record(request)
+            return JSONResponse.error(401, code: "AUTH_ERR_APIKEY_NOT_FOUND", message: "the api key is missing or wrong")
+        }
+        let message: CapturedMessage
+        do {
+            message = try JSONDecoder().decode(CapturedMessage.self, from: body)
+            guard message.category == "message", ["user", "group"].contains(message.receiverType) else {
+                throw DevServicesError(code: "ERR_BAD_REQUEST", message: "category must be message, receiverType user|group")
+            }
+        } catch {
+            request.outcome = .malformed(String(describing: error))
+            ledger.record(request)
+            return JSONResponse.error(400, code: "ERR_BAD_REQUEST", message: "not a media message: \(error)")
+        }
+        request.message = message
+        let admitted = ledger.admit(request, message: message)
+        let reply = Reply(data: .init(id: admitted.id ?? "", muid: message.muid, receiver: message.receiver,
+                                      receiverType: message.receiverType, category: message.category,
+                                      type: message.type, sender: request.onBehalfOf))
+        return JSONResponse.make(200, reply)
+    }
+
+    private struct Reply: Encodable {
+        struct Message: Encodable {
+            var id: String
+            var muid: String?
+            var receiver: String
+            var receiverType: String
+            var category: String
+            var type: String
+            var sender: String?
+        }
+
+        var data: Message
+    }
+}

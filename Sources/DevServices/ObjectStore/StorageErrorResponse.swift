@@ -1,0 +1,19 @@
+import Foundation
+
+/// S3-style XML error answers of the local object store.
+enum StorageErrorResponse {
+    /// `<Error><Code>…</Code><Message>…</Message></Error>` with `status`.
+    static func make(_ status: Int, code: String, message: String) -> HTTPResponse {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <Error><Code>\(escaped(code))</Code><Message>\(escaped(message))</Message></Error>
+            """
+        return HTTPResponse(status: status, contentType: "application/xml", body: Array(xml.utf8))
+    }
+
+    private static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;")
+            .replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+}
