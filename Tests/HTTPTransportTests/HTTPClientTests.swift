@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import UploadEngine
 
@@ -29,13 +28,13 @@ import UploadEngine
         let size = 3 << 20 + 7
         let source = try scratch.patternFile("source.bin", size: size)
         let client = try HTTPClient()
-        let reports = Mutex<[(sent: Int64, total: Int64)]>([])
+        let reports = Locked<[ProgressReport]>([])
 
         let response = try await client.upload(
             fromFile: source, request: HTTPRequest(method: "PUT", url: nginx.url("/dav/progress-\(UUID()).bin")),
-            progress: { sent, total in reports.withLock { $0.append((sent, total)) } })
+            progress: { sent, total in reports.update { $0.append(ProgressReport(sent: sent, total: total)) } })
 
-        let seen = reports.withLock { $0 }
+        let seen = reports.value
         #expect(response.status == 201)
         #expect(seen.count >= 2)
         #expect(seen.allSatisfy { $0.total == Int64(size) })
@@ -98,20 +97,19 @@ import UploadEngine
         let original = try scratch.patternFile("original.bin", size: 2 << 20)
         try FileManager.default.copyItem(atPath: original, toPath: "\(nginx.root)/files/download-ok.bin")
         let client = try HTTPClient()
-        let last = Mutex<(Int64, Int64?)>((0, nil))
+        let last = Locked<ProgressReport>(ProgressReport(sent: 0, total: nil))
         let target = scratch.file("copy.bin")
 
         let response = try await client.download(
             HTTPRequest(url: nginx.url("/files/download-ok.bin")), toFile: target, sizeLimit: 2 << 20
         ) { received, total in
-            last.withLock { $0 = (received, total) }
+            last.update { $0 = ProgressReport(sent: received, total: total) }
         }
 
         #expect(response.status == 200)
         #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == (try Data(contentsOf: URL(fileURLWithPath: original))))
-        let (received, total) = last.withLock { $0 }
-        #expect(received == 2 << 20)
-        #expect(total == 2 << 20)
+        #expect(last.value.sent == 2 << 20)
+        #expect(last.value.total == 2 << 20)
     }
 
     @Test func downloadOverTheAnnouncedLimitFailsAndLeavesNoFile() async throws {
@@ -136,17 +134,18 @@ import UploadEngine
         try Data(count: 3 << 20).write(to: URL(fileURLWithPath: "\(nginx.root)/files/unannounced.bin"))
         let client = try HTTPClient()
         let target = scratch.file("unannounced.bin")
-        let totals = Mutex<[Int64?]>([])
+        let totals = Locked<[Int64?]>([])
 
         let error = await #expect(throws: HTTPTransportError.self) {
             _ = try await client.download(
                 HTTPRequest(url: nginx.url("/chunked/unannounced.bin")), toFile: target, sizeLimit: 1 << 20
-            ) { _, total in totals.withLock { $0.append(total) } }
+            ) { _, total in totals.update { $0.append(total) } }
         }
 
         #expect(error?.code == .sizeLimitExceeded)
         #expect(!FileManager.default.fileExists(atPath: target))
-        #expect(totals.withLock { $0.allSatisfy { $0 == nil } })
+        #expect(!totals.value.isEmpty)
+        #expect(totals.value.allSatisfy { $0 == nil })
     }
 
     @Test func downloadOfAnErrorStatusReturnsItWithoutCreatingTheFile() async throws {
@@ -193,3 +192,4 @@ import UploadEngine
         #expect(client.runningTransfers == 0)
     }
 }
+
