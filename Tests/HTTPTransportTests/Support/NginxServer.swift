@@ -154,6 +154,10 @@ final class NginxServer: Sendable {
                     location = /api/messages { default_type application/json; return 200 '{"data":{"id":"4711","muid":"m"}}'; }
                     location = /api/messages-numeric { default_type application/json; return 200 '{"data":{"id":4712}}'; }
                     location = /api/messages-plain { return 200 'accepted'; }
+                    location = /api/refused {
+                        default_type application/json;
+                        return 404 '{"error":{"code":"ERR_UID_NOT_FOUND","message":"The UID uid-9 does not exist."}}';
+                    }
                     location = /echo {
                         client_body_buffer_size 64k;
                         client_body_in_single_buffer on;
