@@ -9,6 +9,7 @@ final class CurlEasy {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
+    /// Creates the handle and points libcurl's error buffer at storage this object owns.
     init() throws(HTTPTransportError) {
         guard CurlRuntime.isInitialized, let handle = curl_easy_init() else {
             throw HTTPTransportError(.transport, "libcurl could not create a transfer handle", retryable: true)
@@ -28,18 +29,22 @@ final class CurlEasy {
     /// libcurl's detailed message for the last failure (may be empty).
     var errorDetail: String { String(cString: errorBuffer) }
 
+    /// Sets a `long` option.
     func set(_ option: CURLoption, _ value: Int) throws(HTTPTransportError) {
         try check(attache_curl_easy_setopt_long(handle, option, value), option)
     }
 
+    /// Sets a `curl_off_t` option (sizes).
     func set(_ option: CURLoption, offset value: Int64) throws(HTTPTransportError) {
         try check(attache_curl_easy_setopt_off(handle, option, curl_off_t(value)), option)
     }
 
+    /// Sets a string option; libcurl copies the string.
     func set(_ option: CURLoption, _ value: String) throws(HTTPTransportError) {
         try check(attache_curl_easy_setopt_string(handle, option, value), option)
     }
 
+    /// Sets a pointer option (callback context, private data, error buffer).
     func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) throws(HTTPTransportError) {
         try check(attache_curl_easy_setopt_pointer(handle, option, value), option)
     }

@@ -33,6 +33,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// The longest the loop sleeps when nothing is due, so a missed wake-up costs at most this much.
     private static let idlePollMilliseconds: Int32 = 1000
 
+    /// Creates the multi handle and starts the thread that owns it.
     init() throws(HTTPTransportError) {
         guard CurlRuntime.isInitialized, let multi = curl_multi_init() else {
             throw HTTPTransportError(.transport, "libcurl could not create a multi handle", retryable: false)

@@ -57,6 +57,7 @@ extension CurlUploader {
         }
     }
 
+    /// Whether a non-2xx answer names a condition that can pass: the table's status and store-code rows.
     static func isRetryable(status: Int, storageCode: String) -> Bool {
         if transientStorageCodes.contains(storageCode) { return true }
         switch status {

@@ -9,11 +9,14 @@ import UploadEngine
 /// passed is refused without sending anything, both before and after waiting for the client's transfer cap.
 /// Error messages never contain the URL's query string.
 public struct CurlUploader: Uploader {
+    /// The shared client; its cap bounds concurrent uploads.
     public let client: HTTPClient
+    /// Decides whether a target has expired and measures `Retry-After` dates.
     public let clock: any EngineClock
     /// No-progress limit for uploads (`upload.stallTimeout`); nil uses the client's.
     public let stallTimeout: Duration?
 
+    /// An uploader over `client`.
     public init(client: HTTPClient, clock: any EngineClock = SystemClock(), stallTimeout: Duration? = nil) {
         self.client = client
         self.clock = clock

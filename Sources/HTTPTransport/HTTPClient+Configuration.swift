@@ -14,6 +14,7 @@ extension HTTPClient {
         /// The `User-Agent` header.
         public var userAgent: String
 
+        /// A configuration; every parameter defaults to the value documented on its property.
         public init(
             maxConcurrentTransfers: Int = 64, stallTimeout: Duration? = .seconds(30),
             connectTimeout: Duration = .seconds(10), maxResponseBodySize: Int = 8 << 20,

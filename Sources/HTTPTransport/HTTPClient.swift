@@ -8,8 +8,11 @@ import Foundation
 /// once (or takes it out of the queue). Progress callbacks run on the transfer thread: keep them short and
 /// never block in them. Create one client per process and share it; the thread stops when the client is released.
 public final class HTTPClient: Sendable {
+    /// The configuration in force, after clamping.
     public let configuration: Configuration
+    /// The libcurl thread all transfers run on.
     let loop: CurlMultiLoop
+    /// The global cap; a slot is held from before a transfer starts until it ends.
     let slots: TransferSlots
 
     /// Starts the transfer thread.

@@ -3,6 +3,7 @@ import UploadEngine
 
 /// One HTTP request: method, URL, headers and (for `HTTPClient.send`) a small in-memory body.
 public struct HTTPRequest: Sendable, Hashable {
+    /// `GET`, `PUT`, `POST`, …
     public var method: String
     /// An absolute `http` or `https` URL. May be a presigned URL: it is only ever logged redacted.
     public var url: String
@@ -17,6 +18,7 @@ public struct HTTPRequest: Sendable, Hashable {
     /// Whether to follow redirects (at most 3, `http`/`https` only).
     public var followRedirects: Bool
 
+    /// A request; only the URL is required.
     public init(
         method: String = "GET", url: String, headers: [HTTPHeader] = [], body: Data? = nil,
         timeout: Duration? = nil, stallTimeout: Duration? = nil, followRedirects: Bool = false

@@ -3,6 +3,7 @@ import UploadEngine
 
 /// An HTTP answer: the final status, its header fields and the body the client kept in memory.
 public struct HTTPResponse: Sendable, Hashable {
+    /// The final status code.
     public var status: Int
     /// Header fields of the final response (interim `100 Continue` and followed redirects are dropped), in order.
     public var headers: [HTTPHeader]
@@ -10,6 +11,7 @@ public struct HTTPResponse: Sendable, Hashable {
     /// for `download` empty on 2xx (the bytes are in the file) and at most 64 KiB otherwise.
     public var body: Data
 
+    /// A response, as the client builds it (and tests do).
     public init(status: Int, headers: [HTTPHeader] = [], body: Data = Data()) {
         self.status = status
         self.headers = headers

@@ -4,8 +4,11 @@
 public struct HTTPTransportError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable code string for logs and metrics.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code as written in logs.
         public let rawValue: String
+        /// A code from its string.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code string.
         public var description: String { rawValue }
 
         /// The URL is malformed, has no host, or its scheme is not `http`/`https`.
@@ -26,7 +29,9 @@ public struct HTTPTransportError: Error, Hashable, Sendable, CustomStringConvert
         public static let shutDown = Code(rawValue: "ERR_HTTP_SHUT_DOWN")
     }
 
+    /// What kind of failure this is.
     public var code: Code
+    /// A human-readable account, with URLs redacted.
     public var message: String
     /// libcurl's `CURLcode` for `.transport` and `.invalidURL` failures libcurl reported.
     public var curlCode: Int?
@@ -37,6 +42,7 @@ public struct HTTPTransportError: Error, Hashable, Sendable, CustomStringConvert
     /// Whether sending the same request again may succeed.
     public var isRetryable: Bool
 
+    /// An error; `retryable` is required because only the thrower knows.
     public init(
         _ code: Code, _ message: String, curlCode: Int? = nil, status: Int? = nil, retryAfter: Duration? = nil,
         retryable: Bool
@@ -49,5 +55,6 @@ public struct HTTPTransportError: Error, Hashable, Sendable, CustomStringConvert
         self.isRetryable = retryable
     }
 
+    /// `CODE: message`.
     public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -10,12 +10,18 @@ import UploadEngine
 public struct MediaMessageRequest: Sendable, Hashable, Encodable {
     /// One attachment as the message carries it.
     public struct AttachmentReference: Sendable, Hashable, Encodable {
+        /// The hosted file URL (the presign answer's `fileUrl`).
         public var url: String
+        /// The display name.
         public var name: String
+        /// The file's mime type.
         public var mimeType: String
+        /// The name's extension, lower case, without the dot.
         public var `extension`: String
+        /// Bytes.
         public var size: Int64
 
+        /// A reference from its fields.
         public init(url: String, name: String, mimeType: String, extension: String, size: Int64) {
             self.url = url
             self.name = name
@@ -38,8 +44,10 @@ public struct MediaMessageRequest: Sendable, Hashable, Encodable {
         public var text: String?
         /// The job's `message.metadata` with `batchId` added.
         public var metadata: [String: JSONValue]
+        /// The files, in input order.
         public var attachments: [AttachmentReference]
 
+        /// A payload; only the attachments are required.
         public init(text: String? = nil, metadata: [String: JSONValue] = [:], attachments: [AttachmentReference]) {
             self.text = text
             self.metadata = metadata
@@ -47,16 +55,22 @@ public struct MediaMessageRequest: Sendable, Hashable, Encodable {
         }
     }
 
+    /// The receiver's id.
     public var receiver: String
+    /// `user` or `group`.
     public var receiverType: Receiver.Kind
     /// `image`, `video`, `audio` or `file`.
     public var type: MediaKind
     /// The deterministic message id the API deduplicates on.
     public var muid: String
+    /// The message this one replies to (the job's `parentMessageId`).
     public var parentId: String?
+    /// The job's `message.tags`.
     public var tags: [String]
+    /// Caption, metadata and attachments.
     public var data: Payload
 
+    /// A message for `receiver`.
     public init(
         receiver: Receiver, type: MediaKind, muid: String, parentId: String? = nil, tags: [String] = [], data: Payload
     ) {
@@ -73,6 +87,7 @@ public struct MediaMessageRequest: Sendable, Hashable, Encodable {
         case receiver, receiverType, category, type, muid, parentId, tags, data
     }
 
+    /// Writes the §2.4 shape, with `category` fixed to `message`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(receiver, forKey: .receiver)

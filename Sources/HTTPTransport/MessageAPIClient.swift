@@ -9,9 +9,13 @@ import UploadEngine
 /// through the `EngineClock`, so tests run the schedule on a manual clock. Resending is safe: the API deduplicates
 /// on the message's `muid`.
 public struct MessageAPIClient: Sendable {
+    /// The API endpoint (`messages.url`).
     public let url: String
+    /// The shared client.
     public let client: HTTPClient
+    /// When to retry (`retry.*`).
     public let backoff: RetryBackoff
+    /// What backoff sleeps on.
     public let clock: any EngineClock
     /// A limit on each send.
     public let timeout: Duration

@@ -7,8 +7,11 @@ import UploadEngine
 /// `method` defaults to `PUT`, `headers` to none (a JSON object, so their order is not kept: they are sorted by
 /// name), `expiresAt` to never; it is ISO-8601 (fractional seconds allowed) or epoch seconds.
 struct PresignEndpointAnswer: Decodable, Sendable {
+    /// One file's answer.
     struct Entry: Decodable, Sendable {
+        /// The file the entry is about.
         var fileId: String
+        /// A target, or a refusal with the service's code.
         var outcome: PresignOutcome
 
         private enum Keys: String, CodingKey {
@@ -20,6 +23,7 @@ struct PresignEndpointAnswer: Decodable, Sendable {
             var message: String?
         }
 
+        /// Reads either shape; an entry with neither `error` nor `uploadUrl`/`fileUrl` is unreadable.
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: Keys.self)
             fileId = try container.decode(String.self, forKey: .fileId)
@@ -55,5 +59,6 @@ struct PresignEndpointAnswer: Decodable, Sendable {
         }
     }
 
+    /// The entries, in the service's order.
     var files: [Entry]
 }

@@ -10,12 +10,14 @@ import UploadEngine
 public struct PresignEndpointClient: Presigner {
     /// The endpoint; may carry a token in its query, which is never logged.
     public let url: String
+    /// The shared client.
     public let client: HTTPClient
     /// Extra headers for every call (for instance the backend's authorization).
     public let headers: [HTTPHeader]
     /// A limit on each call.
     public let timeout: Duration
 
+    /// A presigner calling `url`.
     public init(url: String, client: HTTPClient, headers: [HTTPHeader] = [], timeout: Duration = .seconds(30)) {
         self.url = url
         self.client = client
@@ -23,6 +25,7 @@ public struct PresignEndpointClient: Presigner {
         self.timeout = timeout
     }
 
+    /// Presigns `files` in one call; see the type's notes for what throws and what is refused.
     public func presign(_ files: [PresignFile], in context: BatchContext) async throws -> [String: PresignOutcome] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys

@@ -1,11 +1,14 @@
 /// Exponential backoff with full jitter: after attempt `n` wait a uniformly random time in
 /// `0 … min(maxDelay, baseDelay · 2^(n-1))` (`retry.baseDelay`, `retry.maxDelay`, `retry.maxAttempts`).
 public struct RetryBackoff: Sendable, Hashable {
+    /// The ceiling after the first attempt.
     public var baseDelay: Duration
+    /// The largest ceiling.
     public var maxDelay: Duration
     /// Attempts in all, the first included; 1 means never retry.
     public var maxAttempts: Int
 
+    /// A policy; the defaults are `retry.*`'s.
     public init(baseDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(30), maxAttempts: Int = 3) {
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay

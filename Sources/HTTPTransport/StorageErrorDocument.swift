@@ -6,7 +6,9 @@ import Foundation
 /// Only these two short fields are read, by plain text search: error documents are small and flat, and nothing
 /// else in them (string-to-sign, canonical request) belongs in a message.
 struct StorageErrorDocument: Sendable, Hashable {
+    /// The store's error code, e.g. `AccessDenied`; may be empty.
     var code: String
+    /// The store's message; may be empty.
     var message: String
 
     /// Nil unless the body is an `<Error>` document with a code or a message.
@@ -21,6 +23,7 @@ struct StorageErrorDocument: Sendable, Hashable {
         self.message = message
     }
 
+    /// A document from its fields.
     init(code: String, message: String) {
         self.code = code
         self.message = message

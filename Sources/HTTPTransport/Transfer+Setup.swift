@@ -130,6 +130,7 @@ extension Transfer {
         return lines
     }
 
+    /// A duration in whole milliseconds, at least 1 (libcurl reads 0 as "no limit").
     static func milliseconds(_ duration: Duration) -> Int {
         let parts = duration.components
         return max(1, Int(parts.seconds) * 1000 + Int(parts.attoseconds / 1_000_000_000_000_000))

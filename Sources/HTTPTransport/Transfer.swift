@@ -11,7 +11,9 @@ import Glibc
 /// hands it to the transfer thread, which is its only user from then on (every libcurl callback, the stall check,
 /// completion and abort run there). The one member read elsewhere, `id`, is immutable.
 final class Transfer: @unchecked Sendable {
+    /// Unique per loop; how a cancel finds the transfer.
     let id: UInt64
+    /// What to do.
     let spec: TransferSpec
     /// Resumed exactly once, by `finish`.
     var continuation: CheckedContinuation<HTTPResponse, any Error>?
@@ -23,24 +25,38 @@ final class Transfer: @unchecked Sendable {
     var lastActivity = ContinuousClock.now
 
     // The request body.
+    /// The open file being uploaded, or -1.
     var sourceFile: Int32 = -1
+    /// How far an in-memory body has been handed to libcurl.
     var sourceOffset = 0
+    /// The body's size, announced as `Content-Length`.
     var uploadSize: Int64 = 0
 
     // The response as it arrives; `status` and `headers` belong to the header block being read.
+    /// The status of the header block being read.
     var status = 0
+    /// The fields of the header block being read.
     var headers: [HTTPHeader] = []
+    /// `Content-Length` of the header block being read.
     var contentLength: Int64?
+    /// The body kept in memory (all of it, or a diagnostic prefix).
     var memoryBody = Data()
+    /// The open download file, or -1.
     var sinkFile: Int32 = -1
+    /// Whether the download file exists and must be removed on failure.
     var sinkFileCreated = false
+    /// Bytes written to the download file.
     var received: Int64 = 0
 
     // Progress bookkeeping.
+    /// The last `sent` reported, so reports only go up.
     var reportedUpload: Int64 = 0
+    /// Upload bytes libcurl last reported, to notice movement.
     var movedUp: Int64 = 0
+    /// Download bytes libcurl last reported, to notice movement.
     var movedDown: Int64 = 0
 
+    /// A transfer not yet submitted.
     init(id: UInt64, spec: TransferSpec) {
         self.id = id
         self.spec = spec
@@ -110,6 +126,7 @@ final class Transfer: @unchecked Sendable {
         return true
     }
 
+    /// A `.localFile` error for the current `errno`.
     func localFileError(_ what: String) -> HTTPTransportError {
         let reason = String(cString: strerror(errno))
         return HTTPTransportError(.localFile, "\(what): \(reason)", retryable: false)

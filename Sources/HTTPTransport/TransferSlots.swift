@@ -19,6 +19,7 @@ final class TransferSlots: Sendable {
     /// The cap this semaphore enforces.
     let capacity: Int
 
+    /// A cap of `capacity` (at least 1) concurrent holders.
     init(capacity: Int) {
         precondition(capacity > 0, "the transfer cap must be positive")
         self.capacity = capacity

@@ -25,13 +25,21 @@ struct TransferSpec: Sendable {
         case download(@Sendable (_ received: Int64, _ total: Int64?) -> Void)
     }
 
+    /// Method, URL, headers, timeouts.
     var request: HTTPRequest
+    /// What to send.
     var body: Body
+    /// Where the answer's body goes.
     var sink: Sink
+    /// Who hears about progress.
     var progress: Progress
+    /// The no-progress limit in force (the request's or the client's); nil for none.
     var stallTimeout: Duration?
+    /// The limit on connecting.
     var connectTimeout: Duration
+    /// The `User-Agent` header.
     var userAgent: String
+    /// libcurl's upload buffer size for this transfer.
     var uploadBufferSize: Int
 
     /// How much of a body that is not the payload (an error document) is kept.

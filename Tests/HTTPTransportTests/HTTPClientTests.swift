@@ -68,6 +68,18 @@ import UploadEngine
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"ok":true}"#)
     }
 
+    @Test func sequentialRequestsReuseOneConnection() async throws {
+        let client = try HTTPClient()
+        var connections: Set<String> = []
+
+        for _ in 0..<5 {
+            let response = try await client.send(HTTPRequest(url: nginx.url("/connection")))
+            connections.insert(String(decoding: response.body, as: UTF8.self))
+        }
+
+        #expect(connections.count == 1)
+    }
+
     @Test func sendReturnsErrorStatusesInsteadOfThrowing() async throws {
         let client = try HTTPClient()
 
