@@ -1,0 +1,88 @@
+import CCurl
+
+/// One libcurl easy handle and what must outlive it: the header list and the error buffer.
+///
+/// Confined to the transfer thread: created, configured, run and cleaned up there.
+final class CurlEasy {
+    /// The `CURL *`; valid until deinit.
+    let handle: UnsafeMutableRawPointer
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+
+    /// Creates the handle and points libcurl's error buffer at storage this object owns.
+    init() throws(HTTPTransportError) {
+        guard CurlRuntime.isInitialized, let handle = curl_easy_init() else {
+            throw HTTPTransportError(.transport, "libcurl could not create a transfer handle", retryable: true)
+        }
+        self.handle = handle
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        _ = attache_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
+    }
+
+    /// libcurl's detailed message for the last failure (may be empty).
+    var errorDetail: String { String(cString: errorBuffer) }
+
+    /// Sets a `long` option.
+    func set(_ option: CURLoption, _ value: Int) throws(HTTPTransportError) {
+        try check(attache_curl_easy_setopt_long(handle, option, value), option)
+    }
+
+    /// Sets a `curl_off_t` option (sizes).
+    func set(_ option: CURLoption, offset value: Int64) throws(HTTPTransportError) {
+        try check(attache_curl_easy_setopt_off(handle, option, curl_off_t(value)), option)
+    }
+
+    /// Sets a string option; libcurl copies the string.
+    func set(_ option: CURLoption, _ value: String) throws(HTTPTransportError) {
+        try check(attache_curl_easy_setopt_string(handle, option, value), option)
+    }
+
+    /// Sets a pointer option (callback context, private data, error buffer).
+    func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) throws(HTTPTransportError) {
+        try check(attache_curl_easy_setopt_pointer(handle, option, value), option)
+    }
+
+    /// Replaces the request's header lines (`"Name: value"`); libcurl copies each line.
+    func setHeaderLines(_ lines: [String]) throws(HTTPTransportError) {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in lines {
+            guard let extended = curl_slist_append(list, line) else {
+                curl_slist_free_all(list)
+                throw HTTPTransportError(.transport, "out of memory building request headers", retryable: true)
+            }
+            list = extended
+        }
+        try check(attache_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list), CURLOPT_HTTPHEADER)
+        curl_slist_free_all(headerList)
+        headerList = list
+    }
+
+    /// The last response status libcurl saw (0 when none arrived).
+    var responseCode: Int {
+        var code = 0
+        _ = attache_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
+        return code
+    }
+
+    /// Bytes of the request body sent so far.
+    var uploadedBytes: Int64 {
+        var value: curl_off_t = 0
+        _ = attache_curl_easy_getinfo_off(handle, CURLINFO_SIZE_UPLOAD_T, &value)
+        return Int64(value)
+    }
+
+    private func check(_ result: CURLcode, _ option: CURLoption) throws(HTTPTransportError) {
+        guard result == CURLE_OK else {
+            throw HTTPTransportError(
+                .transport, "libcurl refused option \(option.rawValue): \(CurlRuntime.describe(result))",
+                curlCode: Int(result.rawValue), retryable: false)
+        }
+    }
+}

@@ -1,0 +1,213 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// The libcurl multi loop: one dedicated thread owns one multi handle and every easy handle on it.
+///
+/// One shared multi handle means one connection cache, so requests to the same host reuse connections.
+/// Callers hand work over through a locked inbox and `curl_multi_wakeup`; the thread never blocks anywhere but
+/// in `curl_multi_poll` (and in the brief file reads and writes of the body callbacks).
+///
+/// `@unchecked Sendable`: `multi` is used by the loop thread, except `curl_multi_wakeup` (documented thread-safe),
+/// which is only called under the inbox lock while `closed` is false — the same lock under which the thread cleans
+/// the handle up. `active` is touched only by the loop thread. The rest is immutable, a `Mutex` or an `Atomic`.
+final class CurlMultiLoop: @unchecked Sendable {
+    private enum Command {
+        case start(Transfer)
+        case cancel(UInt64)
+    }
+
+    private struct Inbox {
+        var commands: [Command] = []
+        var stopping = false
+        var closed = false
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let inbox = Mutex(Inbox())
+    private let nextID = Atomic<UInt64>(1)
+    private let activeCount = Atomic<Int>(0)
+    private let peakActiveCount = Atomic<Int>(0)
+    private var active: [UInt64: Transfer] = [:]
+
+    /// The longest the loop sleeps when nothing is due, so a missed wake-up costs at most this much.
+    private static let idlePollMilliseconds: Int32 = 1000
+
+    /// Creates the multi handle and starts the thread that owns it.
+    init() throws(HTTPTransportError) {
+        guard CurlRuntime.isInitialized, let multi = curl_multi_init() else {
+            throw HTTPTransportError(.transport, "libcurl could not create a multi handle", retryable: false)
+        }
+        self.multi = multi
+        let thread = Thread { [self] in run() }
+        thread.name = "attache-curl"
+        thread.start()
+    }
+
+    /// Transfers attached to the multi handle right now.
+    var runningCount: Int { activeCount.load(ordering: .relaxed) }
+
+    /// The most transfers ever attached at once, for checking the global cap.
+    var peakRunningCount: Int { peakActiveCount.load(ordering: .relaxed) }
+
+    /// Runs one transfer to completion; cancelling the calling task removes it from the loop at once.
+    func perform(_ spec: TransferSpec) async throws -> HTTPResponse {
+        let transfer = Transfer(id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue, spec: spec)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                transfer.continuation = continuation
+                // Checking cancellation under the inbox lock closes the race with the cancel handler: either it
+                // enqueued its cancel before this check (then the flag is already set) or it comes after the start.
+                let refusal: (any Error)? = inbox.withLock { inbox in
+                    if inbox.stopping {
+                        return HTTPTransportError(.shutDown, "the HTTP client is shut down", retryable: false)
+                    }
+                    if Task.isCancelled { return CancellationError() }
+                    inbox.commands.append(.start(transfer))
+                    curl_multi_wakeup(multi)
+                    return nil
+                }
+                if let refusal {
+                    transfer.continuation = nil
+                    continuation.resume(throwing: refusal)
+                }
+            }
+        } onCancel: {
+            send(.cancel(transfer.id))
+        }
+    }
+
+    /// Asks the thread to abort what is left, clean up and exit.
+    func shutdown() {
+        inbox.withLock { inbox in
+            guard !inbox.stopping else { return }
+            inbox.stopping = true
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    private func send(_ command: Command) {
+        inbox.withLock { inbox in
+            guard !inbox.closed else { return }
+            inbox.commands.append(command)
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    // MARK: - The loop thread
+
+    private func run() {
+        while true {
+            let (commands, stopping) = inbox.withLock { inbox in
+                defer { inbox.commands.removeAll(keepingCapacity: true) }
+                return (inbox.commands, inbox.stopping)
+            }
+            for command in commands { apply(command) }
+            if stopping { break }
+
+            var running: Int32 = 0
+            _ = curl_multi_perform(multi, &running)
+            collectCompletions()
+            let wait = abortStalledTransfers(now: .now)
+            _ = curl_multi_poll(multi, nil, 0, wait, nil)
+        }
+        for transfer in Array(active.values) {
+            abort(transfer, HTTPTransportError(.shutDown, "the HTTP client shut down", retryable: false))
+        }
+        inbox.withLock { inbox in
+            for case .start(let transfer) in inbox.commands {
+                transfer.finish(.failure(HTTPTransportError(.shutDown, "the HTTP client shut down", retryable: false)))
+            }
+            inbox.commands.removeAll()
+            inbox.closed = true
+            curl_multi_cleanup(multi)
+        }
+    }
+
+    private func apply(_ command: Command) {
+        switch command {
+        case .start(let transfer):
+            start(transfer)
+        case .cancel(let id):
+            if let transfer = active[id] { abort(transfer, CancellationError()) }
+        }
+    }
+
+    private func start(_ transfer: Transfer) {
+        do {
+            try transfer.prepare()
+        } catch {
+            transfer.finish(.failure(error))
+            return
+        }
+        guard let easy = transfer.easy, curl_multi_add_handle(multi, easy.handle) == CURLM_OK else {
+            transfer.finish(.failure(HTTPTransportError(.transport, "libcurl refused the transfer", retryable: true)))
+            return
+        }
+        transfer.lastActivity = .now
+        active[transfer.id] = transfer
+        let count = activeCount.add(1, ordering: .relaxed).newValue
+        peakActiveCount.max(count, ordering: .relaxed)
+    }
+
+    private func detach(_ transfer: Transfer) {
+        if let easy = transfer.easy { curl_multi_remove_handle(multi, easy.handle) }
+        if active.removeValue(forKey: transfer.id) != nil {
+            activeCount.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    private func abort(_ transfer: Transfer, _ error: any Error) {
+        detach(transfer)
+        transfer.finish(.failure(error))
+    }
+
+    private func collectCompletions() {
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result
+            var context: UnsafeMutableRawPointer?
+            _ = attache_curl_easy_getinfo_pointer(handle, CURLINFO_PRIVATE, &context)
+            guard let context else { continue }
+            complete(Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue(), code: code)
+        }
+    }
+
+    private func complete(_ transfer: Transfer, code: CURLcode) {
+        let result: Result<HTTPResponse, any Error>
+        if let failure = transfer.failure {
+            result = .failure(failure)
+        } else if code != CURLE_OK {
+            result = .failure(HTTPTransportError.curl(code, detail: transfer.easy?.errorDetail ?? "", transfer.spec))
+        } else {
+            result = transfer.makeResponse()
+        }
+        detach(transfer)
+        transfer.finish(result)
+    }
+
+    /// Aborts transfers whose bytes stopped moving; returns how long to poll before the next deadline.
+    private func abortStalledTransfers(now: ContinuousClock.Instant) -> Int32 {
+        var nearest = now + .milliseconds(Int(Self.idlePollMilliseconds))
+        var stalled: [Transfer] = []
+        for transfer in active.values {
+            guard let deadline = transfer.stallDeadline else { continue }
+            if deadline <= now {
+                stalled.append(transfer)
+            } else if deadline < nearest {
+                nearest = deadline
+            }
+        }
+        for transfer in stalled {
+            let timeout = transfer.spec.stallTimeout ?? .zero
+            abort(
+                transfer,
+                HTTPTransportError(
+                    .stalled,
+                    "no bytes moved for \(timeout) (\(transfer.spec.request.method) \(transfer.spec.request.redactedURL))",
+                    retryable: true))
+        }
+        return Int32(clamping: Transfer.milliseconds(nearest - now))
+    }
+}

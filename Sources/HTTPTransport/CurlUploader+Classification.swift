@@ -1,0 +1,70 @@
+import Foundation
+import UploadEngine
+
+/// How an upload's failure becomes an `UploadError`. Retryable errors make the file *failed* (retried with
+/// backoff, re-presigned where the URL is the problem); the rest make it *rejected*.
+///
+/// | what happened                                                        | code                        | retryable |
+/// |----------------------------------------------------------------------|-----------------------------|-----------|
+/// | URL malformed, without host, or not `http`/`https`                   | `ERR_INVALID_URL`           | yes: a retry re-presigns |
+/// | `expiresAt` passed before the transfer started                       | `ERR_PRESIGNED_URL_EXPIRED` | yes |
+/// | 403 `AccessDenied` "Request has expired"; `ExpiredToken` (any 4xx)   | `ERR_PRESIGNED_URL_EXPIRED` | yes |
+/// | no byte moved for the stall timeout                                  | `ERR_UPLOAD_STALLED`        | yes |
+/// | resolve, connect, reset, timeout, TLS handshake, partial answer      | `ERR_S3_UPLOAD_FAILED` (libcurl's message) | yes |
+/// | TLS certificate rejected, too many redirects                         | `ERR_S3_UPLOAD_FAILED`      | no |
+/// | the staged file cannot be read                                       | `ERR_S3_UPLOAD_FAILED`      | no |
+/// | 5xx except 501 (`InternalError`, `ServiceUnavailable`, `SlowDown`…)  | `ERR_S3_UPLOAD_FAILED`      | yes |
+/// | 408, 429; 409 without a code; 307 (`TemporaryRedirect`)              | `ERR_S3_UPLOAD_FAILED`      | yes |
+/// | store code `RequestTimeout`, `SlowDown`, `OperationAborted`, `BadDigest`, `IncompleteBody`, `InternalError`, `ServiceUnavailable`, whatever the status | `ERR_S3_UPLOAD_FAILED` | yes |
+/// | any other status (403 `SignatureDoesNotMatch`, 400 `InvalidArgument`, 404 `NoSuchBucket`, 411, 413 `EntityTooLarge`, 501…) | `ERR_S3_UPLOAD_FAILED` | no |
+///
+/// Messages carry the status and the store's `Code: Message`; `retryAfter` comes from `Retry-After` (seconds or
+/// HTTP-date) whatever the status.
+extension CurlUploader {
+    /// Store error codes that name a transient condition, whatever status they come with.
+    static let transientStorageCodes: Set<String> = [
+        "RequestTimeout", "SlowDown", "OperationAborted", "BadDigest", "IncompleteBody", "InternalError",
+        "ServiceUnavailable",
+    ]
+
+    /// The error for a non-2xx answer to an upload.
+    public static func classify(_ response: HTTPResponse, request: HTTPRequest, now: Date) -> UploadError {
+        let document = StorageErrorDocument(response.body)
+        let retryAfter = RetryAfter.parse(response, now: now)
+        var detail = "storage answered \(response.status)"
+        if let document {
+            detail += " " + [document.code, document.message].filter { !$0.isEmpty }.joined(separator: ": ")
+        }
+        let message = RedactedURL.scrub("\(detail) (\(request.method) \(request.redactedURL))", of: request.url)
+        if let document, document.saysURLExpired, (400..<500).contains(response.status) {
+            return UploadError(.presignedURLExpired, message, retryable: true, retryAfter: retryAfter)
+        }
+        let retryable = isRetryable(status: response.status, storageCode: document?.code ?? "")
+        return UploadError(.s3UploadFailed, message, retryable: retryable, retryAfter: retryAfter)
+    }
+
+    /// The error for a transfer that got no usable answer.
+    public static func classify(_ error: HTTPTransportError) -> UploadError {
+        switch error.code {
+        case .invalidURL:
+            return UploadError(.invalidURL, error.message, retryable: true)
+        case .stalled:
+            return UploadError(.uploadStalled, error.message, retryable: true)
+        case .localFile:
+            return UploadError(.s3UploadFailed, "cannot read the staged file: \(error.message)", retryable: false)
+        default:
+            return UploadError(.s3UploadFailed, error.message, retryable: error.isRetryable, retryAfter: error.retryAfter)
+        }
+    }
+
+    /// Whether a non-2xx answer names a condition that can pass: the table's status and store-code rows.
+    static func isRetryable(status: Int, storageCode: String) -> Bool {
+        if transientStorageCodes.contains(storageCode) { return true }
+        switch status {
+        case 501: return false
+        case 500..<600, 408, 429, 307: return true
+        case 409: return storageCode.isEmpty
+        default: return false
+        }
+    }
+}

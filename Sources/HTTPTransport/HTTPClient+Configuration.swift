@@ -1,0 +1,39 @@
+extension HTTPClient {
+    /// How an `HTTPClient` behaves; the defaults suit uploads to object storage.
+    public struct Configuration: Sendable, Hashable {
+        /// Transfers running at once across the whole client (`worker.maxTransfers`); more wait in arrival order.
+        public var maxConcurrentTransfers: Int
+        /// Abort a transfer when no byte moves for this long (`upload.stallTimeout`); nil disables the check.
+        public var stallTimeout: Duration?
+        /// How long connecting (TCP and TLS) may take.
+        public var connectTimeout: Duration
+        /// The largest response body `send` keeps in memory; a larger one fails with `.sizeLimitExceeded`.
+        public var maxResponseBodySize: Int
+        /// The size of libcurl's upload buffer per transfer: larger means fewer callbacks, more memory per transfer.
+        public var uploadBufferSize: Int
+        /// The `User-Agent` header.
+        public var userAgent: String
+
+        /// A configuration; every parameter defaults to the value documented on its property.
+        public init(
+            maxConcurrentTransfers: Int = 64, stallTimeout: Duration? = .seconds(30),
+            connectTimeout: Duration = .seconds(10), maxResponseBodySize: Int = 8 << 20,
+            uploadBufferSize: Int = 256 << 10, userAgent: String = "attache"
+        ) {
+            self.maxConcurrentTransfers = maxConcurrentTransfers
+            self.stallTimeout = stallTimeout
+            self.connectTimeout = connectTimeout
+            self.maxResponseBodySize = maxResponseBodySize
+            self.uploadBufferSize = uploadBufferSize
+            self.userAgent = userAgent
+        }
+
+        /// The values clamped to what libcurl accepts: at least one transfer, an upload buffer of 16 KiB … 2 MiB.
+        func validated() -> Configuration {
+            var copy = self
+            copy.maxConcurrentTransfers = max(1, maxConcurrentTransfers)
+            copy.uploadBufferSize = min(max(uploadBufferSize, 16 << 10), 2 << 20)
+            return copy
+        }
+    }
+}

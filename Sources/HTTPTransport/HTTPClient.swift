@@ -1,0 +1,102 @@
+import Foundation
+
+/// An HTTP client on one libcurl multi loop: small JSON exchanges, streaming uploads and downloads.
+///
+/// All transfers share one multi handle on one dedicated thread, so connections are reused, and a global cap
+/// (`Configuration.maxConcurrentTransfers`) bounds how many run at once; the rest wait in arrival order.
+/// Only `http` and `https` are spoken; TLS peers are verified. Cancelling the calling task aborts its transfer at
+/// once (or takes it out of the queue). Progress callbacks run on the transfer thread: keep them short and
+/// never block in them. Create one client per process and share it; the thread stops when the client is released.
+public final class HTTPClient: Sendable {
+    /// The configuration in force, after clamping.
+    public let configuration: Configuration
+    /// The libcurl thread all transfers run on.
+    let loop: CurlMultiLoop
+    /// The global cap; a slot is held from before a transfer starts until it ends.
+    let slots: TransferSlots
+
+    /// Starts the transfer thread.
+    public init(configuration: Configuration = Configuration()) throws {
+        let configuration = configuration.validated()
+        self.configuration = configuration
+        loop = try CurlMultiLoop()
+        slots = TransferSlots(capacity: configuration.maxConcurrentTransfers)
+    }
+
+    deinit {
+        loop.shutdown()
+    }
+
+    /// Transfers running right now.
+    public var runningTransfers: Int { slots.heldCount }
+
+    /// Requests waiting for the global cap right now.
+    public var waitingTransfers: Int { slots.waitingCount }
+
+    /// Sends a request with an in-memory body and returns the whole answer, whatever its status.
+    ///
+    /// - Throws: `HTTPTransportError` (bad URL, transport, stall, a body over `maxResponseBodySize`),
+    ///   `CancellationError`.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let body: TransferSpec.Body = request.body.map { .bytes($0) } ?? .none
+        let sink = TransferSpec.Sink.memory(limit: configuration.maxResponseBodySize, truncate: false)
+        return try await run(spec(request, body: body, sink: sink, progress: .none), beforeStart: nil)
+    }
+
+    /// Streams a file from disk as the request body (`PUT` unless the request says otherwise), never holding it
+    /// in memory, with `Content-Length` set to the file's size.
+    ///
+    /// - Parameters:
+    ///   - beforeStart: runs after a slot under the global cap is granted and before anything is sent; throwing
+    ///     from it abandons the transfer with that error (the uploader uses it to refuse expired URLs).
+    ///   - progress: `(sent, total)`, increasing, ending at the file size on success; on the transfer thread.
+    /// - Returns: the answer, whatever its status; the body is kept up to 64 KiB.
+    public func upload(
+        fromFile path: String, request: HTTPRequest, beforeStart: (@Sendable () throws -> Void)? = nil,
+        progress: (@Sendable (_ sent: Int64, _ total: Int64) -> Void)? = nil
+    ) async throws -> HTTPResponse {
+        var request = request
+        request.body = nil
+        let sink = TransferSpec.Sink.memory(limit: TransferSpec.diagnosticBodyLimit, truncate: true)
+        let report: TransferSpec.Progress = progress.map { .upload($0) } ?? .none
+        return try await run(spec(request, body: .file(path: path), sink: sink, progress: report), beforeStart: beforeStart)
+    }
+
+    /// Streams a response body into a file (created owner-only, truncated if it exists).
+    ///
+    /// The file is written only for a 2xx answer; any other answer is returned with its body in memory (up to
+    /// 64 KiB) and no file. A `Content-Length` over `sizeLimit` fails before any byte is written, and so does the
+    /// first byte past it when the length is not announced. On any failure or cancellation the file is removed.
+    ///
+    /// - Parameter progress: `(received, total)` with `total` from `Content-Length` when announced; on the
+    ///   transfer thread.
+    public func download(
+        _ request: HTTPRequest, toFile path: String, sizeLimit: Int64? = nil,
+        progress: (@Sendable (_ received: Int64, _ total: Int64?) -> Void)? = nil
+    ) async throws -> HTTPResponse {
+        var request = request
+        request.body = nil
+        let report: TransferSpec.Progress = progress.map { .download($0) } ?? .none
+        return try await run(
+            spec(request, body: .none, sink: .file(path: path, limit: sizeLimit), progress: report), beforeStart: nil)
+    }
+
+    private func spec(
+        _ request: HTTPRequest, body: TransferSpec.Body, sink: TransferSpec.Sink, progress: TransferSpec.Progress
+    ) -> TransferSpec {
+        TransferSpec(
+            request: request, body: body, sink: sink, progress: progress,
+            stallTimeout: request.stallTimeout ?? configuration.stallTimeout,
+            connectTimeout: configuration.connectTimeout, userAgent: configuration.userAgent,
+            uploadBufferSize: configuration.uploadBufferSize)
+    }
+
+    private func run(_ spec: TransferSpec, beforeStart: (@Sendable () throws -> Void)?) async throws -> HTTPResponse {
+        try CurlURL.validate(spec.request.url)
+        try await slots.acquire()
+        defer { slots.release() }
+        try beforeStart?()
+        try Task.checkCancellation()
+        return try await loop.perform(spec)
+    }
+}

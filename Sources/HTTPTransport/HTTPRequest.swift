@@ -1,0 +1,37 @@
+import Foundation
+import UploadEngine
+
+/// One HTTP request: method, URL, headers and (for `HTTPClient.send`) a small in-memory body.
+public struct HTTPRequest: Sendable, Hashable {
+    /// `GET`, `PUT`, `POST`, …
+    public var method: String
+    /// An absolute `http` or `https` URL. May be a presigned URL: it is only ever logged redacted.
+    public var url: String
+    /// Header fields, sent in order. `Content-Length` and `Transfer-Encoding` are set by the client and ignored here.
+    public var headers: [HTTPHeader]
+    /// The body for `send`; ignored by `upload` (the file is the body) and by `download`.
+    public var body: Data?
+    /// A limit on the whole exchange; nil means none (streaming transfers rely on the stall timeout instead).
+    public var timeout: Duration?
+    /// Abort when no byte moves for this long; nil means the client's default.
+    public var stallTimeout: Duration?
+    /// Whether to follow redirects (at most 3, `http`/`https` only).
+    public var followRedirects: Bool
+
+    /// A request; only the URL is required.
+    public init(
+        method: String = "GET", url: String, headers: [HTTPHeader] = [], body: Data? = nil,
+        timeout: Duration? = nil, stallTimeout: Duration? = nil, followRedirects: Bool = false
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.stallTimeout = stallTimeout
+        self.followRedirects = followRedirects
+    }
+
+    /// The URL with its query string and credentials hidden, for messages and logs.
+    public var redactedURL: String { RedactedURL.redact(url) }
+}

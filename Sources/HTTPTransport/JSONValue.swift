@@ -1,0 +1,89 @@
+/// Any JSON value, for payloads whose shape the caller decides (message metadata).
+///
+/// Integers are kept apart from other numbers so that ids and counts round-trip exactly.
+public enum JSONValue: Sendable, Hashable, Codable {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A number without fraction or exponent that fits 64 bits.
+    case int(Int64)
+    /// Any other number.
+    case double(Double)
+    /// A string.
+    case string(String)
+    /// An array.
+    case array([JSONValue])
+    /// An object (member order is not kept).
+    case object([String: JSONValue])
+
+    /// Reads any JSON value, preferring the integer case for integral numbers.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    /// Writes the value as JSON.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+
+    /// The member `key` of an object; nil for anything else.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
+
+    /// The text of a string, or the decimal form of an integer (APIs send ids either way).
+    public var idString: String? {
+        switch self {
+        case .string(let value): value
+        case .int(let value): String(value)
+        default: nil
+        }
+    }
+}
+
+extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+    /// `nil` is `null`.
+    public init(nilLiteral: ()) { self = .null }
+    /// A Boolean literal.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An integer literal.
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    /// A floating-point literal.
+    public init(floatLiteral value: Double) { self = .double(value) }
+    /// A string literal.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// An array literal.
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// A dictionary literal; a repeated key keeps its last value.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}

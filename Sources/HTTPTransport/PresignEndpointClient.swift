@@ -1,0 +1,75 @@
+import Foundation
+import UploadEngine
+
+/// Asks the backend's presign endpoint (`presign.mode = endpoint`, DESIGN §2.3) for upload targets, one call
+/// per group of files.
+///
+/// A per-file `error` becomes `.refused` with the service's code (fallback `ERR_PRESIGNED_URL_FAILED`), never
+/// retryable. A transport failure, a non-2xx answer or a body that cannot be read throws `HTTPTransportError`,
+/// after which the engine presigns file by file. Entries for files that were not asked about are ignored.
+public struct PresignEndpointClient: Presigner {
+    /// The endpoint; may carry a token in its query, which is never logged.
+    public let url: String
+    /// The shared client.
+    public let client: HTTPClient
+    /// Extra headers for every call (for instance the backend's authorization).
+    public let headers: [HTTPHeader]
+    /// A limit on each call.
+    public let timeout: Duration
+
+    /// A presigner calling `url`.
+    public init(url: String, client: HTTPClient, headers: [HTTPHeader] = [], timeout: Duration = .seconds(30)) {
+        self.url = url
+        self.client = client
+        self.headers = headers
+        self.timeout = timeout
+    }
+
+    /// Presigns `files` in one call; see the type's notes for what throws and what is refused.
+    public func presign(_ files: [PresignFile], in context: BatchContext) async throws -> [String: PresignOutcome] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let body = try encoder.encode(PresignEndpointRequest(files: files, context: context))
+        let request = HTTPRequest(
+            method: "POST", url: url,
+            headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")] + headers,
+            body: body, timeout: timeout)
+        let response = try await client.send(request)
+        guard response.isSuccess else {
+            throw HTTPTransportError(
+                .unexpectedStatus, "presign endpoint \(request.redactedURL) answered \(response.status)",
+                status: response.status, retryAfter: RetryAfter.parse(response, now: Date()),
+                retryable: response.status >= 500 || response.status == 429 || response.status == 408)
+        }
+        let answer: PresignEndpointAnswer
+        do {
+            answer = try JSONDecoder().decode(PresignEndpointAnswer.self, from: response.body)
+        } catch {
+            throw HTTPTransportError(
+                .malformedResponse,
+                "presign endpoint \(request.redactedURL) sent an answer that is not §2.3 JSON: \(Self.reason(error))",
+                status: response.status, retryable: true)
+        }
+        let asked = Set(files.map(\.fileId))
+        var outcomes: [String: PresignOutcome] = [:]
+        for entry in answer.files where asked.contains(entry.fileId) {
+            outcomes[entry.fileId] = entry.outcome
+        }
+        return outcomes
+    }
+
+    /// A decoding failure in a few words, naming where it happened but never quoting values.
+    private static func reason(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "unreadable body" }
+        let (context, what): (DecodingError.Context?, String) =
+            switch error {
+            case .typeMismatch(_, let context): (context, "wrong type")
+            case .valueNotFound(_, let context): (context, "missing value")
+            case .keyNotFound(let key, let context): (context, "missing \(key.stringValue)")
+            case .dataCorrupted(let context): (context, context.codingPath.isEmpty ? "not JSON" : context.debugDescription)
+            @unknown default: (nil, "unreadable body")
+            }
+        let path = context?.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".") ?? ""
+        return path.isEmpty ? what : "\(what) at \(path)"
+    }
+}

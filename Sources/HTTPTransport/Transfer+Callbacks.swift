@@ -1,0 +1,154 @@
+import CCurl
+import Foundation
+import UploadEngine
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The work behind each libcurl callback; all of it runs on the transfer thread.
+extension Transfer {
+    /// One header line (the status line, a field, or the blank line that ends a block). Returning anything but
+    /// `line.count` aborts the transfer.
+    func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
+        lastActivity = .now
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("HTTP/") {
+            let fields = text.split(separator: " ", maxSplits: 2)
+            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+            headers = []
+            contentLength = nil
+            memoryBody = Data()
+            return line.count
+        }
+        if text.isEmpty {
+            return headerBlockEnded() ? line.count : 0
+        }
+        guard let colon = text.firstIndex(of: ":") else { return line.count }
+        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        headers.append(HTTPHeader(name, value))
+        if name.caseInsensitiveCompare("Content-Length") == .orderedSame {
+            contentLength = Int64(value)
+        }
+        return line.count
+    }
+
+    /// At the end of a 2xx header block a download checks the announced size and opens its file.
+    private func headerBlockEnded() -> Bool {
+        guard case .file(let path, let limit) = spec.sink, (200..<300).contains(status), !sinkFileCreated else {
+            return true
+        }
+        if let limit, let contentLength, contentLength > limit {
+            failure = HTTPTransportError(
+                .sizeLimitExceeded, "response of \(contentLength) bytes exceeds the limit of \(limit) bytes",
+                retryable: false)
+            return false
+        }
+        return openSink(path: path)
+    }
+
+    /// A chunk of response body. Returning anything but `chunk.count` aborts the transfer.
+    func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Int {
+        lastActivity = .now
+        switch spec.sink {
+        case .memory(let limit, let truncate):
+            return keepInMemory(chunk, limit: limit, truncate: truncate)
+        case .file(_, let limit):
+            guard sinkFile >= 0 else {
+                return keepInMemory(chunk, limit: TransferSpec.diagnosticBodyLimit, truncate: true)
+            }
+            if let limit, received + Int64(chunk.count) > limit {
+                failure = HTTPTransportError(
+                    .sizeLimitExceeded, "response exceeds the limit of \(limit) bytes", retryable: false)
+                return 0
+            }
+            guard writeAll(chunk) else { return 0 }
+            received += Int64(chunk.count)
+            if case .download(let report) = spec.progress {
+                report(received, contentLength)
+            }
+            return chunk.count
+        }
+    }
+
+    private func keepInMemory(_ chunk: UnsafeRawBufferPointer, limit: Int, truncate: Bool) -> Int {
+        let room = max(0, limit - memoryBody.count)
+        if chunk.count > room {
+            guard truncate else {
+                failure = HTTPTransportError(
+                    .sizeLimitExceeded, "response exceeds the limit of \(limit) bytes", retryable: false)
+                return 0
+            }
+            memoryBody.append(contentsOf: chunk.prefix(room))
+            return chunk.count
+        }
+        memoryBody.append(contentsOf: chunk)
+        return chunk.count
+    }
+
+    private func writeAll(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < chunk.count {
+            let written = write(sinkFile, chunk.baseAddress! + offset, chunk.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                failure = localFileError("cannot write the download")
+                return false
+            }
+            offset += written
+        }
+        return true
+    }
+
+    /// Fills libcurl's upload buffer; returns the byte count, 0 at the end, or `CURL_READFUNC_ABORT`.
+    func supplyBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        switch spec.body {
+        case .none:
+            return 0
+        case .bytes(let data):
+            let count = min(buffer.count, data.count - sourceOffset)
+            guard count > 0 else { return 0 }
+            data.withUnsafeBytes { bytes in
+                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[sourceOffset..<sourceOffset + count]))
+            }
+            sourceOffset += count
+            return count
+        case .file(let path):
+            while true {
+                let count = read(sourceFile, buffer.baseAddress, buffer.count)
+                if count >= 0 { return count }
+                if errno == EINTR { continue }
+                failure = localFileError("cannot read \(path)")
+                return Int(CURL_READFUNC_ABORT)
+            }
+        }
+    }
+
+    /// Moves the body back to `offset` when libcurl must send it again (a reused connection died under it).
+    func rewindBody(to offset: Int64) -> Bool {
+        switch spec.body {
+        case .none:
+            return offset == 0
+        case .bytes(let data):
+            guard offset >= 0, offset <= Int64(data.count) else { return false }
+            sourceOffset = Int(offset)
+            return true
+        case .file:
+            return lseek(sourceFile, off_t(offset), SEEK_SET) == off_t(offset)
+        }
+    }
+
+    /// libcurl's progress numbers: feed the stall watchdog and report upload progress, never going backwards.
+    func observe(downloaded: Int64, uploaded: Int64) {
+        if uploaded != movedUp || downloaded != movedDown {
+            movedUp = uploaded
+            movedDown = downloaded
+            lastActivity = .now
+        }
+        if case .upload(let report) = spec.progress, uploaded > reportedUpload {
+            reportedUpload = uploaded
+            report(uploaded, uploadSize)
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import CCurl
+import Foundation
+import UploadEngine
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Building the libcurl handle for a transfer; runs on the transfer thread just before the handle joins the multi.
+extension Transfer {
+    /// Opens the body, creates the easy handle and sets every option; the handle is kept in `easy`.
+    func prepare() throws(HTTPTransportError) {
+        try openBody()
+        let easy = try CurlEasy()
+        self.easy = easy
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let request = spec.request
+
+        try easy.set(CURLOPT_URL, request.url)
+        try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try easy.set(CURLOPT_NOSIGNAL, 1)
+        try easy.set(CURLOPT_SSL_VERIFYPEER, 1)
+        try easy.set(CURLOPT_SSL_VERIFYHOST, 2)
+        try easy.set(CURLOPT_TCP_KEEPALIVE, 1)
+        try easy.set(CURLOPT_USERAGENT, spec.userAgent)
+        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(spec.connectTimeout))
+        if let timeout = request.timeout {
+            try easy.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout))
+        }
+        if request.followRedirects {
+            try easy.set(CURLOPT_FOLLOWLOCATION, 1)
+            try easy.set(CURLOPT_MAXREDIRS, 3)
+        }
+        try easy.set(CURLOPT_PRIVATE, pointer: context)
+        try installCallbacks(on: easy, context: context)
+        try setMethodAndBody(on: easy)
+        try easy.setHeaderLines(headerLines())
+    }
+
+    private func openBody() throws(HTTPTransportError) {
+        switch spec.body {
+        case .none:
+            uploadSize = 0
+        case .bytes(let data):
+            uploadSize = Int64(data.count)
+        case .file(let path):
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw localFileError("cannot open \(path)") }
+            sourceFile = descriptor
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { throw localFileError("cannot stat \(path)") }
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                throw HTTPTransportError(.localFile, "\(path) is not a regular file", retryable: false)
+            }
+            uploadSize = Int64(info.st_size)
+        }
+    }
+
+    private func installCallbacks(on easy: CurlEasy, context: UnsafeMutableRawPointer) throws(HTTPTransportError) {
+        let handle = easy.handle
+        _ = attache_curl_easy_setopt_header(handle) { pointer, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            return transfer.receiveHeader(UnsafeRawBufferPointer(start: pointer, count: size * count))
+        }
+        try easy.set(CURLOPT_HEADERDATA, pointer: context)
+        _ = attache_curl_easy_setopt_write(handle) { pointer, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            return transfer.receiveBody(UnsafeRawBufferPointer(start: pointer, count: size * count))
+        }
+        try easy.set(CURLOPT_WRITEDATA, pointer: context)
+        _ = attache_curl_easy_setopt_read(handle) { pointer, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            return transfer.supplyBody(into: UnsafeMutableRawBufferPointer(start: pointer, count: size * count))
+        }
+        try easy.set(CURLOPT_READDATA, pointer: context)
+        _ = attache_curl_easy_setopt_seek(handle) { context, offset, origin in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            guard origin == SEEK_SET else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+            return transfer.rewindBody(to: Int64(offset)) ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_FAIL)
+        }
+        try easy.set(CURLOPT_SEEKDATA, pointer: context)
+        _ = attache_curl_easy_setopt_xferinfo(handle) { context, _, downloaded, _, uploaded in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            transfer.observe(downloaded: Int64(downloaded), uploaded: Int64(uploaded))
+            return 0
+        }
+        try easy.set(CURLOPT_XFERINFODATA, pointer: context)
+        try easy.set(CURLOPT_NOPROGRESS, 0)
+    }
+
+    private func setMethodAndBody(on easy: CurlEasy) throws(HTTPTransportError) {
+        let method = spec.request.method.uppercased()
+        if case .none = spec.body {
+            switch method {
+            case "GET": try easy.set(CURLOPT_HTTPGET, 1)
+            case "HEAD": try easy.set(CURLOPT_NOBODY, 1)
+            case "POST":
+                try easy.set(CURLOPT_POST, 1)
+                try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: 0)
+            default: try easy.set(CURLOPT_CUSTOMREQUEST, method)
+            }
+            return
+        }
+        // A known size makes libcurl send Content-Length rather than chunked encoding.
+        if method == "POST" {
+            try easy.set(CURLOPT_POST, 1)
+            try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: uploadSize)
+        } else {
+            try easy.set(CURLOPT_UPLOAD, 1)
+            try easy.set(CURLOPT_INFILESIZE_LARGE, offset: uploadSize)
+            if method != "PUT" { try easy.set(CURLOPT_CUSTOMREQUEST, method) }
+        }
+        try easy.set(CURLOPT_UPLOAD_BUFFERSIZE, spec.uploadBufferSize)
+    }
+
+    /// The request's header lines; libcurl's own `Content-Length` wins, and a POST body gets no invented type.
+    private func headerLines() -> [String] {
+        let managed = ["content-length", "transfer-encoding"]
+        var lines: [String] = []
+        var hasContentType = false
+        for header in spec.request.headers where !managed.contains(header.name.lowercased()) {
+            if header.name.caseInsensitiveCompare("Content-Type") == .orderedSame { hasContentType = true }
+            // "Name;" is libcurl's spelling of a header sent with an empty value.
+            lines.append(header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)")
+        }
+        if spec.request.method.uppercased() == "POST", !hasContentType {
+            lines.append("Content-Type:")
+        }
+        return lines
+    }
+
+    /// A duration in whole milliseconds, at least 1 (libcurl reads 0 as "no limit").
+    static func milliseconds(_ duration: Duration) -> Int {
+        let parts = duration.components
+        return max(1, Int(parts.seconds) * 1000 + Int(parts.attoseconds / 1_000_000_000_000_000))
+    }
+}

@@ -1,0 +1,78 @@
+import Synchronization
+
+/// The global cap on concurrent transfers: a first-in-first-out counting semaphore whose waiters can be cancelled.
+///
+/// A released slot goes straight to the longest waiter, so a steady stream of new requests cannot starve it.
+final class TransferSlots: Sendable {
+    private struct Waiter {
+        var id: UInt64
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var free: Int
+        var waiters: [Waiter] = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state: Mutex<State>
+    /// The cap this semaphore enforces.
+    let capacity: Int
+
+    /// A cap of `capacity` (at least 1) concurrent holders.
+    init(capacity: Int) {
+        precondition(capacity > 0, "the transfer cap must be positive")
+        self.capacity = capacity
+        state = Mutex(State(free: capacity))
+    }
+
+    /// Requests waiting for a slot right now.
+    var waitingCount: Int { state.withLock { $0.waiters.count } }
+
+    /// Slots held right now.
+    var heldCount: Int { state.withLock { capacity - $0.free } }
+
+    /// Waits for a slot in arrival order; throws `CancellationError` (holding nothing) if the task is cancelled first.
+    /// Every successful call must be balanced by one `release()`.
+    func acquire() async throws {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                // Deciding under the lock that the cancel handler also takes means a cancel either finds this
+                // waiter queued or happened early enough for `Task.isCancelled` to be seen here.
+                let outcome: Result<Void, CancellationError>? = state.withLock { state in
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if state.free > 0 {
+                        state.free -= 1
+                        return .success(())
+                    }
+                    state.waiters.append(Waiter(id: id, continuation: continuation))
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            let cancelled = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            cancelled?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Gives a slot back: to the longest waiter if there is one, else to the pool.
+    func release() {
+        let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            if state.waiters.isEmpty {
+                state.free += 1
+                precondition(state.free <= capacity, "a transfer slot was released twice")
+                return nil
+            }
+            return state.waiters.removeFirst().continuation
+        }
+        next?.resume()
+    }
+}

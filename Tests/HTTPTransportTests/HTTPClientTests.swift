@@ -1,0 +1,207 @@
+import Foundation
+import Testing
+import UploadEngine
+
+@testable import HTTPTransport
+
+@Suite(.nginx) struct HTTPClientTests {
+    let nginx = NginxServer.current!
+
+    @Test func putStreamsAFileAndNginxStoresIdenticalBytes() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let source = try scratch.patternFile("source.bin", size: 5 << 20 + 123)
+        let client = try HTTPClient()
+        let name = "put-\(UUID().uuidString).bin"
+
+        let response = try await client.upload(
+            fromFile: source, request: HTTPRequest(method: "PUT", url: nginx.url("/dav/a/\(name)")))
+
+        #expect(response.status == 201)
+        let stored = try Data(contentsOf: URL(fileURLWithPath: "\(nginx.root)/dav/a/\(name)"))
+        #expect(stored == (try Data(contentsOf: URL(fileURLWithPath: source))))
+    }
+
+    @Test func uploadProgressIncreasesAndEndsExactlyAtTheFileSize() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let size = 3 << 20 + 7
+        let source = try scratch.patternFile("source.bin", size: size)
+        let client = try HTTPClient()
+        let reports = Locked<[ProgressReport]>([])
+
+        let response = try await client.upload(
+            fromFile: source, request: HTTPRequest(method: "PUT", url: nginx.url("/dav/progress-\(UUID()).bin")),
+            progress: { sent, total in reports.update { $0.append(ProgressReport(sent: sent, total: total)) } })
+
+        let seen = reports.value
+        #expect(response.status == 201)
+        #expect(seen.count >= 2)
+        #expect(seen.allSatisfy { $0.total == Int64(size) })
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.sent < $1.sent })
+        #expect(seen.last?.sent == Int64(size))
+    }
+
+    @Test func uploadSendsTheRequestHeadersAndContentLength() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let source = try scratch.patternFile("photo.jpg", size: 4096)
+        let client = try HTTPClient()
+        let headers = [HTTPHeader("X-Attache-Check", "yes"), HTTPHeader("Content-Type", "image/jpeg")]
+
+        let accepted = try await client.upload(
+            fromFile: source, request: HTTPRequest(method: "PUT", url: nginx.url("/checked/p.jpg"), headers: headers))
+        let refused = try await client.upload(
+            fromFile: source, request: HTTPRequest(method: "PUT", url: nginx.url("/checked/q.jpg")))
+
+        #expect(accepted.status == 201)
+        #expect(refused.status == 412)
+    }
+
+    @Test func sendReturnsStatusHeadersAndBody() async throws {
+        let client = try HTTPClient()
+
+        let response = try await client.send(HTTPRequest(url: nginx.url("/json")))
+
+        #expect(response.status == 200)
+        #expect(response.header("content-type") == "application/json")
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"ok":true}"#)
+    }
+
+    @Test func sequentialRequestsReuseOneConnection() async throws {
+        let client = try HTTPClient()
+        var connections: Set<String> = []
+
+        for _ in 0..<5 {
+            let response = try await client.send(HTTPRequest(url: nginx.url("/connection")))
+            connections.insert(String(decoding: response.body, as: UTF8.self))
+        }
+
+        #expect(connections.count == 1)
+    }
+
+    @Test func sendReturnsErrorStatusesInsteadOfThrowing() async throws {
+        let client = try HTTPClient()
+
+        let response = try await client.send(
+            HTTPRequest(method: "POST", url: nginx.url("/fault/400"), body: Data("{}".utf8)))
+
+        #expect(response.status == 400)
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"error":"bad"}"#)
+    }
+
+    @Test func sendFailsWhenTheBodyIsLargerThanAllowed() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        _ = try scratch.patternFile("unused", size: 1)
+        try Data(count: 10_000).write(to: URL(fileURLWithPath: "\(nginx.root)/files/ten-k.bin"))
+        let client = try HTTPClient(configuration: .init(maxResponseBodySize: 4096))
+
+        let error = await #expect(throws: HTTPTransportError.self) {
+            _ = try await client.send(HTTPRequest(url: nginx.url("/files/ten-k.bin")))
+        }
+        #expect(error?.code == .sizeLimitExceeded)
+    }
+
+    @Test func downloadWritesTheFileAndReportsProgressAgainstContentLength() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let original = try scratch.patternFile("original.bin", size: 2 << 20)
+        try FileManager.default.copyItem(atPath: original, toPath: "\(nginx.root)/files/download-ok.bin")
+        let client = try HTTPClient()
+        let last = Locked<ProgressReport>(ProgressReport(sent: 0, total: nil))
+        let target = scratch.file("copy.bin")
+
+        let response = try await client.download(
+            HTTPRequest(url: nginx.url("/files/download-ok.bin")), toFile: target, sizeLimit: 2 << 20
+        ) { received, total in
+            last.update { $0 = ProgressReport(sent: received, total: total) }
+        }
+
+        #expect(response.status == 200)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == (try Data(contentsOf: URL(fileURLWithPath: original))))
+        #expect(last.value.sent == 2 << 20)
+        #expect(last.value.total == 2 << 20)
+    }
+
+    @Test func downloadOverTheAnnouncedLimitFailsAndLeavesNoFile() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try Data(count: 100_000).write(to: URL(fileURLWithPath: "\(nginx.root)/files/too-big.bin"))
+        let client = try HTTPClient()
+        let target = scratch.file("too-big.bin")
+
+        let error = await #expect(throws: HTTPTransportError.self) {
+            _ = try await client.download(
+                HTTPRequest(url: nginx.url("/files/too-big.bin")), toFile: target, sizeLimit: 99_999)
+        }
+
+        #expect(error?.code == .sizeLimitExceeded)
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+
+    @Test func downloadWithoutContentLengthStopsAtTheLimitAndLeavesNoFile() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try Data(count: 3 << 20).write(to: URL(fileURLWithPath: "\(nginx.root)/files/unannounced.bin"))
+        let client = try HTTPClient()
+        let target = scratch.file("unannounced.bin")
+        let totals = Locked<[Int64?]>([])
+
+        let error = await #expect(throws: HTTPTransportError.self) {
+            _ = try await client.download(
+                HTTPRequest(url: nginx.url("/chunked/unannounced.bin")), toFile: target, sizeLimit: 1 << 20
+            ) { _, total in totals.update { $0.append(total) } }
+        }
+
+        #expect(error?.code == .sizeLimitExceeded)
+        #expect(!FileManager.default.fileExists(atPath: target))
+        #expect(!totals.value.isEmpty)
+        #expect(totals.value.allSatisfy { $0 == nil })
+    }
+
+    @Test func downloadOfAnErrorStatusReturnsItWithoutCreatingTheFile() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let client = try HTTPClient()
+        let target = scratch.file("missing.bin")
+
+        let response = try await client.download(HTTPRequest(url: nginx.url("/files/does-not-exist")), toFile: target)
+
+        #expect(response.status == 404)
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+
+    @Test(arguments: ["ftp://127.0.0.1/x", "file:///etc/passwd", "http://", "not a url", "127.0.0.1/no-scheme"])
+    func urlsThatAreNotHTTPAreRefusedBeforeAnythingIsSent(url: String) async throws {
+        let client = try HTTPClient()
+
+        let error = await #expect(throws: HTTPTransportError.self) {
+            _ = try await client.send(HTTPRequest(url: url))
+        }
+
+        #expect(error?.code == .invalidURL)
+    }
+
+    @Test func theGlobalCapBoundsHowManyTransfersRunAtOnce() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try Data(count: 512 << 10).write(to: URL(fileURLWithPath: "\(nginx.root)/files/capped.bin"))
+        let client = try HTTPClient(configuration: .init(maxConcurrentTransfers: 2))
+
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<6 {
+                group.addTask {
+                    try await client.download(
+                        HTTPRequest(url: nginx.url("/slow/capped.bin")), toFile: scratch.file("c\(index)")
+                    ).status
+                }
+            }
+            for try await status in group { #expect(status == 200) }
+        }
+
+        #expect(client.loop.peakRunningCount == 2)
+        #expect(client.runningTransfers == 0)
+    }
+}
+
