@@ -6,47 +6,23 @@ enum Usage {
     usage: attache <command> [options]
 
     commands:
-      worker       run a worker until SIGTERM/SIGINT
-      dev-broker   serve an in-process Kafka mock cluster over TCP
-      demo         run the whole pipeline on embedded components and show it
+      demo         run a batch through the whole upload path on embedded services and show it
 
     `attache <command> --help` describes a command.
-    """
-
-    static let worker = """
-    usage: attache worker [--config FILE]
-
-    Consumes upload jobs, uploads their files, publishes events and sends messages until SIGTERM or SIGINT; then
-    drains for worker.shutdownGrace and exits 0. Configuration comes from FILE (JSON) and ATTACHE_* environment
-    variables, the environment winning; unknown keys and bad values stop the start with a message naming the key.
-
-    options:
-      --config FILE   the JSON configuration file
-    """
-
-    static let devBroker = """
-    usage: attache dev-broker [--brokers N] [--port P]
-
-    Serves a librdkafka mock cluster with N brokers (default 1). The first line on standard output is the bootstrap
-    address list, for other processes and for kcat. Runs until SIGTERM or SIGINT.
-
-    options:
-      --brokers N   number of brokers (1 to 9)
-      --port P      port of the first broker (0 or absent: any free port)
     """
 
     static let demo = """
     usage: attache demo
 
-    Runs a realistic mixed batch through the upload engine on embedded components and shows per-file progress, the
-    messages sent grouped by type, and the final UploadResult. Exits 0.
+    Runs a realistic mixed batch — photos, a video, an audio clip, a PDF, one oversized file and one file whose first
+    upload attempt fails — through staging, presigning, uploading and message sending, against an object store, a
+    presign service and a message API started on 127.0.0.1. Shows per-file progress as it happens, the messages
+    sent grouped by type, and the final UploadResult. Exits 0.
     """
 
     /// The flags each command accepts, and whether they take a value.
     static func flags(of command: String) -> [String: Bool]? {
         switch command {
-        case "worker": ["config": true]
-        case "dev-broker": ["brokers": true, "port": true]
         case "demo": [:]
         default: nil
         }
@@ -54,8 +30,6 @@ enum Usage {
 
     static func text(of command: String?) -> String {
         switch command {
-        case "worker": worker
-        case "dev-broker": devBroker
         case "demo": demo
         default: general
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UploadEngine
 @testable import DevServices
 
 @Suite struct MessageCaptureTests {
@@ -44,7 +45,7 @@ import Testing
         #expect(message.tags == ["t1"])
         #expect(message.data.text == "Trip photos")
         #expect(message.data.metadata?["batchId"] == .string("trip-42"))
-        #expect(message.data.metadata?["trip"] == .number(42))
+        #expect(message.data.metadata?["trip"] == .int(42))
         #expect(message.data.attachments.map(\.name) == ["a.jpg"])
         let raw = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
         #expect(raw["muid"] as? String == "m-1")

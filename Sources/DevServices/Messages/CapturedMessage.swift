@@ -1,3 +1,5 @@
+import UploadEngine
+
 /// A media message as the message API received it (DESIGN.md §2.4), decoded.
 public struct CapturedMessage: Sendable, Hashable, Decodable {
     /// The receiver's uid or guid.

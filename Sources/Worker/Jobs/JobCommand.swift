@@ -35,6 +35,18 @@ public struct UploadJob: Sendable, Hashable {
     public var files: [FileItem]
     public var message: MessageOptions
 
+    public init(requestId: String, batchId: String, receiver: Receiver, sender: String?, parentMessageId: String?,
+                concurrency: Int?, files: [FileItem], message: MessageOptions) {
+        self.requestId = requestId
+        self.batchId = batchId
+        self.receiver = receiver
+        self.sender = sender
+        self.parentMessageId = parentMessageId
+        self.concurrency = concurrency
+        self.files = files
+        self.message = message
+    }
+
     public var context: BatchContext {
         BatchContext(batchId: batchId, receiver: receiver, sender: sender, parentMessageId: parentMessageId)
     }

@@ -26,43 +26,6 @@ public struct OutgoingMessage: Sendable, Hashable {
         self.tags = tags
         self.attachments = attachments
     }
-
-    /// The message's JSON body: `{"receiver","receiverType","category":"message","type","muid","parentId"?,
-    /// "tags"?, "data":{"text"?,"metadata","attachments":[{"url","name","mimeType","extension","size"}]}}`.
-    public var body: [UInt8] {
-        var json = JSONWriter(capacity: 256 + attachments.count * 192)
-        json.beginObject()
-        json.field("receiver", receiver.id)
-        json.field("receiverType", receiver.type.rawValue)
-        json.field("category", "message")
-        json.field("type", type.rawValue)
-        json.field("muid", muid)
-        if let parentId { json.field("parentId", parentId) }
-        if !tags.isEmpty {
-            json.key("tags")
-            json.value(.array(tags.map(JSONValue.string)))
-        }
-        json.key("data")
-        json.beginObject()
-        if let caption { json.field("text", caption) }
-        json.key("metadata")
-        json.value(.object(metadata))
-        json.key("attachments")
-        json.beginArray()
-        for attachment in attachments {
-            json.beginObject()
-            json.field("url", attachment.url)
-            json.field("name", attachment.name)
-            json.field("mimeType", attachment.mimeType)
-            json.field("extension", attachment.extension)
-            json.field("size", attachment.size)
-            json.endObject()
-        }
-        json.endArray()
-        json.endObject()
-        json.endObject()
-        return json.bytes
-    }
 }
 
 /// Sends messages: the HTTP message API or the messages topic.

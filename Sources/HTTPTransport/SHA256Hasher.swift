@@ -1,0 +1,52 @@
+import Foundation
+import CCrypto
+
+/// Incremental SHA-256 on libcrypto, fed while a file streams through staging.
+///
+/// Not `Sendable`: one copy job owns it from start to `finalize`.
+public final class SHA256Hasher {
+    private let context: OpaquePointer
+
+    public init() {
+        // Allocation or a broken libcrypto provider are the only failures; nothing can be staged without a digest.
+        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
+            preconditionFailure("libcrypto cannot initialise SHA-256")
+        }
+        self.context = context
+    }
+
+    deinit {
+        EVP_MD_CTX_free(context)
+    }
+
+    public func update(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        EVP_DigestUpdate(context, base, bytes.count)
+    }
+
+    public func update(_ bytes: some ContiguousBytes) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// The digest of everything fed so far, lower-case hex. Call once.
+    public func finalizeHex() -> String {
+        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        EVP_DigestFinal_ex(context, &output, &length)
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(Int(length) * 2)
+        for byte in output.prefix(Int(length)) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
+    }
+
+    /// The hex SHA-256 of some bytes.
+    public static func hex(of bytes: some ContiguousBytes) -> String {
+        let hasher = SHA256Hasher()
+        hasher.update(bytes)
+        return hasher.finalizeHex()
+    }
+}

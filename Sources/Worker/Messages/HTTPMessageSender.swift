@@ -1,0 +1,28 @@
+import HTTPTransport
+import UploadEngine
+
+/// Sends messages to the chat API over HTTP (`messages.mode = http`), one attempt per call: the batch registry owns
+/// retries, the same way for every sender.
+public struct HTTPMessageSender: MessageSender {
+    let client: MessageAPIClient
+
+    public init(url: String, apiKey: String, client: HTTPClient) {
+        self.client = MessageAPIClient(url: url, apiKey: apiKey, client: client, backoff: RetryBackoff(maxAttempts: 1))
+    }
+
+    public func send(_ message: OutgoingMessage) async throws -> String? {
+        do {
+            return try await client.send(message.request, onBehalfOf: message.sender).messageId
+        } catch let error as HTTPTransportError {
+            throw MessageSendError(error.message, retryable: error.isRetryable, retryAfter: error.retryAfter)
+        }
+    }
+}
+
+extension OutgoingMessage {
+    /// The wire form shared by the HTTP API and the messages topic.
+    public var request: MediaMessageRequest {
+        MediaMessageRequest(receiver: receiver, type: type, muid: muid, parentId: parentId, tags: tags,
+                            data: .init(text: caption, metadata: metadata, attachments: attachments.map(MediaMessageRequest.AttachmentReference.init)))
+    }
+}

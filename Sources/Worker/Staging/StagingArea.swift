@@ -1,0 +1,73 @@
+import Foundation
+import UploadEngine
+
+/// The staging directory: every staged file gets a generated name (never the user's) and mode 0600.
+///
+/// File work runs on a dedicated dispatch queue, never on Swift's cooperative pool, because reads and writes of
+/// large files block.
+public struct StagingArea: Sendable {
+    public let directory: String
+    static let queue = DispatchQueue(label: "attache.staging", qos: .utility, attributes: .concurrent)
+    static let chunkSize = 1 << 20
+
+    /// Creates the directory (0700) if needed.
+    public init(directory: String) throws {
+        let absolute = URL(fileURLWithPath: directory).standardizedFileURL.path
+        try FileManager.default.createDirectory(atPath: absolute, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        self.directory = absolute
+    }
+
+    /// A fresh path inside the staging directory.
+    func newPath() -> String {
+        "\(directory)/\(UUID().uuidString.lowercased()).part"
+    }
+
+    /// Runs blocking file work off the cooperative pool.
+    static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    /// Opens a new staging file for writing (exclusive create, 0600).
+    static func create(_ path: String) throws -> Int32 {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw localFailure("cannot create a staging file") }
+        return fd
+    }
+
+    /// Reads a descriptor to its end in chunks, handing each chunk and the running total to `body`.
+    static func pump(from input: Int32, readFailure: @autoclosure () -> UploadError,
+                     _ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws -> Int64 {
+        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        var total: Int64 = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw readFailure()
+            }
+            if count == 0 { return total }
+            total += Int64(count)
+            try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<count]), total) }
+        }
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw localFailure("cannot write a staging file")
+            }
+            offset += written
+        }
+    }
+}
+
+/// A failure of the worker's own disk (full, permissions): retryable, since the file itself is not at fault.
+func localFailure(_ what: String) -> UploadError {
+    UploadError(.sourceFetchFailed, "\(what): \(String(cString: strerror(errno)))", retryable: true)
+}

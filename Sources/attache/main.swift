@@ -1,0 +1,23 @@
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let parsed: CommandLineArguments
+do {
+    parsed = try CommandLineArguments.parse(arguments, accepted: Usage.flags(of:))
+} catch {
+    FileHandle.standardError.write(Data("attache: \(error)\n\n\(Usage.text(of: arguments.first))\n".utf8))
+    exit(2)
+}
+
+if parsed.wantsHelp || parsed.command == nil {
+    print(Usage.text(of: parsed.command))
+    exit(parsed.command == nil && !parsed.wantsHelp ? 2 : 0)
+}
+
+switch parsed.command {
+case "demo":
+    exit(await DemoCommand.run())
+default:
+    FileHandle.standardError.write(Data("attache: unknown command '\(parsed.command ?? "")'\n\n\(Usage.general)\n".utf8))
+    exit(2)
+}
