@@ -8,6 +8,8 @@ public struct S3Error: Error, Hashable, Sendable, CustomStringConvertible {
 
         /// A configuration value is missing or unusable (bucket, region, endpoint, credentials, prefix, lifetime).
         public static let invalidConfiguration = Code(rawValue: "S3_INVALID_CONFIGURATION")
+        /// A request argument is unusable (a checksum that is not a SHA-256 digest, a part number outside 1…10,000).
+        public static let invalidRequest = Code(rawValue: "S3_INVALID_REQUEST")
         /// A presigned URL lifetime outside 1 s … 7 days.
         public static let urlLifetimeOutOfRange = Code(rawValue: "S3_URL_LIFETIME_OUT_OF_RANGE")
         /// An object larger than S3 can store (5 TiB), or than 10,000 parts of at most 5 GiB can carry.
