@@ -29,7 +29,10 @@ enum S3Curl {
             arguments += ["-H", "\(header.name): \(header.value)"]
         }
         if let bodyFile {
-            arguments += ["-T", bodyFile.path, "-H", "Expect:"]
+            // -T streams the file like an uploader does, but appends the file name to a URL ending in "/".
+            let path = url.split(separator: "?", maxSplits: 1).first ?? ""
+            arguments += path.hasSuffix("/") ? ["--data-binary", "@" + bodyFile.path] : ["-T", bodyFile.path]
+            arguments += ["-H", "Expect:"]
         }
         arguments.append(url)
         let outcome = try await S3TestProcess.run("/usr/bin/curl", arguments)
