@@ -4,8 +4,11 @@ import UploadEngine
 /// Where a bucket's objects live: scheme, the authority requests go to, and the path in front of every key
 /// (`/bucket` in path style, nothing in virtual-hosted style).
 struct S3BucketEndpoint: Sendable, Hashable {
+    /// `http` or `https`.
     var scheme: String
+    /// `host[:port]`, with the bucket in front in virtual-hosted style.
     var authority: String
+    /// `/bucket` in path style, empty in virtual-hosted style.
     var bucketPath: String
 
     /// Resolves the configured endpoint.

@@ -2,6 +2,7 @@ import Foundation
 
 /// The body of a CompleteMultipartUpload request: the uploaded parts in ascending part order.
 public struct S3CompleteMultipartUpload: Sendable, Hashable {
+    /// The parts, in ascending part number.
     public var parts: [S3CompletedPart]
 
     /// The parts, sorted by part number as S3 requires.

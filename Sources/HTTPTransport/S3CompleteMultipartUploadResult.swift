@@ -2,12 +2,16 @@ import Foundation
 
 /// S3's answer to a successful CompleteMultipartUpload.
 public struct S3CompleteMultipartUploadResult: Sendable, Hashable {
+    /// The object's URL as S3 reports it.
     public var location: String
+    /// The bucket the object is in.
     public var bucket: String
+    /// The object's key.
     public var key: String
     /// The object's ETag (for multipart objects, `"<md5 of part md5s>-<part count>"`).
     public var etag: String
 
+    /// A result with the given fields.
     public init(location: String, bucket: String, key: String, etag: String) {
         self.location = location
         self.bucket = bucket

@@ -2,8 +2,11 @@
 public struct S3Error: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable code string for logs and metrics.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code string, e.g. `S3_SERVICE_ERROR`.
         public let rawValue: String
+        /// A code from its string.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code string.
         public var description: String { rawValue }
 
         /// A configuration value is missing or unusable (bucket, region, endpoint, credentials, prefix, lifetime).
@@ -20,13 +23,16 @@ public struct S3Error: Error, Hashable, Sendable, CustomStringConvertible {
         public static let malformedResponse = Code(rawValue: "S3_MALFORMED_RESPONSE")
     }
 
+    /// What kind of error this is.
     public var code: Code
+    /// What went wrong, for people.
     public var message: String
     /// The error S3 itself reported, for `.serviceError`.
     public var response: S3ErrorResponse?
     /// Whether trying the same call again may succeed.
     public var isRetryable: Bool
 
+    /// An error of `code`; not retryable unless said.
     public init(_ code: Code, _ message: String, response: S3ErrorResponse? = nil, retryable: Bool = false) {
         self.code = code
         self.message = message
@@ -39,5 +45,6 @@ public struct S3Error: Error, Hashable, Sendable, CustomStringConvertible {
         self.init(.serviceError, response.description, response: response, retryable: response.isRetryable)
     }
 
+    /// `CODE: message`.
     public var description: String { "\(code.rawValue): \(message)" }
 }

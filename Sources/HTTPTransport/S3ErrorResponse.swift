@@ -7,9 +7,12 @@ public struct S3ErrorResponse: Sendable, Hashable, CustomStringConvertible {
     public var status: Int
     /// S3's error code, e.g. `AccessDenied`, `SignatureDoesNotMatch`, `NoSuchUpload`, `InternalError`.
     public var code: String
+    /// S3's explanation, e.g. `Request has expired`.
     public var message: String
+    /// S3's id of the failed request, for support cases.
     public var requestId: String?
 
+    /// An error answer with the given fields.
     public init(status: Int, code: String, message: String, requestId: String? = nil) {
         self.status = status
         self.code = code
@@ -47,5 +50,6 @@ public struct S3ErrorResponse: Sendable, Hashable, CustomStringConvertible {
         return UploadError(.s3UploadFailed, "storage answered \(status) \(description)", retryable: true)
     }
 
+    /// `Code: Message`.
     public var description: String { message.isEmpty ? code : "\(code): \(message)" }
 }

@@ -2,10 +2,14 @@ import Foundation
 
 /// S3's answer to CreateMultipartUpload: the upload id every part and the completion refer to.
 public struct S3InitiateMultipartUploadResult: Sendable, Hashable {
+    /// The bucket the upload goes to.
     public var bucket: String
+    /// The object's key.
     public var key: String
+    /// The id every part and the completion refer to.
     public var uploadId: String
 
+    /// A result with the given fields.
     public init(bucket: String, key: String, uploadId: String) {
         self.bucket = bucket
         self.key = key

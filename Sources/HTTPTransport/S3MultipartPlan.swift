@@ -1,18 +1,24 @@
 /// How an object is cut into parts for a multipart upload, within S3's limits: parts of at least 5 MiB (except the
 /// last), at most 5 GiB, at most 10,000 of them, objects of at most 5 TiB.
 public struct S3MultipartPlan: Sendable, Hashable {
+    /// The smallest part S3 accepts, except for the last part: 5 MiB.
     public static let minimumPartSize: Int64 = 5 * 1024 * 1024
+    /// The largest part S3 accepts: 5 GiB.
     public static let maximumPartSize: Int64 = 5 * 1024 * 1024 * 1024
+    /// The most parts one upload may have.
     public static let maximumPartCount = 10_000
+    /// The largest object S3 stores: 5 TiB.
     public static let maximumObjectSize: Int64 = 5 * 1024 * 1024 * 1024 * 1024
     /// The largest object a single `PUT` may carry.
     public static let maximumSinglePutSize: Int64 = 5 * 1024 * 1024 * 1024
     /// The part size used when none is asked for.
     public static let defaultPartSize: Int64 = 8 * 1024 * 1024
 
+    /// The size of the whole object.
     public let objectSize: Int64
     /// The size of every part but the last, a whole number of MiB.
     public let partSize: Int64
+    /// How many parts the object is cut into (at least one).
     public let partCount: Int
 
     /// Plans `objectSize` bytes in parts of `preferredPartSize`, grown (to whole MiB) when 10,000 parts of that

@@ -10,9 +10,13 @@ import UploadEngine
 /// Removing an object needs an HTTP call, which is the caller's to make: `presignedDelete(key:)` gives the
 /// request, and `deleteObject` stays the protocol's default (a no-op) until an HTTP client performs it.
 public struct S3Presigner: Presigner {
+    /// The validated settings.
     public let configuration: S3PresignerConfiguration
+    /// Where signing times come from.
     let clock: any EngineClock
+    /// The signer for the configured key and region, service `s3`.
     let signer: SigV4Signer
+    /// The bucket's address.
     let endpoint: S3BucketEndpoint
 
     /// A presigner for `configuration`, signing at the times `clock` tells.
@@ -25,6 +29,8 @@ public struct S3Presigner: Presigner {
         self.endpoint = try S3BucketEndpoint(configuration: configuration)
     }
 
+    /// Signs an upload for each file the policy allows, all at the same instant, and refuses the others.
+    /// Never throws in practice: signing is local and the configuration was validated at `init`.
     public func presign(_ files: [PresignFile], in context: BatchContext) async throws -> [String: PresignOutcome] {
         let now = clock.now()
         var outcomes: [String: PresignOutcome] = [:]

@@ -9,6 +9,7 @@ public struct S3UploadPolicy: Sendable, Hashable {
     /// The largest file in bytes; nil for no limit of the policy's own.
     public var maximumSize: Int64?
 
+    /// A policy; the default allows everything.
     public init(allowedMimeTypes: [String] = [], maximumSize: Int64? = nil) {
         self.allowedMimeTypes = allowedMimeTypes
         self.maximumSize = maximumSize

@@ -12,8 +12,10 @@ public struct S3XMLElement: Sendable, Hashable {
     public var name: String
     /// The character data directly inside this element, untrimmed.
     public var text: String
+    /// The child elements, in document order.
     public var children: [S3XMLElement]
 
+    /// An element with the given parts.
     public init(name: String, text: String = "", children: [S3XMLElement] = []) {
         self.name = name
         self.text = text
@@ -87,6 +89,7 @@ public struct S3XMLElement: Sendable, Hashable {
 /// Collects `XMLParser` events into an `S3XMLElement` tree; used by one parse on one thread, then dropped.
 private final class S3XMLTreeBuilder: NSObject, XMLParserDelegate {
     private var stack: [S3XMLElement] = []
+    /// The document element, once it has closed.
     var root: S3XMLElement?
 
     func parser(

@@ -1,4 +1,4 @@
-import CCrypto
+internal import CCrypto
 import Foundation
 
 /// SHA-256 and HMAC-SHA256 from libcrypto, the two primitives SigV4 is built from.

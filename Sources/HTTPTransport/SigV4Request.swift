@@ -7,6 +7,7 @@ public struct SigV4Request: Sendable, Hashable {
     /// Hex SHA-256 of the empty body.
     public static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
+    /// The HTTP method, e.g. `PUT`.
     public var method: String
     /// `http` or `https`.
     public var scheme: String
@@ -15,12 +16,14 @@ public struct SigV4Request: Sendable, Hashable {
     /// The unencoded path, starting with `/`. It is encoded once, segment by segment, keeping `/` (S3's rule:
     /// no normalisation, no double encoding).
     public var path: String
+    /// Query parameters, unencoded, in any order.
     public var query: [SigV4QueryItem]
     /// Headers to sign and send, besides `host`, which is derived from `authority`.
     public var headers: [HTTPHeader]
     /// Lower-case hex SHA-256 of the body, or `UNSIGNED-PAYLOAD`.
     public var payloadHash: String
 
+    /// A request from its parts; the payload hash defaults to that of an empty body.
     public init(
         method: String, scheme: String = "https", authority: String, path: String = "/",
         query: [SigV4QueryItem] = [], headers: [HTTPHeader] = [], payloadHash: String = SigV4Request.emptyPayloadHash

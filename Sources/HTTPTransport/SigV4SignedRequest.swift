@@ -3,6 +3,7 @@ import UploadEngine
 
 /// A signed request, ready for an HTTP client: call `method` on `url` with exactly `headers` and `body`.
 public struct SigV4SignedRequest: Sendable, Hashable {
+    /// The HTTP method to use.
     public var method: String
     /// The URL to call. A presigned URL is a credential: log `redactedURL` instead.
     public var url: String
@@ -16,6 +17,7 @@ public struct SigV4SignedRequest: Sendable, Hashable {
     /// When a presigned URL stops working; nil for header-signed requests.
     public var expiresAt: Date?
 
+    /// A signed request from its parts.
     public init(
         method: String, url: String, headers: [HTTPHeader], body: Data = Data(), signature: String,
         expiresAt: Date? = nil

@@ -11,10 +11,14 @@ public struct SigV4Signer: Sendable, Hashable {
     /// The longest a presigned URL may live: 7 days, S3's limit for `X-Amz-Expires`.
     public static let maximumPresignLifetime = 604_800
 
+    /// The key that signs.
     public var credentials: SigV4Credentials
+    /// The region of the credential scope, e.g. `us-east-1`.
     public var region: String
+    /// The service of the credential scope, e.g. `s3`.
     public var service: String
 
+    /// A signer for one key, region and service.
     public init(credentials: SigV4Credentials, region: String, service: String = "s3") {
         self.credentials = credentials
         self.region = region

@@ -232,5 +232,7 @@ import UploadEngine
         #expect(presigner.objectURL(key: "k") == "https://minio.example.com/attache-test/k")
         let custom = try Self.presigner(Self.configuration(endpoint: "https://minio.example.com:9443"))
         #expect(custom.objectURL(key: "a b") == "https://minio.example.com:9443/attache-test/a%20b")
+        let ipv6 = try Self.presigner(Self.configuration(endpoint: "http://[::1]:9000"))
+        #expect(ipv6.objectURL(key: "k") == "http://[::1]:9000/attache-test/k")
     }
 }
