@@ -27,7 +27,7 @@ extension S3Presigner {
         return signer.authorize(request, body: body, at: clock.now())
     }
 
-    /// A presigned request with no headers of its own, valid for the configured lifetime from now.
+    /// A presigned request signing `headers` (which must then be sent), valid for the configured lifetime from now.
     func presigned(method: String, key: String, query: [SigV4QueryItem] = [], headers: [HTTPHeader] = []) throws
         -> SigV4SignedRequest
     {
