@@ -1,0 +1,78 @@
+/// Builds the deterministic object keys `{prefix}/{batchId}/{fileId}/{safe name}`: the same file of the same batch
+/// always lands on the same key, so a replayed job overwrites rather than duplicates.
+public enum S3ObjectKey {
+    /// The longest safe name, in characters (all ASCII).
+    public static let maximumSafeNameLength = 128
+    /// S3's limit on a key, in UTF-8 bytes.
+    public static let maximumKeyLength = 1024
+    /// What a name with nothing usable in it becomes.
+    public static let fallbackName = "file"
+
+    /// The key of a file: the prefix's segments, then the batch and file ids as one segment each, then the safe
+    /// name. Ids are taken verbatim except that `%`, `/` and whole-segment `.`/`..` are escaped, so two different
+    /// (batchId, fileId) pairs never share a key and no HTTP client rewrites the path.
+    public static func make(prefix: String, batchId: String, fileId: String, name: String) -> String {
+        let prefixSegments = prefix.split(separator: "/").map(String.init)
+        return (prefixSegments + [segment(batchId), segment(fileId), safeName(name)]).joined(separator: "/")
+    }
+
+    /// An id as a single key segment: `%` → `%25`, `/` → `%2F`, and a segment of only `.` or `..` → `%2E`/`%2E%2E`.
+    public static func segment(_ id: String) -> String {
+        if id == "." { return "%2E" }
+        if id == ".." { return "%2E%2E" }
+        var out = ""
+        out.reserveCapacity(id.utf8.count)
+        for character in id {
+            switch character {
+            case "%": out += "%25"
+            case "/": out += "%2F"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// A display name reduced to `[A-Za-z0-9._-]`: each run of other characters becomes one `_`; the result is
+    /// never empty, never only dots (`.`, `..`) and at most `maximumSafeNameLength` long, keeping a short extension.
+    public static func safeName(_ name: String) -> String {
+        var safe = ""
+        var replacing = false
+        for scalar in name.unicodeScalars {
+            if scalar.isASCII, isKept(UInt8(scalar.value)) {
+                safe.unicodeScalars.append(scalar)
+                replacing = false
+            } else if !replacing {
+                safe += "_"
+                replacing = true
+            }
+        }
+        if safe.count > maximumSafeNameLength {
+            safe = truncated(safe)
+        }
+        if safe.allSatisfy({ $0 == "." }) {  // also true for the empty string
+            return fallbackName
+        }
+        return safe
+    }
+
+    private static func isKept(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            true
+        default:
+            false
+        }
+    }
+
+    /// Cuts the stem so the whole fits, keeping an extension of up to 16 characters (the part from the last dot).
+    private static func truncated(_ safe: String) -> String {
+        if let dot = safe.lastIndex(of: "."), dot != safe.startIndex {
+            let ext = safe[dot...]
+            if ext.count <= 16 {
+                return String(safe.prefix(maximumSafeNameLength - ext.count)) + ext
+            }
+        }
+        return String(safe.prefix(maximumSafeNameLength))
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import UploadEngine
+
+/// Presigns uploads straight to an S3 bucket with SigV4 query URLs (`presign.mode = s3`).
+///
+/// Each file gets a `PUT` URL for the key `{prefix}/{batchId}/{fileId}/{safe name}` that signs `content-type` and,
+/// when the staged file's SHA-256 is known, `x-amz-checksum-sha256`, so storage refuses bytes that differ.
+/// Files outside the policy are refused. Signing is local and never fails in transport.
+///
+/// Removing an object needs an HTTP call, which is the caller's to make: `presignedDelete(key:)` gives the
+/// request, and `deleteObject` stays the protocol's default (a no-op) until an HTTP client performs it.
+public struct S3Presigner: Presigner {
+    /// The validated settings.
+    public let configuration: S3PresignerConfiguration
+    /// Where signing times come from.
+    let clock: any EngineClock
+    /// The signer for the configured key and region, service `s3`.
+    let signer: SigV4Signer
+    /// The bucket's address.
+    let endpoint: S3BucketEndpoint
+
+    /// A presigner for `configuration`, signing at the times `clock` tells.
+    /// - Throws: `S3Error` when the configuration does not validate.
+    public init(configuration: S3PresignerConfiguration, clock: any EngineClock = SystemClock()) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        self.clock = clock
+        self.signer = SigV4Signer(credentials: configuration.credentials, region: configuration.region, service: "s3")
+        self.endpoint = try S3BucketEndpoint(configuration: configuration)
+    }
+
+    /// Signs an upload for each file the policy allows, all at the same instant, and refuses the others.
+    /// Never throws in practice: signing is local and the configuration was validated at `init`.
+    public func presign(_ files: [PresignFile], in context: BatchContext) async throws -> [String: PresignOutcome] {
+        let now = clock.now()
+        var outcomes: [String: PresignOutcome] = [:]
+        for file in files {
+            outcomes[file.fileId] = try outcome(for: file, batchId: context.batchId, at: now)
+        }
+        return outcomes
+    }
+
+    /// The key of a file of a batch (deterministic: see `S3ObjectKey`).
+    public func objectKey(batchId: String, fileId: String, name: String) -> String {
+        S3ObjectKey.make(prefix: configuration.keyPrefix, batchId: batchId, fileId: fileId, name: name)
+    }
+
+    /// The object's own URL, without a query.
+    public func objectURL(key: String) -> String {
+        endpoint.objectURL(key: key)
+    }
+
+    /// The URL the file is reachable at once uploaded: under `publicBaseURL` if configured, else `objectURL`.
+    public func fileURL(key: String) -> String {
+        guard var base = configuration.publicBaseURL else { return objectURL(key: key) }
+        while base.hasSuffix("/") { base.removeLast() }
+        return base + "/" + SigV4Encoding.uriEncode(key, encodeSlash: false)
+    }
+
+    /// A presigned `PUT` of one file to `key`, signed at `date`.
+    ///
+    /// The headers to send are `content-type` (the file's type, `application/octet-stream` if it has none) and,
+    /// when `sha256Hex` is given, `x-amz-checksum-sha256` with `x-amz-sdk-checksum-algorithm: SHA256`.
+    /// - Throws: `S3Error` `.invalidRequest` for a `sha256Hex` that is not 64 hex digits.
+    public func presignedUpload(key: String, mimeType: String, sha256Hex: String?, at date: Date) throws
+        -> UploadTarget
+    {
+        var headers = [HTTPHeader("content-type", mimeType.isEmpty ? "application/octet-stream" : mimeType)]
+        if let sha256Hex {
+            guard let checksum = S3Checksum.base64(sha256Hex: sha256Hex) else {
+                throw S3Error(.invalidRequest, "a SHA-256 digest must be 64 hex digits; got \"\(sha256Hex)\"")
+            }
+            headers.append(HTTPHeader(S3Checksum.sha256Header, checksum))
+            headers.append(HTTPHeader(S3Checksum.algorithmHeader, "SHA256"))
+        }
+        let request = endpoint.request(
+            method: "PUT", key: key, headers: headers, payloadHash: SigV4Request.unsignedPayload)
+        let signed = try signer.presign(request, lifetime: configuration.urlLifetimeSeconds, at: date)
+        return UploadTarget(
+            uploadURL: signed.url, method: "PUT", headers: signed.headers, fileURL: fileURL(key: key),
+            expiresAt: signed.expiresAt)
+    }
+
+    private func outcome(for file: PresignFile, batchId: String, at date: Date) throws -> PresignOutcome {
+        if let refusal = configuration.policy.refusal(for: file) {
+            return .refused(refusal)
+        }
+        let key = objectKey(batchId: batchId, fileId: file.fileId, name: file.name)
+        if key.utf8.count > S3ObjectKey.maximumKeyLength {
+            return .refused(
+                UploadError(
+                    .invalidFileObject,
+                    "the object key would be \(key.utf8.count) bytes; S3 allows \(S3ObjectKey.maximumKeyLength)",
+                    retryable: false))
+        }
+        if !file.sha256.isEmpty && S3Checksum.base64(sha256Hex: file.sha256) == nil {
+            return .refused(
+                UploadError(
+                    .invalidFileObject, "the file's SHA-256 is not a 64-digit hex digest: \"\(file.sha256)\"",
+                    retryable: false))
+        }
+        let target = try presignedUpload(
+            key: key, mimeType: file.mimeType, sha256Hex: file.sha256.isEmpty ? nil : file.sha256, at: date)
+        return .target(target)
+    }
+}

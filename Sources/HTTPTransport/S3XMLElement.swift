@@ -1,0 +1,123 @@
+import Foundation
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// A parsed XML element of an S3 answer: its local name, its own text and its child elements.
+///
+/// S3's documents are small and shallow, so a tree is simpler to query than a streaming parser.
+public struct S3XMLElement: Sendable, Hashable {
+    /// The local name (namespace prefix removed).
+    public var name: String
+    /// The character data directly inside this element, untrimmed.
+    public var text: String
+    /// The child elements, in document order.
+    public var children: [S3XMLElement]
+
+    /// An element with the given parts.
+    public init(name: String, text: String = "", children: [S3XMLElement] = []) {
+        self.name = name
+        self.text = text
+        self.children = children
+    }
+
+    /// Parses a document and returns its root element.
+    ///
+    /// Leading whitespace is skipped first: S3 may write spaces before the document while a long operation
+    /// (CompleteMultipartUpload) runs, and an XML declaration is only legal at the very start.
+    /// - Throws: `S3Error` `.malformedResponse` for an empty or ill-formed document.
+    public static func parse(_ data: Data) throws -> S3XMLElement {
+        let start = data.firstIndex { !(0x20 == $0 || 0x09 == $0 || 0x0A == $0 || 0x0D == $0) }
+        guard let start else {
+            throw S3Error(.malformedResponse, "the XML answer is empty", retryable: true)
+        }
+        let parser = XMLParser(data: Data(data[start...]))
+        parser.shouldProcessNamespaces = true
+        parser.shouldResolveExternalEntities = false
+        let builder = S3XMLTreeBuilder()
+        parser.delegate = builder
+        guard parser.parse(), let root = builder.root else {
+            let reason = parser.parserError.map { String(describing: $0) } ?? "no root element"
+            throw S3Error(.malformedResponse, "the XML answer is not well-formed (\(reason))", retryable: true)
+        }
+        return root
+    }
+
+    /// The first child called `name`.
+    public func child(_ name: String) -> S3XMLElement? {
+        children.first { $0.name == name }
+    }
+
+    /// Every child called `name`, in document order.
+    public func children(named name: String) -> [S3XMLElement] {
+        children.filter { $0.name == name }
+    }
+
+    /// The trimmed text of the first child called `name`.
+    public func childText(_ name: String) -> String? {
+        child(name).map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+
+    /// This element or the first descendant called `name`, depth first.
+    public func firstDescendant(named name: String) -> S3XMLElement? {
+        if self.name == name { return self }
+        for child in children {
+            if let found = child.firstDescendant(named: name) { return found }
+        }
+        return nil
+    }
+
+    /// `text` with `&`, `<`, `>`, `"` and `'` escaped for use as element content.
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}
+
+/// Collects `XMLParser` events into an `S3XMLElement` tree; used by one parse on one thread, then dropped.
+private final class S3XMLTreeBuilder: NSObject, XMLParserDelegate {
+    private var stack: [S3XMLElement] = []
+    /// The document element, once it has closed.
+    var root: S3XMLElement?
+
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
+        let local = elementName.split(separator: ":").last.map(String.init) ?? elementName
+        stack.append(S3XMLElement(name: local))
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        guard !stack.isEmpty else { return }
+        stack[stack.count - 1].text += string
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+        guard !stack.isEmpty else { return }
+        stack[stack.count - 1].text += String(decoding: CDATABlock, as: UTF8.self)
+    }
+
+    func parser(
+        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
+    ) {
+        guard let element = stack.popLast() else { return }
+        if stack.isEmpty {
+            root = element
+        } else {
+            stack[stack.count - 1].children.append(element)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+internal import CCrypto
+import Foundation
+
+/// SHA-256 and HMAC-SHA256 from libcrypto, the two primitives SigV4 is built from.
+///
+/// Both are one-shot calls on caller-owned buffers, so they are safe from any thread.
+public enum SigV4Digest {
+    /// Length in bytes of a SHA-256 digest.
+    public static let byteCount = 32
+
+    /// The SHA-256 digest of `bytes`.
+    public static func sha256(_ bytes: some ContiguousBytes) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: byteCount)
+        var length: UInt32 = 0
+        let status = bytes.withUnsafeBytes { input in
+            digest.withUnsafeMutableBufferPointer { output in
+                EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, EVP_sha256(), nil)
+            }
+        }
+        // libcrypto only fails here on allocation failure or a broken provider; signing cannot go on without it.
+        precondition(status == 1 && length == UInt32(byteCount), "libcrypto SHA-256 failed")
+        return digest
+    }
+
+    /// The SHA-256 digest of a string's UTF-8 bytes.
+    public static func sha256(_ text: String) -> [UInt8] {
+        sha256(Array(text.utf8))
+    }
+
+    /// The HMAC-SHA256 of `message` under `key`.
+    public static func hmacSHA256(key: some ContiguousBytes, message: some ContiguousBytes) -> [UInt8] {
+        var mac = [UInt8](repeating: 0, count: byteCount)
+        var length: UInt32 = 0
+        let result = key.withUnsafeBytes { keyBytes in
+            message.withUnsafeBytes { messageBytes in
+                mac.withUnsafeMutableBufferPointer { output in
+                    HMAC(
+                        EVP_sha256(), keyBytes.baseAddress, Int32(keyBytes.count),
+                        messageBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), messageBytes.count,
+                        output.baseAddress, &length)
+                }
+            }
+        }
+        precondition(result != nil && length == UInt32(byteCount), "libcrypto HMAC-SHA256 failed")
+        return mac
+    }
+
+    /// The HMAC-SHA256 of a string's UTF-8 bytes under `key`.
+    public static func hmacSHA256(key: some ContiguousBytes, message: String) -> [UInt8] {
+        hmacSHA256(key: key, message: Array(message.utf8))
+    }
+
+    /// Lower-case hexadecimal of `bytes`, as SigV4 writes digests and signatures.
+    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(64)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The bytes a hexadecimal string spells, or nil when it is not an even-length run of hex digits.
+    public static func bytes(fromHex hex: String) -> [UInt8]? {
+        let utf8 = Array(hex.utf8)
+        guard utf8.count % 2 == 0 else { return nil }
+        var out = [UInt8]()
+        out.reserveCapacity(utf8.count / 2)
+        var index = 0
+        while index < utf8.count {
+            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else { return nil }
+            out.append(high << 4 | low)
+            index += 2
+        }
+        return out
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

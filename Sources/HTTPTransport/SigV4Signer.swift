@@ -1,0 +1,96 @@
+import Foundation
+import UploadEngine
+
+/// AWS Signature Version 4 for one key, region and service: builds the canonical request, the string to sign
+/// and the signature, and from them presigned URLs (`presign`) and `Authorization` headers (`authorize`).
+///
+/// A value type with no state beyond its inputs; safe to share between tasks.
+public struct SigV4Signer: Sendable, Hashable {
+    /// The only algorithm SigV4 defines over HMAC-SHA256.
+    public static let algorithm = "AWS4-HMAC-SHA256"
+    /// The longest a presigned URL may live: 7 days, S3's limit for `X-Amz-Expires`.
+    public static let maximumPresignLifetime = 604_800
+
+    /// The key that signs.
+    public var credentials: SigV4Credentials
+    /// The region of the credential scope, e.g. `us-east-1`.
+    public var region: String
+    /// The service of the credential scope, e.g. `s3`.
+    public var service: String
+
+    /// A signer for one key, region and service.
+    public init(credentials: SigV4Credentials, region: String, service: String = "s3") {
+        self.credentials = credentials
+        self.region = region
+        self.service = service
+    }
+
+    /// `20130524/us-east-1/s3/aws4_request`: the scope a signature is valid for.
+    public func credentialScope(_ time: SigV4Timestamp) -> String {
+        "\(time.dateStamp)/\(region)/\(service)/aws4_request"
+    }
+
+    /// The canonical request of `request` with `query` in place of its own query items.
+    public func canonicalRequest(_ request: SigV4Request, query: [SigV4QueryItem], headers: [HTTPHeader]) -> String {
+        let canonical = Self.canonicalHeaders(headers)
+        return [
+            request.method.uppercased(),
+            request.encodedPath,
+            Self.canonicalQuery(query),
+            canonical.block,
+            canonical.signedHeaders,
+            request.payloadHash,
+        ].joined(separator: "\n")
+    }
+
+    /// The string to sign for a canonical request made at `time`.
+    public func stringToSign(canonicalRequest: String, at time: SigV4Timestamp) -> String {
+        [
+            Self.algorithm,
+            time.amzDate,
+            credentialScope(time),
+            SigV4Digest.hex(SigV4Digest.sha256(canonicalRequest)),
+        ].joined(separator: "\n")
+    }
+
+    /// The day's signing key: HMAC chain of date, region, service and `aws4_request` from `AWS4` + secret.
+    public func signingKey(at time: SigV4Timestamp) -> [UInt8] {
+        let dateKey = SigV4Digest.hmacSHA256(key: Array(("AWS4" + credentials.secretAccessKey).utf8), message: time.dateStamp)
+        let regionKey = SigV4Digest.hmacSHA256(key: dateKey, message: region)
+        let serviceKey = SigV4Digest.hmacSHA256(key: regionKey, message: service)
+        return SigV4Digest.hmacSHA256(key: serviceKey, message: "aws4_request")
+    }
+
+    /// The hex signature of a string to sign.
+    public func signature(stringToSign: String, at time: SigV4Timestamp) -> String {
+        SigV4Digest.hex(SigV4Digest.hmacSHA256(key: signingKey(at: time), message: stringToSign))
+    }
+
+    /// Query items encoded, sorted by encoded name then value, and joined as `name=value&…`.
+    public static func canonicalQuery(_ items: [SigV4QueryItem]) -> String {
+        // Encoded forms are plain ASCII, so String ordering is the byte ordering SigV4 asks for.
+        let encoded: [(name: String, value: String)] = items.map {
+            (SigV4Encoding.uriEncode($0.name), SigV4Encoding.uriEncode($0.value))
+        }
+        let sorted = encoded.sorted { lhs, rhs in
+            lhs.name == rhs.name ? lhs.value < rhs.value : lhs.name < rhs.name
+        }
+        return sorted.map { $0.name + "=" + $0.value }.joined(separator: "&")
+    }
+
+    /// The canonical header block (`name:value\n` per header, names lower-cased and sorted, values trimmed with
+    /// inner runs of spaces collapsed, repeated names joined with `,`) and the `;`-joined signed header names.
+    public static func canonicalHeaders(_ headers: [HTTPHeader]) -> (block: String, signedHeaders: String) {
+        var values: [String: [String]] = [:]
+        for header in headers {
+            values[header.name.lowercased(), default: []].append(normalizedValue(header.value))
+        }
+        let names = values.keys.sorted()
+        let block = names.map { "\($0):\(values[$0]!.joined(separator: ","))\n" }.joined()
+        return (block, names.joined(separator: ";"))
+    }
+
+    private static func normalizedValue(_ value: String) -> String {
+        value.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
+    }
+}

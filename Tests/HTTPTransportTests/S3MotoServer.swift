@@ -1,0 +1,212 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// A moto S3 server on 127.0.0.1 with an ephemeral port, started once for a suite by the `.motoServer` trait and
+/// stopped when the suite ends.
+///
+/// The executable is `$ATTACHE_MOTO_SERVER`, else `moto_server` on `PATH` (`ops/test` puts the project's venv
+/// there), else the project's `.venv/bin/moto_server`.
+struct S3MotoServer: Sendable {
+    /// `http://127.0.0.1:<port>`.
+    var endpoint: String
+    var port: Int
+
+    @TaskLocal static var current: S3MotoServer?
+
+    /// The server of the running suite.
+    static func require() throws -> S3MotoServer {
+        try #require(current, "the suite needs the .motoServer trait")
+    }
+
+    static func executable() throws -> String {
+        if let configured = ProcessInfo.processInfo.environment["ATTACHE_MOTO_SERVER"] { return configured }
+        if let found = S3TestProcess.findOnPath("moto_server") { return found }
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let venv = packageRoot.appendingPathComponent(".venv/bin/moto_server").path
+        guard FileManager.default.isExecutableFile(atPath: venv) else {
+            throw S3IntegrationFailure(
+                "moto_server not found: run ops/install-deps test, put .venv/bin on PATH or set ATTACHE_MOTO_SERVER")
+        }
+        return venv
+    }
+
+    /// The Python that runs the `moto_server` script: its `#!` line's interpreter.
+    static func interpreter(of script: String) throws -> String {
+        let head = try FileHandle(forReadingFrom: URL(fileURLWithPath: script)).read(upToCount: 512) ?? Data()
+        let firstLine = String(decoding: head, as: UTF8.self).split(whereSeparator: \.isNewline).first ?? ""
+        guard firstLine.hasPrefix("#!"), let path = firstLine.dropFirst(2).split(separator: " ").first,
+            FileManager.default.isExecutableFile(atPath: String(path))
+        else {
+            throw S3IntegrationFailure("\(script) does not start with a #! line naming its Python")
+        }
+        return String(path)
+    }
+
+    /// Starts moto and runs `body` with it, then stops it. `environment` is added to moto's (e.g. to turn on
+    /// signature checking with `INITIAL_NO_AUTH_ACTION_COUNT`).
+    static func withServer(
+        environment: [String: String] = [:], _ body: @Sendable (S3MotoServer) async throws -> Void
+    ) async throws {
+        let process = Process()
+        // Children of the test runner inherit its blocked signals (SIGTERM, SIGCHLD among them), so moto could not
+        // be stopped by a signal. It runs under a small Python prologue instead that unblocks them and exits the
+        // moment its stdin (our pipe) closes: at `stop`, or when the test process dies for any reason.
+        // Port 0: the OS picks a free port and werkzeug prints it, so parallel suites never collide.
+        process.executableURL = URL(fileURLWithPath: try interpreter(of: try executable()))
+        process.arguments = [
+            "-c",
+            """
+            import os, signal, sys, threading
+            signal.pthread_sigmask(signal.SIG_SETMASK, [])
+            def leash():
+                sys.stdin.buffer.read()
+                os._exit(0)
+            threading.Thread(target=leash, daemon=True).start()
+            from moto.server import main
+            main(["-H", "127.0.0.1", "-p", "0"])
+            """,
+        ]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let leash = Pipe()
+        process.standardInput = leash
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        let startup = S3MotoStartup()
+        // The handler keeps draining after start-up: werkzeug logs every request, and a full pipe would stall it.
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+                return
+            }
+            startup.received(chunk)
+        }
+        process.terminationHandler = { startup.exited(status: $0.terminationStatus) }
+        try process.run()
+        let port: Int
+        do {
+            port = try await startup.port()
+        } catch {
+            await stop(leash, startup)
+            throw error
+        }
+        let server = S3MotoServer(endpoint: "http://127.0.0.1:\(port)", port: port)
+        do {
+            try await body(server)
+        } catch {
+            await stop(leash, startup)
+            throw error
+        }
+        await stop(leash, startup)
+    }
+
+    private static func stop(_ leash: Pipe, _ startup: S3MotoStartup) async {
+        try? leash.fileHandleForWriting.close()
+        await startup.waitForExit()
+    }
+}
+
+/// Why an integration test could not run its server or client.
+struct S3IntegrationFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Start-up and exit of one moto process, fed by its pipe and termination handlers (any thread).
+private final class S3MotoStartup: Sendable {
+    private struct State {
+        var text = ""
+        var port: Int?
+        var exitStatus: Int32?
+        var portWaiter: CheckedContinuation<Int, any Error>?
+        var exitWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func received(_ chunk: Data) {
+        let waiter: (CheckedContinuation<Int, any Error>, Int)? = state.withLock { state in
+            guard state.port == nil else { return nil }
+            state.text += String(decoding: chunk, as: UTF8.self)
+            guard let port = Self.port(in: state.text) else { return nil }
+            state.port = port
+            defer { state.portWaiter = nil }
+            return state.portWaiter.map { ($0, port) }
+        }
+        if let (continuation, port) = waiter { continuation.resume(returning: port) }
+    }
+
+    func exited(status: Int32) {
+        let (portWaiter, exitWaiters, text) = state.withLock { state in
+            state.exitStatus = status
+            defer {
+                state.portWaiter = nil
+                state.exitWaiters = []
+            }
+            return (state.portWaiter, state.exitWaiters, state.text)
+        }
+        portWaiter?.resume(throwing: S3IntegrationFailure("moto_server exited with \(status) before serving:\n\(text)"))
+        for waiter in exitWaiters { waiter.resume() }
+    }
+
+    func port() async throws -> Int {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready: Result<Int, any Error>? = state.withLock { state in
+                if let port = state.port { return .success(port) }
+                if let status = state.exitStatus {
+                    return .failure(S3IntegrationFailure("moto_server exited with \(status):\n\(state.text)"))
+                }
+                state.portWaiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+
+    func waitForExit() async {
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state in
+                if state.exitStatus != nil { return true }
+                state.exitWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    private static func port(in text: String) -> Int? {
+        guard let range = text.range(of: "Running on http://127.0.0.1:") else { return nil }
+        let digits = text[range.upperBound...].prefix { $0.isNumber }
+        // The banner line may arrive in pieces; only trust the number once the line has ended.
+        guard text[range.upperBound...].dropFirst(digits.count).first?.isNewline == true else { return nil }
+        return Int(digits)
+    }
+}
+
+/// Runs a suite's tests with one moto server for the whole suite (`S3MotoServer.current`).
+struct S3MotoServerTrait: SuiteTrait, TestScoping {
+    var environment: [String: String]
+    var isRecursive: Bool { false }
+
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        try await S3MotoServer.withServer(environment: environment) { server in
+            try await S3MotoServer.$current.withValue(server) { try await function() }
+        }
+    }
+}
+
+extension Trait where Self == S3MotoServerTrait {
+    /// One moto server for the suite, in its default mode (no signature checks).
+    static var motoServer: Self { S3MotoServerTrait(environment: [:]) }
+
+    /// One moto server for the suite that checks `Authorization` signatures (with IAM policies) after its first
+    /// `unauthenticatedRequests` requests, which create the IAM user whose key signs the rest.
+    static func motoServer(checkingSignaturesAfter unauthenticatedRequests: Int) -> Self {
+        S3MotoServerTrait(environment: ["INITIAL_NO_AUTH_ACTION_COUNT": String(unauthenticatedRequests)])
+    }
+}
