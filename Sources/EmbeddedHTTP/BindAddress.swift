@@ -24,14 +24,14 @@ struct BindAddress: Sendable, Hashable {
         var ipv4 = in_addr()
         if inet_pton(AF_INET, literal, &ipv4) == 1 {
             family = .ipv4(ipv4.s_addr)
-            text = Self.canonicalText(ipv4)
+            text = Self.canonicalText(AF_INET, ipv4) ?? literal
             return
         }
         var ipv6 = in6_addr()
         if inet_pton(AF_INET6, literal, &ipv6) == 1 {
             let bytes = withUnsafeBytes(of: ipv6) { Array($0) }
             family = .ipv6(bytes)
-            text = Self.canonicalText(ipv6)
+            text = Self.canonicalText(AF_INET6, ipv6) ?? literal
             return
         }
         throw EmbeddedHTTPError(.invalidAddress, "'\(host)' is not an IPv4 or IPv6 address")
@@ -62,17 +62,13 @@ struct BindAddress: Sendable, Hashable {
         }
     }
 
-    private static func canonicalText(_ address: in_addr) -> String {
-        var address = address
-        var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-        guard inet_ntop(AF_INET, &address, &buffer, socklen_t(buffer.count)) != nil else { return "0.0.0.0" }
-        return String(cString: buffer)
-    }
-
-    private static func canonicalText(_ address: in6_addr) -> String {
-        var address = address
+    /// `inet_ntop`'s form of a parsed address (`::1` for `0:0:0:0:0:0:0:1`); nil only if it refuses.
+    private static func canonicalText<Address>(_ family: Int32, _ address: Address) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        guard inet_ntop(AF_INET6, &address, &buffer, socklen_t(buffer.count)) != nil else { return "::" }
-        return String(cString: buffer)
+        let written = withUnsafeBytes(of: address) { raw in
+            inet_ntop(family, raw.baseAddress, &buffer, socklen_t(buffer.count)) != nil
+        }
+        guard written else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
