@@ -20,14 +20,17 @@ let package = Package(
         .target(name: "UploadEngineTesting", dependencies: ["UploadEngine"]),
         .target(name: "HTTPTransport", dependencies: ["UploadEngine", "CCurl", "CCrypto"]),
         .target(name: "KafkaIO", dependencies: ["CRdKafka"]),
-        .target(name: "DevServices", dependencies: ["UploadEngine", "CMicroHTTPD", "CCrypto"]),
-        .target(name: "Worker", dependencies: ["UploadEngine", "HTTPTransport", "KafkaIO"]),
+        // The libmicrohttpd server wrapper shared by the dev services and the worker's admin endpoints.
+        .target(name: "EmbeddedHTTP", dependencies: ["UploadEngine", "CMicroHTTPD"]),
+        .target(name: "DevServices", dependencies: ["UploadEngine", "EmbeddedHTTP", "CCrypto"]),
+        .target(name: "Worker", dependencies: ["UploadEngine", "HTTPTransport", "KafkaIO", "EmbeddedHTTP"]),
         .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine"]),
 
         .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "UploadEngineTesting"]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "DevServices", "UploadEngine"]),
         .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
-        .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "UploadEngine"]),
+        .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "UploadEngine"]),
+        .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "EmbeddedHTTP", "UploadEngine"]),
         .testTarget(name: "WorkerTests", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine", "UploadEngineTesting"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import EmbeddedHTTP
 import Foundation
 
 /// A body receiver that drops, stalls or slows a request as its `FaultShape` says, around the real receiver.

@@ -1,3 +1,4 @@
+import EmbeddedHTTP
 import Foundation
 
 /// Produces a response body at a limited rate, in small blocks, from the body it replaces.

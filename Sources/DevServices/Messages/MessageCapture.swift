@@ -1,3 +1,5 @@
+import EmbeddedHTTP
+
 /// A CometChat-compatible message API over HTTP on 127.0.0.1 that records what it is sent (DESIGN.md §2.4).
 ///
 /// `POST {path}` (default `/v3/messages`) with a media message answers
@@ -14,7 +16,7 @@ public final class MessageCapture: Sendable {
     /// The configuration it was started with.
     public let configuration: Configuration
     private let ledger = MessageLedger()
-    private let server: LoopbackHTTPServer
+    private let server: EmbeddedHTTPServer
 
     /// Starts listening on 127.0.0.1.
     public init(configuration: Configuration = Configuration(), faults: FaultPlan = FaultPlan()) throws {
@@ -22,7 +24,7 @@ public final class MessageCapture: Sendable {
         self.faults = faults
         let routes = MessageRoutes(configuration: configuration, ledger: ledger)
         let injection = FaultInjection(plan: faults) { _ in nil }
-        server = try LoopbackHTTPServer(port: configuration.port, handler: injection.wrap(routes.handle))
+        server = try EmbeddedHTTPServer.loopback(port: configuration.port, handler: injection.wrap(routes.handle))
     }
 
     /// The bound port.

@@ -1,3 +1,4 @@
+import EmbeddedHTTP
 import Foundation
 
 /// The message capture's request handling; runs on connection threads.

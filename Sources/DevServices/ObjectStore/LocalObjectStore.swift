@@ -1,3 +1,4 @@
+import EmbeddedHTTP
 import Foundation
 
 /// A local object store served over HTTP on 127.0.0.1: PUT, GET, HEAD and DELETE of objects under signed,
@@ -21,7 +22,7 @@ public final class LocalObjectStore: Sendable {
     let signer: URLSigner
     /// The configuration it was started with.
     let configuration: Configuration
-    private let server: LoopbackHTTPServer
+    private let server: EmbeddedHTTPServer
     private let ownsDirectory: Bool
 
     /// Prepares the directory and starts listening on 127.0.0.1.
@@ -36,7 +37,7 @@ public final class LocalObjectStore: Sendable {
             (try? ObjectKey(String(head.path.dropFirst())))?.fileId
         }
         do {
-            server = try LoopbackHTTPServer(port: configuration.port, handler: injection.wrap(routes.handle))
+            server = try EmbeddedHTTPServer.loopback(port: configuration.port, handler: injection.wrap(routes.handle))
         } catch {
             if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
             throw error

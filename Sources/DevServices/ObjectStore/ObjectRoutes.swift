@@ -1,3 +1,4 @@
+import EmbeddedHTTP
 import Foundation
 import UploadEngine
 

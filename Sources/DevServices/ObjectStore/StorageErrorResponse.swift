@@ -1,3 +1,4 @@
+import EmbeddedHTTP
 import Foundation
 
 /// S3-style XML error answers of the local object store.

@@ -1,3 +1,4 @@
+import EmbeddedHTTP
 import Foundation
 
 /// The presign endpoint's request handling; runs on connection threads.

@@ -1,3 +1,4 @@
+import EmbeddedHTTP
 import Foundation
 
 /// The presign endpoint of DESIGN.md §2.3 over HTTP on 127.0.0.1, authorising uploads into a `LocalObjectStore`.
@@ -18,7 +19,7 @@ public final class PresignService: Sendable {
     /// The configuration it was started with.
     public let configuration: Configuration
     private let log = PresignCallLog()
-    private let server: LoopbackHTTPServer
+    private let server: EmbeddedHTTPServer
 
     /// Starts listening on 127.0.0.1, presigning into `store` (which the caller keeps and stops).
     public init(store: LocalObjectStore, configuration: Configuration = Configuration(),
@@ -28,7 +29,7 @@ public final class PresignService: Sendable {
         self.faults = faults
         let routes = PresignRoutes(store: store, configuration: configuration, faults: faults, log: log)
         let injection = FaultInjection(plan: faults) { _ in nil }
-        server = try LoopbackHTTPServer(port: configuration.port, handler: injection.wrap(routes.handle))
+        server = try EmbeddedHTTPServer.loopback(port: configuration.port, handler: injection.wrap(routes.handle))
     }
 
     /// The bound port.

@@ -1,13 +1,13 @@
 import Glibc
 
-/// Produces a file's bytes with `pread`; owns the descriptor.
-final class FileProducer: HTTPBodyProducer {
+/// Produces a file's bytes with `pread`; owns the descriptor and closes it when released.
+public final class FileProducer: HTTPBodyProducer {
     private let descriptor: Int32
     /// The file's size when it was opened.
-    let length: UInt64
+    public let length: UInt64
 
     /// Opens the file; nil when it cannot be opened.
-    init?(path: String) {
+    public init?(path: String) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         var status = stat()
@@ -19,7 +19,8 @@ final class FileProducer: HTTPBodyProducer {
         length = UInt64(status.st_size)
     }
 
-    func produce(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) -> HTTPBodyChunk {
+    /// Reads the bytes from `offset` on; a failed read ends the body with `.failure`.
+    public func produce(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) -> HTTPBodyChunk {
         guard offset < length else { return .end }
         let count = pread(descriptor, buffer.baseAddress, min(buffer.count, Int(length - offset)), off_t(offset))
         return count > 0 ? .bytes(count) : .failure

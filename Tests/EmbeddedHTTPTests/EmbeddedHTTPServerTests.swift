@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import UploadEngine
-@testable import DevServices
+@testable import EmbeddedHTTP
 
 /// Counts the body's chunks and bytes, and answers with them.
 private final class ChunkCounter: HTTPBodyReceiver {
@@ -31,13 +31,13 @@ private final class CountingProducer: HTTPBodyProducer {
     }
 }
 
-@Suite struct LoopbackHTTPServerTests {
+@Suite struct EmbeddedHTTPServerTests {
     @Test func linksLibmicrohttpd() {
         #expect(MicroHTTPDLibrary.version.hasPrefix("0.9."))
     }
 
     @Test func requestBodyArrivesInChunksNotAsOneBuffer() async throws {
-        let server = try LoopbackHTTPServer { _ in .readBody(ChunkCounter()) }
+        let server = try EmbeddedHTTPServer { _ in .readBody(ChunkCounter()) }
         defer { server.stop() }
         let file = try TemporaryFile(count: 1 << 20)
         defer { file.remove() }
@@ -54,7 +54,7 @@ private final class CountingProducer: HTTPBodyProducer {
 
     @Test func handlerSeesMethodDecodedPathQueryAndHeaders() async throws {
         let seen = Mutex<HTTPRequestHead?>(nil)
-        let server = try LoopbackHTTPServer { head in
+        let server = try EmbeddedHTTPServer { head in
             seen.withLock { $0 = head }
             return .respond(.text(201, "ok"))
         }
@@ -78,7 +78,7 @@ private final class CountingProducer: HTTPBodyProducer {
         let file = try TemporaryFile(count: 300_000)
         defer { file.remove() }
         let path = file.url.path
-        let server = try LoopbackHTTPServer { _ in .respond(HTTPResponse(status: 200, body: .file(path: path))) }
+        let server = try EmbeddedHTTPServer { _ in .respond(HTTPResponse(status: 200, body: .file(path: path))) }
         defer { server.stop() }
 
         let result = try await Curl.run(["\(server.baseURL)/f"])
@@ -89,7 +89,7 @@ private final class CountingProducer: HTTPBodyProducer {
     }
 
     @Test func missingFileBodyAnswers500() async throws {
-        let server = try LoopbackHTTPServer { _ in
+        let server = try EmbeddedHTTPServer { _ in
             .respond(HTTPResponse(status: 200, body: .file(path: "/nonexistent/devsvc/file")))
         }
         defer { server.stop() }
@@ -100,7 +100,7 @@ private final class CountingProducer: HTTPBodyProducer {
     }
 
     @Test func streamedBodyOfUnknownLengthIsSentChunked() async throws {
-        let server = try LoopbackHTTPServer { _ in
+        let server = try EmbeddedHTTPServer { _ in
             .respond(HTTPResponse(status: 200, body: .stream(length: nil, producer: CountingProducer(total: 5000))))
         }
         defer { server.stop() }
@@ -113,7 +113,7 @@ private final class CountingProducer: HTTPBodyProducer {
     }
 
     @Test func droppedConnectionGivesTheClientAnEmptyReply() async throws {
-        let server = try LoopbackHTTPServer { _ in .dropConnection }
+        let server = try EmbeddedHTTPServer { _ in .dropConnection }
         defer { server.stop() }
 
         let result = try await Curl.run(["\(server.baseURL)/x"])
@@ -122,7 +122,7 @@ private final class CountingProducer: HTTPBodyProducer {
     }
 
     @Test func collectedBodyOverItsLimitIsAnswered413() async throws {
-        let server = try LoopbackHTTPServer { _ in
+        let server = try EmbeddedHTTPServer { _ in
             .readBody(CollectedBody(limit: 10) { bytes in .text(200, "\(bytes.count)") })
         }
         defer { server.stop() }
@@ -137,7 +137,7 @@ private final class CountingProducer: HTTPBodyProducer {
 
     @Test func stopClosesConnectionsAndNoLongerServesThePort() async throws {
         let served = Atomic<Int>(0)
-        let server = try LoopbackHTTPServer { _ in
+        let server = try EmbeddedHTTPServer { _ in
             served.add(1, ordering: .relaxed)
             return .respond(.text(200, "ok"))
         }

@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 import UploadEngine
 
-/// Owns one libmicrohttpd daemon listening on 127.0.0.1: thread per connection, plus MHD's listening thread.
+/// Owns one libmicrohttpd daemon on a socket bound here: thread per connection, plus MHD's listening thread.
 ///
 /// The handler runs on the connection's thread (never on Swift's cooperative pool) and may block there.
 ///
@@ -15,33 +15,23 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
     private let daemon: Mutex<OpaquePointer?>
     private let context: UnsafeMutableRawPointer
 
-    /// Binds 127.0.0.1:`port` (0 = ephemeral) and starts serving `handler`.
-    init(port: UInt16, idleTimeoutSeconds: UInt32, connectionLimit: UInt32,
-         handler: @escaping @Sendable (HTTPRequestHead) -> HTTPRequestAction) throws {
+    /// Binds `address`:`port` (0 = ephemeral) and starts serving `handler`.
+    init(address: BindAddress, port: UInt16, idleTimeoutSeconds: UInt32, connectionLimit: UInt32,
+         handler: @escaping @Sendable (HTTPRequestHead) -> HTTPRequestAction) throws(EmbeddedHTTPError) {
+        let socket = try ListeningSocket(address: address, port: port)
         let core = Unmanaged.passRetained(DaemonCore(handler: handler)).toOpaque()
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue
             | MHD_USE_POLL.rawValue | MHD_USE_ITC.rawValue
-        let started = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                attache_mhd_start(flags, port, handleAccess, core, requestEnded, nil,
-                                  socketAddress, connectionLimit, idleTimeoutSeconds)
-            }
-        }
-        guard let started else {
+        if case .ipv6 = address.family { flags |= MHD_USE_IPv6.rawValue }
+        guard let started = attache_mhd_start_listening(flags, socket.descriptor, handleAccess, core, requestEnded, nil,
+                                                        connectionLimit, idleTimeoutSeconds)
+        else {
+            // A daemon that did not start has not taken the socket over.
+            socket.close()
             Unmanaged<DaemonCore>.fromOpaque(core).release()
-            throw DevServicesError.startFailed("libmicrohttpd could not listen on 127.0.0.1:\(port)")
+            throw EmbeddedHTTPError(.startFailed, "libmicrohttpd could not start on \(address.hostText):\(socket.port)")
         }
-        let bound = attache_mhd_bound_port(started)
-        guard bound != 0 else {
-            MHD_stop_daemon(started)
-            Unmanaged<DaemonCore>.fromOpaque(core).release()
-            throw DevServicesError.startFailed("libmicrohttpd did not report its bound port")
-        }
-        self.port = bound
+        self.port = socket.port
         self.context = core
         self.daemon = Mutex(started)
     }

@@ -1,9 +1,9 @@
 import Foundation
 
-/// JSON answers of the dev services.
-enum JSONResponse {
+/// JSON answers: a value encoded with sorted keys, and the `{"error":{"code","message"}}` shape.
+public enum JSONResponse {
     /// `value` encoded as JSON (sorted keys, slashes unescaped) with `status`.
-    static func make(_ status: Int, _ value: some Encodable) -> HTTPResponse {
+    public static func make(_ status: Int, _ value: some Encodable) -> HTTPResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
@@ -11,7 +11,7 @@ enum JSONResponse {
     }
 
     /// `{"error":{"code","message"}}` with `status`.
-    static func error(_ status: Int, code: String, message: String) -> HTTPResponse {
+    public static func error(_ status: Int, code: String, message: String) -> HTTPResponse {
         make(status, ["error": ["code": code, "message": message]])
     }
 }

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Runs Debian's `curl` command-line tool, a client independent of our own code, against the servers under test.
+///
+/// The process is awaited through its termination handler, so no cooperative thread blocks on it. Output goes to
+/// files, so a large body can never fill a pipe and wedge the child.
+struct Curl {
+    /// What one curl run produced.
+    struct Result {
+        var exitCode: Int32
+        /// The status code (`%{http_code}`), 0 when there was no answer.
+        var status: Int
+        var body: Data
+        /// Response headers, lower-cased names, last value wins.
+        var headers: [String: String]
+        var stderr: String
+
+        var bodyText: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    /// Runs `curl` with `arguments` (the URL included) and collects status, headers and body.
+    static func run(_ arguments: [String], stdin: URL? = nil) async throws -> Result {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bodyFile = directory.appendingPathComponent("body")
+        let headerFile = directory.appendingPathComponent("headers")
+        let statusFile = directory.appendingPathComponent("status")
+        let errorFile = directory.appendingPathComponent("stderr")
+        for file in [bodyFile, headerFile, statusFile, errorFile] {
+            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["--silent", "--show-error", "--noproxy", "*",
+                             "-o", bodyFile.path, "-D", headerFile.path, "-w", "%{http_code}"] + arguments
+        let statusHandle = try FileHandle(forWritingTo: statusFile)
+        let errorHandle = try FileHandle(forWritingTo: errorFile)
+        defer {
+            try? statusHandle.close()
+            try? errorHandle.close()
+        }
+        process.standardOutput = statusHandle
+        process.standardError = errorHandle
+        process.standardInput = try stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
+
+        let exitCode: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+
+        var headers: [String: String] = [:]
+        for line in String(decoding: (try? Data(contentsOf: headerFile)) ?? Data(), as: UTF8.self)
+            .split(whereSeparator: \.isNewline) {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].lowercased()
+            headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Result(
+            exitCode: exitCode,
+            status: Int(String(decoding: try Data(contentsOf: statusFile), as: UTF8.self)) ?? 0,
+            body: try Data(contentsOf: bodyFile),
+            headers: headers,
+            stderr: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
+    }
+}

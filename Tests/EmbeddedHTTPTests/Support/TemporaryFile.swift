@@ -1,0 +1,29 @@
+import Foundation
+
+/// A file of test bytes in the temporary directory, removed with `remove()`.
+struct TemporaryFile {
+    let url: URL
+    let bytes: [UInt8]
+
+    /// Writes `count` deterministic pseudo-random bytes (seeded, so failures reproduce).
+    init(count: Int, seed: UInt64 = 0x5eed) throws {
+        var state = seed
+        var bytes = [UInt8](repeating: 0, count: count)
+        for index in bytes.indices {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            bytes[index] = UInt8(truncatingIfNeeded: state >> 33)
+        }
+        try self.init(bytes: bytes)
+    }
+
+    /// Writes `bytes`.
+    init(bytes: [UInt8]) throws {
+        self.bytes = bytes
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("devsvc-\(UUID().uuidString)")
+        try Data(bytes).write(to: url)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
