@@ -9,3 +9,12 @@ enum DedicatedThread {
         thread.start()
     }
 }
+
+extension DedicatedThread {
+    /// Runs a blocking call on a new thread and suspends the calling task until it returns.
+    static func run<T: Sendable>(name: String, _ body: @escaping @Sendable () -> Result<T, KafkaError>) async throws -> T {
+        let promise = CompletionPromise<T>()
+        start(name: name) { promise.fulfill(body()) }
+        return try await promise.value()
+    }
+}

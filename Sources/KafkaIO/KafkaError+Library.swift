@@ -10,6 +10,11 @@ extension KafkaError {
         self.libraryCode = error.rawValue
     }
 
+    /// Wraps a librdkafka response code given as its raw number.
+    init(libraryCode: Int32, detail: String? = nil) {
+        self.init(rd_kafka_resp_err_t(libraryCode), detail: detail)
+    }
+
     /// Takes over an `rd_kafka_error_t` (and destroys it): code, string, fatal and retriable flags.
     static func consuming(_ error: OpaquePointer) -> KafkaError {
         defer { rd_kafka_error_destroy(error) }

@@ -22,6 +22,11 @@ public struct KafkaError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let closed = Code("CLIENT_CLOSED")
         /// The mock cluster could not be started.
         public static let mockCluster = Code("MOCK_CLUSTER_FAILED")
+        /// The revoke hook did not return within ``KafkaConsumerOptions/revokeTimeout``; the partitions were
+        /// committed and released anyway.
+        public static let revokeTimedOut = Code("REVOKE_HOOK_TIMED_OUT")
+        /// A broker or librdkafka answered without what was asked for.
+        public static let unexpectedResponse = Code("UNEXPECTED_RESPONSE")
         /// librdkafka's local timeout (`RD_KAFKA_RESP_ERR__TIMED_OUT`).
         public static let timedOut = Code("_TIMED_OUT")
         /// A topic already exists (`RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS`).
