@@ -1,0 +1,173 @@
+import CRdKafka
+import Foundation
+
+/// The consumer's poll thread: the only place that polls, pauses, commits and closes the consumer handle.
+///
+/// Each round it runs queued commands, matches librdkafka's pause state to what the application and the record
+/// buffer want, commits changed watermarks when due, then polls one batch and hands it to the buffer in a single
+/// step. Rebalance and commit callbacks run inside the polls, on this thread.
+final class ConsumerPollLoop: @unchecked Sendable {
+    // @unchecked: created by KafkaConsumer.init and handed to the poll thread; from then on only that thread
+    // touches it (`lastCommit` is its only mutable state).
+    private let client: RDKafkaClient
+    private let queue: RDQueue
+    private let shared: ConsumerShared
+    private var lastCommit = ContinuousClock.now
+
+    init(client: RDKafkaClient, queue: RDQueue, shared: ConsumerShared) {
+        self.client = client
+        self.queue = queue
+        self.shared = shared
+    }
+
+    /// Polls until a close command arrives, then commits, leaves the group and finishes the streams.
+    func run() {
+        client.withClientPointer { handle in
+            queue.withQueuePointer { queuePointer in
+                loop(handle, queuePointer)
+            }
+        }
+    }
+
+    private func loop(_ handle: OpaquePointer, _ queuePointer: OpaquePointer) {
+        let options = shared.options
+        let timeout = options.pollTimeout.clampedMilliseconds
+        while true {
+            let (commands, wantsPause) = shared.state.withLock { state in
+                defer { state.commands = [] }
+                return (state.commands, state.wantsPause)
+            }
+            var closers: [CompletionPromise<Void>] = []
+            for command in commands {
+                switch command {
+                case .commit(let promise):
+                    commit(handle, queuePointer, onlyChanged: false, waiter: promise)
+                case .committed(let partitions, let timeout, let promise):
+                    promise.fulfill(committedOffsets(handle, partitions, timeout: timeout))
+                case .close(let promise):
+                    closers.append(promise)
+                }
+            }
+            if !closers.isEmpty {
+                close(handle, closers)
+                return
+            }
+            applyPause(handle, wanted: wantsPause || shared.buffer.isThrottled)
+            if let interval = options.commitInterval, lastCommit.duration(to: .now) >= interval {
+                commit(handle, queuePointer, onlyChanged: true, waiter: nil)
+            }
+            pollBatch(handle, timeout: timeout, limit: options.pollBatchSize)
+        }
+    }
+
+    private func pollBatch(_ handle: OpaquePointer, timeout: Int32, limit: Int) {
+        guard let first = rd_kafka_consumer_poll(handle, timeout) else { return }
+        var records: [KafkaRecord] = []
+        records.reserveCapacity(min(limit, 256))
+        var message: UnsafeMutablePointer<rd_kafka_message_t>? = first
+        while let current = message {
+            if current.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+                records.append(Self.record(from: current))
+            } else {
+                report(current.pointee.err, handle: handle, message: current)
+            }
+            rd_kafka_message_destroy(current)
+            message = records.count < limit ? rd_kafka_consumer_poll(handle, 0) : nil
+        }
+        guard !records.isEmpty else { return }
+        let accepted = shared.state.withLock { $0.ledger.accept(records) }
+        shared.buffer.push(accepted)
+    }
+
+    private func report(_ error: rd_kafka_resp_err_t, handle: OpaquePointer,
+                        message: UnsafeMutablePointer<rd_kafka_message_t>) {
+        if error == RD_KAFKA_RESP_ERR__PARTITION_EOF { return }
+        if let fatal = KafkaError.fatal(on: handle) {
+            shared.events.yield(.error(fatal))
+            return
+        }
+        let detail = rd_kafka_message_errstr(message).map { String(cString: $0) }
+        shared.events.yield(.error(KafkaError(error, detail: detail)))
+    }
+
+    /// Copies a librdkafka message into a Swift record (the message is destroyed right after).
+    static func record(from message: UnsafeMutablePointer<rd_kafka_message_t>) -> KafkaRecord {
+        let raw = message.pointee
+        var headers: [KafkaHeader] = []
+        var headerList: OpaquePointer?
+        if rd_kafka_message_headers(message, &headerList) == RD_KAFKA_RESP_ERR_NO_ERROR, let headerList {
+            let count = rd_kafka_header_cnt(headerList)
+            headers.reserveCapacity(count)
+            for index in 0..<count {
+                var name: UnsafePointer<CChar>?
+                var value: UnsafeRawPointer?
+                var size = 0
+                guard rd_kafka_header_get_all(headerList, index, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR,
+                      let name else { continue }
+                headers.append(KafkaHeader(String(cString: name), value.map { Data(bytes: $0, count: size) }))
+            }
+        }
+        var timestampType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
+        let timestamp = rd_kafka_message_timestamp(message, &timestampType)
+        return KafkaRecord(
+            topic: String(cString: rd_kafka_topic_name(raw.rkt)),
+            partition: raw.partition,
+            offset: raw.offset,
+            key: raw.key.map { Data(bytes: $0, count: raw.key_len) },
+            value: raw.payload.map { Data(bytes: $0, count: raw.len) },
+            headers: headers,
+            timestampMilliseconds: timestampType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp)
+    }
+
+    private func applyPause(_ handle: OpaquePointer, wanted: Bool) {
+        let applied = shared.state.withLock { $0.pauseApplied }
+        guard wanted != applied else { return }
+        var assignment: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        guard rd_kafka_assignment(handle, &assignment) == RD_KAFKA_RESP_ERR_NO_ERROR, let assignment else { return }
+        defer { rd_kafka_topic_partition_list_destroy(assignment) }
+        let error = wanted ? rd_kafka_pause_partitions(handle, assignment) : rd_kafka_resume_partitions(handle, assignment)
+        if error == RD_KAFKA_RESP_ERR_NO_ERROR {
+            shared.state.withLock { $0.pauseApplied = wanted }
+        } else {
+            shared.events.yield(.error(KafkaError(error)))
+        }
+    }
+
+    private func commit(_ handle: OpaquePointer, _ queuePointer: OpaquePointer, onlyChanged: Bool,
+                        waiter: CompletionPromise<Void>?) {
+        lastCommit = .now
+        let positions = shared.state.withLock { $0.ledger.takeCommitPositions(onlyChanged: onlyChanged) }
+        guard !positions.isEmpty else {
+            waiter?.fulfill(.success(()))
+            return
+        }
+        shared.commitAsynchronously(positions, client: handle, queue: queuePointer, waiter: waiter)
+    }
+
+    private func committedOffsets(_ handle: OpaquePointer, _ partitions: [TopicPartition],
+                                  timeout: Int32) -> Result<[TopicPartition: Int64], KafkaError> {
+        let list = RDTopicPartitionList(partitions.map { ($0, nil) })
+        let error = list.withListPointer { rd_kafka_committed(handle, $0, timeout) }
+        guard error == RD_KAFKA_RESP_ERR_NO_ERROR else { return .failure(KafkaError(error)) }
+        var result: [TopicPartition: Int64] = [:]
+        for entry in list.entries where entry.offset >= 0 {
+            result[entry.partition] = entry.offset
+        }
+        return .success(result)
+    }
+
+    private func close(_ handle: OpaquePointer, _ closers: [CompletionPromise<Void>]) {
+        let positions = shared.state.withLock { $0.ledger.takeCommitPositions(onlyChanged: true) }
+        var failure = commitSynchronously(positions, client: handle)
+        if let failure { shared.events.yield(.error(failure)) }
+        // Leaves the group; the revoke of the remaining partitions runs the rebalance callback on this thread.
+        let closeError = rd_kafka_consumer_close(handle)
+        if failure == nil, closeError != RD_KAFKA_RESP_ERR_NO_ERROR {
+            failure = KafkaError(closeError)
+        }
+        shared.finishAll()
+        for closer in closers {
+            closer.fulfill(failure.map { .failure($0) } ?? .success(()))
+        }
+    }
+}

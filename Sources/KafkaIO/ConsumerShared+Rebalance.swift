@@ -1,0 +1,77 @@
+import CRdKafka
+import Dispatch
+
+extension ConsumerShared {
+    /// Handles one rebalance on the poll thread.
+    ///
+    /// Assign: take the partitions (paused if the consumer is paused) and announce them. Revoke: stop intake
+    /// (drop their buffered records), announce, wait for the owner's revoke hook (bounded), commit their
+    /// watermarks, then release them. Lost partitions are not committed: another member may own them already.
+    func rebalance(client: OpaquePointer, reason: rd_kafka_resp_err_t,
+                   partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?) {
+        let affected = RDTopicPartitionList.entries(of: partitions).map(\.partition)
+        let cooperative = String(cString: rd_kafka_rebalance_protocol(client)) == "COOPERATIVE"
+        switch reason {
+        case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+            let failure = cooperative
+                ? rd_kafka_incremental_assign(client, partitions).map(KafkaError.consuming)
+                : nonError(rd_kafka_assign(client, partitions))
+            let paused = state.withLock { state in
+                state.ledger.assign(affected)
+                return state.pauseApplied
+            }
+            if paused, let partitions, !affected.isEmpty {
+                _ = rd_kafka_pause_partitions(client, partitions)
+            }
+            if let failure { events.yield(.error(failure)) }
+            if !affected.isEmpty { events.yield(.assigned(affected)) }
+
+        case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+            let lost = rd_kafka_assignment_lost(client) != 0
+            if !affected.isEmpty {
+                state.withLock { $0.ledger.beginRevoke(affected) }
+                buffer.purge(Set(affected))
+                events.yield(lost ? .lost(affected) : .revoked(affected))
+                waitForRevokeHook(affected)
+                if !lost {
+                    let positions = state.withLock {
+                        $0.ledger.takeCommitPositions(of: Set(affected), onlyChanged: true)
+                    }
+                    if let failure = commitSynchronously(positions, client: client) {
+                        events.yield(.error(failure))
+                    }
+                }
+                state.withLock { $0.ledger.release(affected) }
+            }
+            let failure = cooperative
+                ? rd_kafka_incremental_unassign(client, partitions).map(KafkaError.consuming)
+                : nonError(rd_kafka_assign(client, nil))
+            if let failure { events.yield(.error(failure)) }
+
+        default:
+            // librdkafka could not agree an assignment; drop everything, as its documentation prescribes.
+            events.yield(.error(KafkaError(reason)))
+            state.withLock { $0.ledger.release($0.ledger.assignment) }
+            _ = rd_kafka_assign(client, nil)
+        }
+    }
+
+    /// Runs the revoke hook as a task and blocks the poll thread until it returns or the revoke timeout passes.
+    private func waitForRevokeHook(_ partitions: [TopicPartition]) {
+        let done = DispatchSemaphore(value: 0)
+        let hook = onRevoke
+        Task.detached {
+            await hook(partitions)
+            done.signal()
+        }
+        let milliseconds = Int(options.revokeTimeout.clampedMilliseconds)
+        if done.wait(timeout: .now() + .milliseconds(milliseconds)) == .timedOut {
+            events.yield(.error(KafkaError(.revokeTimedOut,
+                                           "revoke hook for \(partitions) did not return in \(options.revokeTimeout)")))
+        }
+    }
+
+    private func nonError(_ error: rd_kafka_resp_err_t) -> KafkaError? {
+        error == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(error)
+    }
+}

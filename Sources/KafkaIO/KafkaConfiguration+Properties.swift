@@ -1,0 +1,63 @@
+extension KafkaConfiguration {
+    /// The client role a property set is built for; each role has its own defaults.
+    enum Role {
+        case consumer
+        case producer
+        case admin
+    }
+
+    /// Settings the consumer's commit protocol relies on; raw properties may not turn them on.
+    static let consumerFixedProperties: [String: String] = [
+        "enable.auto.commit": "false",
+        "enable.auto.offset.store": "false",
+    ]
+
+    /// The ordered property list for a role: KafkaIO defaults, then the modelled fields, then raw properties,
+    /// then the fixed consumer settings.
+    func resolvedProperties(for role: Role) throws(KafkaError) -> [(String, String)] {
+        var defaults: [(String, String)] = []
+        switch role {
+        case .consumer:
+            guard let groupID, !groupID.isEmpty else {
+                throw KafkaError(.invalidConfiguration, "group.id: a consumer needs a group id")
+            }
+            defaults = [
+                ("auto.offset.reset", "earliest"),
+                ("partition.assignment.strategy", "cooperative-sticky"),
+                ("group.id", groupID),
+            ]
+        case .producer:
+            defaults = [
+                ("enable.idempotence", "true"),
+                ("acks", "all"),
+                // The Java client's default, so keyed records land where the backend's own producers put them.
+                ("partitioner", "murmur2_random"),
+            ]
+        case .admin:
+            break
+        }
+        var result = defaults + [("bootstrap.servers", bootstrapServers), ("client.id", clientID)]
+        for (name, value) in properties.sorted(by: { $0.key < $1.key }) {
+            if role == .consumer, let fixed = Self.consumerFixedProperties[name], value != fixed {
+                throw KafkaError(.invalidConfiguration,
+                                 "\(name): must be \(fixed); offsets are committed by the consumer's watermark")
+            }
+            result.append((name, value))
+        }
+        if role == .consumer {
+            result += Self.consumerFixedProperties.sorted(by: { $0.key < $1.key })
+        }
+        return result
+    }
+
+    /// Checks every property against librdkafka for each client role without connecting anywhere.
+    ///
+    /// - Throws: ``KafkaError/Code/invalidConfiguration`` naming the first refused property.
+    public func validate() throws(KafkaError) {
+        _ = try RDConfiguration(self, role: .producer)
+        _ = try RDConfiguration(self, role: .admin)
+        if groupID != nil {
+            _ = try RDConfiguration(self, role: .consumer)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import CRdKafka
+
+/// A consumer-group member that delivers records as an async sequence and commits contiguous watermarks.
+///
+/// Offsets are never committed automatically by librdkafka (`enable.auto.commit=false`,
+/// `enable.auto.offset.store=false`): each partition commits the highest offset below which every delivered
+/// record was passed to ``markFinished(_:)``, so records may finish in any order and an unfinished record is
+/// replayed by whoever owns its partition next. Defaults: `auto.offset.reset=earliest`,
+/// `partition.assignment.strategy=cooperative-sticky`.
+///
+/// Threading: one dedicated thread polls librdkafka, runs the rebalance callback and commits; it never stops
+/// polling while the consumer is open (paused or not), so `max.poll.interval.ms` cannot expire because work is
+/// slow. All methods are safe to call from any task.
+public final class KafkaConsumer: Sendable {
+    /// The delivered records; read from one task. Ends when the consumer closes.
+    public let records: KafkaRecordSequence
+    /// Assignments, revocations and errors, in the order they happened. Ends when the consumer closes.
+    public let events: AsyncStream<KafkaConsumerEvent>
+    private let shared: ConsumerShared
+
+    /// Joins `configuration.groupID` and subscribes to `topics`; the first assignment follows asynchronously
+    /// (see ``events``).
+    ///
+    /// - Parameter onRevoke: called when partitions are taken away, after their buffered records were dropped
+    ///   and before their watermarks are committed and they are released. Stop intake for them and abort or
+    ///   finish their work, then return; the rebalance waits for it up to ``KafkaConsumerOptions/revokeTimeout``.
+    ///   It must not await ``commit()`` or ``close()`` (the poll thread is busy running the rebalance).
+    /// - Throws: ``KafkaError`` for a refused property, a missing group id or a failed subscription.
+    public init(configuration: KafkaConfiguration, topics: [String], options: KafkaConsumerOptions = .init(),
+                onRevoke: @escaping @Sendable ([TopicPartition]) async -> Void = { _ in }) throws(KafkaError) {
+        let conf = try RDConfiguration(configuration, role: .consumer)
+        conf.installConsumerCallbacks()
+        let (events, continuation) = AsyncStream.makeStream(of: KafkaConsumerEvent.self,
+                                                            bufferingPolicy: .bufferingNewest(1024))
+        let waker = PollWaker()
+        let shared = ConsumerShared(options: options, onRevoke: onRevoke, events: continuation, waker: waker)
+        let context = RDCallbackContext(logHandler: configuration.logHandler, owner: shared)
+        let client = try RDKafkaClient(consumer: true, configuration: conf, context: context)
+        client.withClientPointer { _ = rd_kafka_poll_set_consumer($0) }
+        guard let queue = RDQueue(consumerOf: client) else {
+            throw KafkaError(.clientCreation, "the consumer has no consumer queue")
+        }
+        let subscription = RDTopicPartitionList(topics.map { (TopicPartition($0, RD_KAFKA_PARTITION_UA), nil) })
+        let error = client.withClientPointer { handle in subscription.withListPointer { rd_kafka_subscribe(handle, $0) } }
+        guard error == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(error) }
+        waker.install(queue)
+        let loop = ConsumerPollLoop(client: client, queue: queue, shared: shared)
+        DedicatedThread.start(name: "kafka-consumer") { loop.run() }
+        self.shared = shared
+        self.records = KafkaRecordSequence(buffer: shared.buffer)
+        self.events = events
+    }
+
+    deinit {
+        // Leaving the group is still owed if nobody called close(); nobody waits for it.
+        _ = shared.send(.close(CompletionPromise()))
+    }
+
+    /// Marks a delivered record's work done; its partition's watermark advances past every contiguous finished
+    /// record. Records of partitions revoked since delivery are ignored. Cheap: no I/O, one lock.
+    public func markFinished(_ record: KafkaRecord) {
+        shared.state.withLock { _ = $0.ledger.finish(record) }
+    }
+
+    /// Marks several records finished under one lock.
+    public func markFinished(_ records: some Sequence<KafkaRecord>) {
+        shared.state.withLock { state in
+            for record in records { _ = state.ledger.finish(record) }
+        }
+    }
+
+    /// Commits every owned partition's watermark now and returns when the broker confirmed it.
+    ///
+    /// Watermarks are also committed every ``KafkaConsumerOptions/commitInterval``, on revoke and on close.
+    public func commit() async throws {
+        let promise = CompletionPromise<Void>()
+        guard shared.send(.commit(promise)) else { throw KafkaError(.closed, "the consumer is closed") }
+        try await promise.value()
+    }
+
+    /// Stops fetching from every assigned partition (and from partitions assigned later) until ``resume()``.
+    ///
+    /// The consumer keeps polling, so it stays in its group; records already buffered are still delivered.
+    public func pause() {
+        shared.state.withLock { $0.wantsPause = true }
+        shared.waker.wake()
+    }
+
+    /// Fetches again after ``pause()``, from where delivery stopped.
+    public func resume() {
+        shared.state.withLock { $0.wantsPause = false }
+        shared.waker.wake()
+    }
+
+    /// Whether the application asked for a pause.
+    public var isPaused: Bool { shared.state.withLock { $0.wantsPause } }
+
+    /// The partitions this consumer owns right now.
+    public var assignment: [TopicPartition] { shared.state.withLock { $0.ledger.assignment } }
+
+    /// The group's committed offsets for `partitions` as the broker has them (`rd_kafka_committed`); partitions
+    /// without a committed offset are absent.
+    public func committedOffsets(for partitions: [TopicPartition],
+                                 timeout: Duration = .seconds(10)) async throws -> [TopicPartition: Int64] {
+        let promise = CompletionPromise<[TopicPartition: Int64]>()
+        guard shared.send(.committed(partitions, timeoutMilliseconds: timeout.clampedMilliseconds, promise)) else {
+            throw KafkaError(.closed, "the consumer is closed")
+        }
+        return try await promise.value()
+    }
+
+    /// Commits the watermarks, leaves the group (running the revoke hook for the remaining partitions) and ends
+    /// ``records`` and ``events``. Records still buffered are dropped; they are replayed by the next owner.
+    ///
+    /// - Throws: the ``KafkaError`` of the final commit or of leaving the group; the consumer is closed anyway.
+    public func close() async throws {
+        let promise = CompletionPromise<Void>()
+        guard shared.send(.close(promise)) else { return }
+        try await promise.value()
+    }
+}

@@ -1,0 +1,24 @@
+/// Tuning for ``KafkaConsumer`` beyond librdkafka's own properties.
+public struct KafkaConsumerOptions: Sendable {
+    /// How often finished watermarks are committed in the background; `nil` commits only on ``KafkaConsumer/commit()``,
+    /// on revoke and on close.
+    public var commitInterval: Duration?
+    /// How long a revoke waits for the revoke hook before committing and releasing the partitions anyway.
+    public var revokeTimeout: Duration
+    /// Records buffered between the poll thread and the reader above which fetching pauses; it resumes at half.
+    public var maxBufferedRecords: Int
+    /// The most records taken from librdkafka per poll-thread round (one hand-over to Swift per round).
+    public var pollBatchSize: Int
+    /// How long one poll waits when there is nothing to read; commands wake it earlier.
+    public var pollTimeout: Duration
+
+    /// Defaults suited to a worker: commit every second, wait up to 10 s on revoke, buffer up to 10,000 records.
+    public init(commitInterval: Duration? = .seconds(1), revokeTimeout: Duration = .seconds(10),
+                maxBufferedRecords: Int = 10_000, pollBatchSize: Int = 1_000, pollTimeout: Duration = .milliseconds(100)) {
+        self.commitInterval = commitInterval
+        self.revokeTimeout = revokeTimeout
+        self.maxBufferedRecords = max(maxBufferedRecords, 2)
+        self.pollBatchSize = max(pollBatchSize, 1)
+        self.pollTimeout = pollTimeout
+    }
+}

@@ -1,0 +1,71 @@
+import CRdKafka
+
+/// Owns one `rd_kafka_t` handle; the handle is lent out only through ``withClientPointer(_:)``.
+///
+/// `rd_kafka_destroy` blocks while librdkafka's threads wind down, so `deinit` runs it on a thread of its own
+/// and keeps the callback context alive until it returns.
+final class RDKafkaClient: @unchecked Sendable {
+    // @unchecked: `handle` is immutable and librdkafka documents `rd_kafka_t` as safe to use from any thread;
+    // it is destroyed once, in deinit, when no other reference to this object exists.
+    private let handle: OpaquePointer
+    private let context: RDCallbackContext
+    private let isConsumer: Bool
+
+    /// Creates the handle; on success librdkafka owns `configuration`.
+    init(consumer: Bool, configuration: RDConfiguration, context: RDCallbackContext) throws(KafkaError) {
+        configuration.withConfigurationPointer { conf in
+            rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(context).toOpaque())
+            if context.logHandler != nil {
+                rd_kafka_conf_set_log_cb(conf, logCallback)
+            }
+        }
+        let (created, text) = configuration.withConfigurationPointer { conf in
+            RDErrorBuffer.with { rd_kafka_new(consumer ? RD_KAFKA_CONSUMER : RD_KAFKA_PRODUCER, conf, $0, $1) }
+        }
+        guard let created else {
+            throw KafkaError(.clientCreation, text)
+        }
+        configuration.relinquish()
+        self.handle = created
+        self.context = context
+        self.isConsumer = consumer
+    }
+
+    deinit {
+        let doomed = DoomedHandle(handle: handle, context: context, isConsumer: isConsumer)
+        DedicatedThread.start(name: "rdkafka-destroy") { doomed.destroy() }
+    }
+
+    /// Lends the handle for the duration of `body`.
+    func withClientPointer<T>(_ body: (OpaquePointer) throws -> T) rethrows -> T {
+        try body(handle)
+    }
+
+    /// The client instance name, e.g. `attache#consumer-2`.
+    var name: String { String(cString: rd_kafka_name(handle)) }
+}
+
+/// A handle on its way to `rd_kafka_destroy`, moved to the destroying thread with its callback context.
+private struct DoomedHandle: @unchecked Sendable {
+    // @unchecked: the owning RDKafkaClient is gone, so this is the only reference to `handle`; it is used once.
+    let handle: OpaquePointer
+    let context: RDCallbackContext
+    let isConsumer: Bool
+
+    func destroy() {
+        // The consumer was closed on its poll thread already; closing again here would run the rebalance
+        // callback on this thread.
+        rd_kafka_destroy_flags(handle, isConsumer ? RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE : 0)
+        withExtendedLifetime(context) {}
+    }
+}
+
+/// librdkafka's log callback; runs on librdkafka's internal threads.
+private func logCallback(client: OpaquePointer?, level: Int32, facility: UnsafePointer<CChar>?,
+                         message: UnsafePointer<CChar>?) {
+    guard let client, let opaque = rd_kafka_opaque(client) else { return }
+    let context = RDCallbackContext.from(opaque)
+    context.logHandler?(KafkaLogMessage(level: level, facility: facility.map { String(cString: $0) } ?? "",
+                                        message: message.map { String(cString: $0) } ?? "",
+                                        client: String(cString: rd_kafka_name(client))))
+}
