@@ -1,5 +1,5 @@
 import Foundation
-import CCrypto
+internal import CCrypto
 
 /// Incremental SHA-256 on libcrypto, fed while a file streams through staging.
 ///

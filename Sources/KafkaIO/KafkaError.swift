@@ -29,6 +29,8 @@ public struct KafkaError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unexpectedResponse = Code("UNEXPECTED_RESPONSE")
         /// librdkafka's local timeout (`RD_KAFKA_RESP_ERR__TIMED_OUT`).
         public static let timedOut = Code("_TIMED_OUT")
+        /// librdkafka's local queue is full (`RD_KAFKA_RESP_ERR__QUEUE_FULL`): wait for deliveries, then try again.
+        public static let queueFull = Code("_QUEUE_FULL")
         /// A topic already exists (`RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS`).
         public static let topicAlreadyExists = Code("TOPIC_ALREADY_EXISTS")
     }

@@ -85,6 +85,22 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    /// Hands a record to librdkafka without waiting and calls `onDelivery` from the producer's poll thread when its
+    /// delivery report arrives; `onDelivery` must be quick. For callers that cannot suspend (transfer threads).
+    ///
+    /// - Throws: ``KafkaError`` with code ``KafkaError/Code/queueFull`` when librdkafka's queue has no room (nothing
+    ///   was sent; try again after deliveries), or another refusal.
+    public func produce(_ record: KafkaProducerRecord,
+                        onDelivery: @escaping @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void) throws(KafkaError) {
+        let promise = CompletionPromise<KafkaDeliveryReport>()
+        promise.whenFulfilled(onDelivery)
+        let error = produce(record, promise)
+        guard error == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            if error == RD_KAFKA_RESP_ERR__QUEUE_FULL { throw KafkaError(.queueFull, "the producer's queue is full") }
+            throw error == RD_KAFKA_RESP_ERR__DESTROY ? KafkaError(.closed, "the producer is closed") : KafkaError(error)
+        }
+    }
+
     /// Waits until every record sent so far is delivered or failed.
     ///
     /// - Throws: ``KafkaError`` with code `_TIMED_OUT` if records remain after `timeout`.

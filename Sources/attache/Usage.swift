@@ -6,9 +6,34 @@ enum Usage {
     usage: attache <command> [options]
 
     commands:
-      demo         run a batch through the whole upload path on embedded services and show it
+      worker       run a worker until SIGTERM/SIGINT
+      dev-broker   serve an in-process Kafka mock cluster over TCP
+      demo         run the whole pipeline on embedded components and show it
 
     `attache <command> --help` describes a command.
+    """
+
+    static let worker = """
+    usage: attache worker [--config FILE]
+
+    Consumes upload jobs, uploads their files, publishes events and sends messages until SIGTERM or SIGINT; then
+    drains in-flight batches for worker.shutdownGrace, commits and exits 0. A second signal exits at once.
+    Configuration comes from FILE (JSON) and ATTACHE_* environment variables, the environment winning; unknown keys
+    and bad values stop the start with a message naming the key.
+
+    options:
+      --config FILE   the JSON configuration file
+    """
+
+    static let devBroker = """
+    usage: attache dev-broker [--brokers N]
+
+    Serves a librdkafka mock cluster with N brokers (default 1) over TCP on 127.0.0.1. The first line on standard
+    output is the bootstrap address list, for workers and for kcat. Runs until SIGTERM or SIGINT.
+
+    options:
+      --brokers N   number of brokers (1 to 9)
+      --port P      accepted only as 0: this librdkafka's mock brokers choose their own ports
     """
 
     static let demo = """
@@ -23,6 +48,8 @@ enum Usage {
     /// The flags each command accepts, and whether they take a value.
     static func flags(of command: String) -> [String: Bool]? {
         switch command {
+        case "worker": ["config": true]
+        case "dev-broker": ["brokers": true, "port": true]
         case "demo": [:]
         default: nil
         }
@@ -30,6 +57,8 @@ enum Usage {
 
     static func text(of command: String?) -> String {
         switch command {
+        case "worker": worker
+        case "dev-broker": devBroker
         case "demo": demo
         default: general
         }

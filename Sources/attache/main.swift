@@ -15,6 +15,10 @@ if parsed.wantsHelp || parsed.command == nil {
 }
 
 switch parsed.command {
+case "worker":
+    exit(await WorkerCommand.run(configFile: parsed.options["config"]))
+case "dev-broker":
+    exit(await DevBrokerCommand.run(brokers: parsed.options["brokers"], port: parsed.options["port"]))
 case "demo":
     exit(await DemoCommand.run())
 default:

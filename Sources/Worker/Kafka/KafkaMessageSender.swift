@@ -1,0 +1,24 @@
+import Foundation
+import HTTPTransport
+import KafkaIO
+
+/// Sends messages to the messages topic (`messages.mode = kafka`), keyed by receiver id, in the message API's JSON.
+public struct KafkaMessageSender: MessageSender {
+    let producer: KafkaProducer
+    let topic: String
+
+    public init(producer: KafkaProducer, topic: String) {
+        self.producer = producer
+        self.topic = topic
+    }
+
+    public func send(_ message: OutgoingMessage) async throws -> String? {
+        do {
+            let body = try message.request.encoded()
+            _ = try await producer.send(topic: topic, key: Data(message.receiver.id.utf8), value: body)
+            return nil
+        } catch let error as KafkaError {
+            throw MessageSendError(code: "ERR_MESSAGE_PUBLISH_FAILED", error.description, retryable: !error.isFatal)
+        }
+    }
+}

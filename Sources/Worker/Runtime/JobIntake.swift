@@ -1,0 +1,137 @@
+import Foundation
+import KafkaIO
+import Synchronization
+import UploadEngine
+
+/// Reads job records, decodes them, routes them to the batch registry or the dead-letter topic, marks them finished
+/// when they settle, and pauses intake while the worker is at its marks.
+final class JobIntake: Sendable {
+    let configuration: AttacheConfiguration
+    let registry: BatchRegistry
+    let consumer: KafkaConsumer
+    let producer: KafkaProducer
+    let publisher: any EventPublisher
+    let metrics: WorkerMetrics
+    let logger: Logger
+    let decoder: JobDecoder
+    /// Transfers running or waiting for a slot.
+    let transfers: @Sendable () -> Int
+    private let stopped = Atomic<Bool>(false)
+    /// Records taken in and not yet finished (settled or dead-lettered).
+    private let open = Atomic<Int>(0)
+
+    init(configuration: AttacheConfiguration, registry: BatchRegistry, consumer: KafkaConsumer, producer: KafkaProducer,
+         publisher: any EventPublisher, metrics: WorkerMetrics, logger: Logger, transfers: @escaping @Sendable () -> Int) {
+        self.configuration = configuration
+        self.registry = registry
+        self.consumer = consumer
+        self.producer = producer
+        self.publisher = publisher
+        self.metrics = metrics
+        self.logger = logger
+        self.decoder = JobDecoder(limits: configuration.limits)
+        self.transfers = transfers
+    }
+
+    /// Takes records until the consumer closes; after `stop()` records are left alone (uncommitted, replayed later).
+    func consume() async {
+        var records = consumer.records.makeAsyncIterator()
+        while let batch = await records.nextBatch(maximum: 512) {
+            guard !stopped.load(ordering: .relaxed) else { continue }
+            for record in batch { take(record) }
+        }
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        consumer.pause()
+    }
+
+    /// Waits until every record taken in has finished, or the grace runs out; says which.
+    func drain(within grace: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + grace
+        while open.load(ordering: .relaxed) > 0 {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return true
+    }
+
+    /// Pauses fetching at `worker.maxInFlightBatches` busy batches or `worker.maxTransfers` transfers, and resumes
+    /// below the marks; the consumer keeps polling either way, so the group never times us out.
+    func regulate(until shutdown: ShutdownSignal) async {
+        var paused = false
+        while !shutdown.isRequested {
+            let batches = registry.busyBatchCount
+            let transfers = transfers()
+            let overloaded = batches >= configuration.worker.maxInFlightBatches || transfers >= configuration.worker.maxTransfers
+            metrics.registry.set(WorkerMetrics.inFlightBatches, Double(batches))
+            metrics.registry.set(WorkerMetrics.inFlightTransfers, Double(transfers))
+            if overloaded != paused {
+                paused = overloaded
+                if overloaded { consumer.pause() } else { consumer.resume() }
+                logger.debug(overloaded ? "intake paused" : "intake resumed", ["busyBatches": String(batches)])
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    private func take(_ record: KafkaRecord) {
+        open.add(1, ordering: .relaxed)
+        let provenance = JobDecoder.Provenance(topic: record.topic, partition: record.partition, offset: record.offset, key: record.keyString)
+        switch decoder.decode(record.value ?? Data(), from: provenance) {
+        case .success(let command):
+            metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": command.kindName, "outcome": "accepted"])
+            registry.handle(command, partition: record.partition) { [self] in finish(record) }
+        case .failure(let invalid):
+            metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": "invalid", "outcome": "dead-lettered"])
+            deadLetter(record, provenance: provenance, reason: invalid.reason)
+        }
+    }
+
+    private func finish(_ record: KafkaRecord) {
+        consumer.markFinished(record)
+        open.subtract(1, ordering: .relaxed)
+    }
+
+    /// The record goes to the dead-letter topic as it was, an `attache.job.invalid` event follows, and only then is
+    /// its offset let go.
+    private func deadLetter(_ record: KafkaRecord, provenance: JobDecoder.Provenance, reason: String) {
+        logger.warn("invalid job sent to the dead-letter topic", ["topic": record.topic, "partition": String(record.partition),
+                                                                  "offset": String(record.offset), "reason": reason])
+        let letter = DeadLetterRecord.make(from: record, reason: reason, topic: configuration.kafka.dlqTopic)
+        let event = WorkerEvent.jobInvalid(batchId: provenance.key ?? "", requestId: "\(record.topic)/\(record.partition)/\(record.offset)",
+                                           reason: reason, topic: record.topic, partition: record.partition, offset: record.offset)
+        Task { [self] in
+            while true {
+                do {
+                    _ = try await producer.send(letter)
+                    break
+                } catch {
+                    // Without its dead letter the record must not be committed: keep trying while the worker runs;
+                    // after shutdown it stays uncommitted and is replayed.
+                    if let error = error as? KafkaError, error.code == .closed { return }
+                    logger.error("dead-letter publish failed; retrying", ["error": "\(error)"])
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+            metrics.registry.increment(WorkerMetrics.deadLetters)
+            publisher.publish(event, sequence: 0)
+            publisher.whenDelivered { [self] in finish(record) }
+        }
+    }
+}
+
+extension JobCommand {
+    /// The record's `kind`, for metrics and logs.
+    var kindName: String {
+        switch self {
+        case .upload: "upload"
+        case .retry: "retry"
+        case .remove: "remove"
+        case .clear: "clear"
+        case .send: "send"
+        case .configure: "configure"
+        }
+    }
+}

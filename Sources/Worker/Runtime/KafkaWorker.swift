@@ -1,0 +1,142 @@
+import Foundation
+import KafkaIO
+import Synchronization
+import UploadEngine
+
+/// A worker process's main loop: jobs in from Kafka, batches through the registry, events and dead letters out,
+/// offsets committed as records settle, intake paused under load, and a graceful drain on shutdown.
+public final class KafkaWorker: Sendable {
+    public let configuration: AttacheConfiguration
+    public let metrics: WorkerMetrics
+    /// What `/healthz` and `/readyz` report.
+    public let health = WorkerHealth()
+    let logger: Logger
+    let workerId: String
+    private let fatal = Mutex<KafkaError?>(nil)
+
+    /// Job topics are created with this many partitions when missing: enough for a handful of workers to share.
+    static let jobPartitions = 6
+
+    public init(configuration: AttacheConfiguration, logger: Logger, metrics: WorkerMetrics = WorkerMetrics()) {
+        self.configuration = configuration
+        self.logger = logger
+        self.metrics = metrics
+        self.workerId = configuration.worker.id.isEmpty
+            ? "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)" : configuration.worker.id
+    }
+
+    /// Runs until `shutdown` is requested, then drains for `worker.shutdownGrace` and returns. Throws on fatal
+    /// errors (a fatal Kafka error, a component that cannot start).
+    public func run(shutdown: ShutdownSignal, onReady: (@Sendable () -> Void)? = nil) async throws {
+        let kafka = KafkaConfiguration(bootstrapServers: configuration.kafka.brokers, groupID: configuration.kafka.groupId,
+                                       clientID: workerId, properties: configuration.kafka.properties,
+                                       logHandler: { [logger] line in logger.debug(line.message, ["facility": line.facility]) })
+        // In the background: a cluster without the admin API (or a slow controller) must not hold up intake.
+        let topics = configuration.kafka.createTopics ? Task { await createTopics(kafka) } : nil
+        defer { topics?.cancel() }
+        let admin = try AdminServer(listen: configuration.adminListen, health: health, metrics: metrics.registry)
+        defer { admin.stop() }
+        let components = try WorkerComponents(configuration: configuration)
+        let producer = try KafkaProducer(configuration: kafka)
+        let publisher = KafkaEventPublisher(producer: producer, topic: configuration.kafka.eventsTopic,
+                                            encoder: CloudEventEncoder(workerId: workerId), logger: logger)
+        let metrics = self.metrics
+        let registry = BatchRegistry(configuration: configuration.engine, dependencies: .init(
+            makeRunner: { components.makeRunner($0) },
+            publisher: MeteredPublisher(inner: publisher, metrics: metrics),
+            sender: components.sender(configuration: configuration, producer: producer), logger: logger))
+        let consumer = try KafkaConsumer(configuration: kafka, topics: [configuration.kafka.jobsTopic]) { partitions in
+            registry.abandon(partitions: Set(partitions.map(\.partition)))
+        }
+        let intake = JobIntake(configuration: configuration, registry: registry, consumer: consumer, producer: producer,
+                               publisher: publisher, metrics: metrics, logger: logger,
+                               transfers: { components.client.runningTransfers + components.client.waitingTransfers })
+        let health = self.health
+        health.markLive()
+        health.markReady(false, reason: "no partitions assigned")
+
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await intake.consume() }
+            group.addTask {
+                for await event in consumer.events {
+                    switch event {
+                    case .assigned(let partitions):
+                        self.logger.info("partitions assigned", ["partitions": partitions.map(\.description).joined(separator: ",")])
+                        health.markReady(true)
+                        onReady?()
+                    case .revoked(let partitions), .lost(let partitions):
+                        self.logger.info("partitions released", ["partitions": partitions.map(\.description).joined(separator: ",")])
+                        if consumer.assignment.isEmpty { health.markReady(false, reason: "no partitions assigned") }
+                    case .error(let error):
+                        self.logger.error("kafka error", ["error": error.description])
+                        if error.isFatal {
+                            self.fatal.withLock { $0 = error }
+                            health.markFailed(reason: error.description)
+                            shutdown.request()
+                        }
+                    }
+                }
+            }
+            group.addTask { await intake.regulate(until: shutdown) }
+            group.addTask {
+                while !shutdown.isRequested {
+                    try? await Task.sleep(for: .seconds(30))
+                    registry.sweep(idleFor: self.configuration.worker.batchTTL)
+                }
+            }
+
+            await shutdown.wait()
+            health.markReady(false, reason: "shutting down")
+            logger.info("shutting down: draining in-flight batches", ["grace": "\(configuration.worker.shutdownGrace)"])
+            intake.stop()
+            let drained = await intake.drain(within: configuration.worker.shutdownGrace)
+            if !drained {
+                logger.warn("grace period over: abandoning unfinished batches (their jobs will be replayed)")
+                registry.abandon(partitions: Set(consumer.assignment.map(\.partition)))
+            }
+            do { try await producer.flush(timeout: .seconds(10)) } catch {
+                logger.error("events still undelivered at shutdown", ["error": "\(error)"])
+            }
+            do { try await consumer.commit() } catch { logger.warn("final commit failed", ["error": "\(error)"]) }
+            do { try await consumer.close() } catch { logger.warn("leaving the group failed", ["error": "\(error)"]) }
+            try? await producer.close()
+            group.cancelAll()
+        }
+        if let error = fatal.withLock({ $0 }) { throw error }
+    }
+
+    private func createTopics(_ kafka: KafkaConfiguration) async {
+        do {
+            let admin = try KafkaTopicAdmin(configuration: kafka)
+            let topics = [configuration.kafka.jobsTopic, configuration.kafka.eventsTopic, configuration.kafka.dlqTopic]
+                + (configuration.messages.mode == .kafka ? [configuration.kafka.messagesTopic] : [])
+            let results = try await admin.createTopics(topics.map { NewTopic(name: $0, partitions: Self.jobPartitions, replicationFactor: -1) })
+            for result in results {
+                logger.debug("topic checked", ["topic": "\(result)"])
+            }
+        } catch {
+            logger.warn("could not create topics; carrying on (they may be pre-created)", ["error": "\(error)"])
+        }
+    }
+}
+
+/// Counts engine events into the metrics on their way out.
+struct MeteredPublisher: EventPublisher {
+    let inner: any EventPublisher
+    let metrics: WorkerMetrics
+
+    func publish(_ event: WorkerEvent, sequence: UInt64) {
+        switch event {
+        case .upload(let upload): metrics.record(upload)
+        case .messageSent: metrics.registry.increment(WorkerMetrics.messages, labels: ["outcome": "sent"])
+        case .messageFailed(_, _, _, let willRetry):
+            metrics.registry.increment(WorkerMetrics.messages, labels: ["outcome": willRetry ? "retrying" : "failed"])
+        case .jobInvalid: break
+        }
+        inner.publish(event, sequence: sequence)
+    }
+
+    func whenDelivered(_ action: @escaping @Sendable () -> Void) {
+        inner.whenDelivered(action)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import HTTPTransport
+import KafkaIO
+import UploadEngine
+
+/// The collaborators a worker is built from, made from its configuration.
+struct WorkerComponents: Sendable {
+    let client: HTTPClient
+    let stager: SourceStaging
+    let presigner: any Presigner
+    let uploader: any Uploader
+
+    init(configuration: AttacheConfiguration) throws {
+        var http = HTTPClient.Configuration()
+        http.maxConcurrentTransfers = configuration.worker.maxTransfers
+        http.stallTimeout = configuration.upload.stallTimeout
+        client = try HTTPClient(configuration: http)
+        stager = SourceStaging(area: try StagingArea(directory: configuration.staging.dir),
+                               sourceRoot: configuration.sources.root.isEmpty ? nil : configuration.sources.root, client: client)
+        uploader = CurlUploader(client: client, stallTimeout: configuration.upload.stallTimeout)
+        switch configuration.presign.mode {
+        case .endpoint:
+            presigner = PresignEndpointClient(url: configuration.presign.url, client: client)
+        case .s3:
+            presigner = try Self.s3Presigner(configuration.presign.s3, client: client, limits: configuration.limits)
+        }
+    }
+
+    /// The sender for `messages.mode`; nil when messages are off.
+    func sender(configuration: AttacheConfiguration, producer: KafkaProducer) -> (any MessageSender)? {
+        switch configuration.messages.mode {
+        case .http: HTTPMessageSender(url: configuration.messages.url, apiKey: configuration.messages.apiKey, client: client)
+        case .kafka: KafkaMessageSender(producer: producer, topic: configuration.kafka.messagesTopic)
+        case .none: nil
+        }
+    }
+
+    func makeRunner(_ batch: UploadBatch) -> BatchRunner {
+        BatchRunner(batch: batch, presigner: presigner, uploader: uploader, stager: stager)
+    }
+}
+
+extension WorkerComponents {
+    /// SigV4 presigning against the configured bucket; the policy's size limit is the worker's file size limit.
+    static func s3Presigner(_ s3: AttacheConfiguration.S3, client: HTTPClient, limits: UploadLimits) throws -> S3Presigner {
+        let configuration = S3PresignerConfiguration(
+            bucket: s3.bucket, region: s3.region,
+            credentials: SigV4Credentials(accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey),
+            endpoint: s3.endpoint.isEmpty ? nil : s3.endpoint, keyPrefix: s3.prefix, pathStyle: s3.pathStyle,
+            publicBaseURL: s3.publicBaseUrl.isEmpty ? nil : s3.publicBaseUrl,
+            policy: S3UploadPolicy(maximumSize: limits.fileSizeMax))
+        return try S3Presigner(configuration: configuration)
+    }
+}
