@@ -31,6 +31,8 @@ let package = Package(
         .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "UploadEngine"]),
         .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "EmbeddedHTTP", "UploadEngine"]),
+        // Runs the real `attache` binary against `attache dev-broker`, driven by kcat.
+        .testTarget(name: "EndToEndTests", dependencies: ["DevServices", "UploadEngine", "HTTPTransport"]),
         .testTarget(name: "WorkerTests", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine", "UploadEngineTesting"]),
     ],
     swiftLanguageModes: [.v6]

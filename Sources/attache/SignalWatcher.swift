@@ -5,6 +5,15 @@ import Foundation
 enum SignalWatcher {
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
 
+    /// Unblocks SIGTERM and SIGINT for this thread and the threads it starts later.
+    static func unblockTerminationSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGTERM)
+        sigaddset(&set, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
     /// Installs the handlers. Called once, from the main thread, before anything else runs.
     static func install(onFirst: @escaping @Sendable (Int32) -> Void) {
         let seen = SignalCount()

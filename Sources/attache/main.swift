@@ -1,5 +1,8 @@
 import Foundation
 
+// A parent may hand us SIGTERM/SIGINT blocked (some launchers and test runners do); the graceful stop needs them.
+SignalWatcher.unblockTerminationSignals()
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let parsed: CommandLineArguments
 do {

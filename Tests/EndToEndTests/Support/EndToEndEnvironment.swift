@@ -1,0 +1,90 @@
+import DevServices
+import Foundation
+
+/// One broker (`attache dev-broker`), one set of loopback services and a source root, shared by the end-to-end suites:
+/// the mock cluster's first group rebalance costs seconds, so it is paid once.
+final class EndToEndEnvironment: Sendable {
+    let workspace: URL
+    let sourceRoot: URL
+    let broker: ChildProcess
+    let brokers: String
+    let services: EmbeddedServices
+    static let apiKey = "e2e-api-key"
+
+    static let shared = Task { try await EndToEndEnvironment() }
+
+    private init() async throws {
+        workspace = FileManager.default.temporaryDirectory.appendingPathComponent("attache-e2e-\(UUID().uuidString.prefix(8))")
+        sourceRoot = workspace.appendingPathComponent("sources")
+        try FileManager.default.createDirectory(at: sourceRoot, withIntermediateDirectories: true)
+        broker = try ChildProcess(name: "broker", executable: Self.attacheBinary, arguments: ["dev-broker"], directory: workspace)
+        brokers = try await broker.firstLine(timeout: .seconds(20))
+        services = try EmbeddedServices(configuration: .init(messages: .init(apiKey: Self.apiKey)))
+    }
+
+    /// The `attache` executable built next to this test bundle.
+    static var attacheBinary: String {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("attache").path,
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent(".build/debug/attache").path,
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[1]
+    }
+
+    /// Starts `attache worker` against the shared broker and services.
+    func startWorker(name: String, group: String, jobsTopic: String = "attache.jobs", eventsTopic: String = "attache.events",
+                     extra: [String: String] = [:]) throws -> ChildProcess {
+        var environment = [
+            "ATTACHE_KAFKA_BROKERS": brokers, "ATTACHE_KAFKA_GROUP_ID": group, "ATTACHE_KAFKA_JOBS_TOPIC": jobsTopic,
+            "ATTACHE_KAFKA_EVENTS_TOPIC": eventsTopic, "ATTACHE_KAFKA_CREATE_TOPICS": "false",
+            "ATTACHE_PRESIGN_URL": services.presignURL, "ATTACHE_MESSAGES_URL": services.messagesURL,
+            "ATTACHE_MESSAGES_API_KEY": Self.apiKey, "ATTACHE_ADMIN_LISTEN": "127.0.0.1:0",
+            "ATTACHE_STAGING_DIR": workspace.appendingPathComponent("staging-\(name)").path,
+            "ATTACHE_SOURCES_ROOT": sourceRoot.path, "ATTACHE_WORKER_ID": name,
+            "ATTACHE_RETRY_BASE_DELAY": "100ms", "ATTACHE_RETRY_MAX_DELAY": "1s",
+            "ATTACHE_LOG_FORMAT": "text", "ATTACHE_LOG_LEVEL": "info",
+            // A killed member must be noticed in seconds, not the default 45.
+            "ATTACHE_KAFKA_PROPERTY_SESSION_TIMEOUT_MS": "6000", "ATTACHE_KAFKA_PROPERTY_HEARTBEAT_INTERVAL_MS": "500",
+        ]
+        environment.merge(extra) { $1 }
+        return try ChildProcess(name: name, executable: Self.attacheBinary, arguments: ["worker"], environment: environment,
+                                directory: workspace)
+    }
+
+    /// Every event on `topic` so far, decoded.
+    func events(topic: String = "attache.events") throws -> [ReceivedEvent] {
+        try Kcat.consume(brokers: brokers, topic: topic).compactMap { ReceivedEvent(json: $0.value) }
+    }
+
+    /// Every event about `batchId` so far.
+    func events(of batchId: String, topic: String = "attache.events") throws -> [ReceivedEvent] {
+        try events(topic: topic).filter { $0.subject == batchId }
+    }
+}
+
+/// A CloudEvent as read back from the events topic.
+struct ReceivedEvent {
+    let type: String
+    let subject: String
+    let sequence: Int
+    let data: [String: Any]
+
+    init?(json: String) {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
+              let type = object["type"] as? String, let subject = object["subject"] as? String,
+              let data = object["data"] as? [String: Any] else { return nil }
+        self.type = type
+        self.subject = subject
+        self.sequence = Int(object["sequence"] as? String ?? "") ?? -1
+        self.data = data
+    }
+
+    var fileId: String? { data["fileId"] as? String }
+    var errorCode: String? { (data["error"] as? [String: Any])?["code"] as? String }
+    var result: [String: Any]? { data["result"] as? [String: Any] }
+
+    func fileIds(in list: String) -> [String] {
+        (result?[list] as? [[String: Any]])?.compactMap { $0["fileId"] as? String } ?? []
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Debian's kcat, a Kafka client we did not write, for producing jobs and reading topics.
+enum Kcat {
+    static let path = "/usr/bin/kcat"
+
+    /// Produces `records` (key, value) to `topic`; values are single-line JSON.
+    static func produce(brokers: String, topic: String, _ records: [(key: String, value: String)]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["-b", brokers, "-t", topic, "-P", "-K", "\t", "-z", "none"]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let lines = records.map { "\($0.key)\t\($0.value)\n" }.joined()
+        input.fileHandleForWriting.write(Data(lines.utf8))
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw EndToEndFailure("kcat produce failed: \(message)")
+        }
+    }
+
+    /// Everything in `topic` so far, one entry per record: key, value and headers (`name=value,…`).
+    static func consume(brokers: String, topic: String) throws -> [(key: String, value: String, headers: String)] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        // Fields separated by ASCII unit separators so JSON values cannot be confused with the framing.
+        process.arguments = ["-b", brokers, "-t", topic, "-C", "-o", "beginning", "-e", "-q", "-f", "%k\u{1F}%s\u{1F}%h\u{1E}"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\u{1E}").compactMap { record in
+            let fields = record.split(separator: "\u{1F}", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 3 else { return nil }
+            return (fields[0], fields[1], fields[2])
+        }
+    }
+}

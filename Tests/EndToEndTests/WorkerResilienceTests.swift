@@ -1,0 +1,97 @@
+import DevServices
+import Foundation
+import HTTPTransport
+import Testing
+
+/// Workers stopped and killed mid-run: nothing finished is lost, nothing unfinished is committed.
+@Suite(.serialized) struct WorkerResilienceTests {
+    @Test func sigtermDuringUploadsDrainsCommitsAndExitsZero() async throws {
+        let environment = try await EndToEndEnvironment.shared.value
+        let topic = "e2e.shutdown.jobs", events = "e2e.shutdown.events"
+        let batchId = "shutdown-\(UUID().uuidString.prefix(8))"
+        // The file trickles in over about two seconds, so SIGTERM lands mid-upload.
+        let trickle = environment.services.store.faults.inject(.trickleRequestBody(bytesPerSecond: 128 * 1024), target: .pathPrefix("/\(batchId)/"))
+        defer { environment.services.store.faults.remove(trickle) }
+        let worker = try environment.startWorker(name: "worker-shutdown", group: "e2e-shutdown", jobsTopic: topic, eventsTopic: events)
+        try Kcat.produce(brokers: environment.brokers, topic: topic, [(key: batchId, value: Jobs.upload(batchId: batchId, files: [
+            Jobs.inline("big", name: "big.pdf", mimeType: "application/pdf", bytes: Jobs.bytes(magic: Jobs.pdf, size: 256 * 1024, seed: 9)),
+        ], send: "none"))])
+        _ = try await eventually("the upload to be under way", timeout: .seconds(30)) {
+            try environment.events(of: batchId, topic: events).contains { $0.type == "attache.file.progress" } ? true : nil
+        }
+        worker.signal(SIGTERM)
+        let status = await worker.waitForExit(timeout: .seconds(25))
+        #expect(status == 0, "exit status \(String(describing: status)); log:\n\(worker.standardError)")
+        let completions = try environment.events(of: batchId, topic: events).filter { $0.type == "attache.batch.completed" }
+        #expect(completions.count == 1, "the in-flight batch finished within the grace period")
+        #expect(completions.first?.fileIds(in: "successful") == ["big"])
+
+        // The finished job was committed: a new member of the group does not process it again.
+        let marker = "shutdown-marker-\(UUID().uuidString.prefix(8))"
+        let successor = try environment.startWorker(name: "worker-shutdown-2", group: "e2e-shutdown", jobsTopic: topic, eventsTopic: events)
+        try Kcat.produce(brokers: environment.brokers, topic: topic, [(key: marker, value: Jobs.upload(batchId: marker, files: [
+            Jobs.inline("m", name: "m.jpg", mimeType: "image/jpeg", bytes: Jobs.bytes(magic: Jobs.jpeg, size: 500, seed: 10)),
+        ], send: "none"))])
+        _ = try await eventually("the successor to process new work", timeout: .seconds(60)) {
+            try environment.events(of: marker, topic: events).contains { $0.type == "attache.batch.completed" } ? true : nil
+        }
+        let again = try environment.events(of: batchId, topic: events).filter { $0.type == "attache.batch.completed" }
+        #expect(again.count == 1, "the committed job was not replayed")
+        successor.signal(SIGTERM)
+        _ = await successor.waitForExit(timeout: .seconds(25))
+    }
+
+    @Test func aKilledWorkersJobsAreFinishedByTheSurvivorWithoutLossOrDoubles() async throws {
+        let environment = try await EndToEndEnvironment.shared.value
+        let topic = "e2e.crash.jobs", events = "e2e.crash.events"
+        let run = UUID().uuidString.prefix(6)
+        let jobCount = 200
+        // Uploads trickle so the kill lands while many are in flight.
+        let trickle = environment.services.store.faults.inject(.trickleRequestBody(bytesPerSecond: 64 * 1024), target: .pathPrefix("/crash-\(run)-"))
+        defer { environment.services.store.faults.remove(trickle) }
+        let extra = ["ATTACHE_WORKER_MAX_TRANSFERS": "16"]
+        let first = try environment.startWorker(name: "worker-crash-a", group: "e2e-crash", jobsTopic: topic, eventsTopic: events, extra: extra)
+        let second = try environment.startWorker(name: "worker-crash-b", group: "e2e-crash", jobsTopic: topic, eventsTopic: events, extra: extra)
+        var expected: [String: String] = [:]
+        var records: [(key: String, value: String)] = []
+        for index in 0..<jobCount {
+            let batchId = "crash-\(run)-\(index)"
+            let bytes = Jobs.bytes(magic: Jobs.jpeg, size: 24 * 1024, seed: index)
+            expected[batchId] = SHA256Hasher.hex(of: bytes)
+            records.append((key: batchId, value: Jobs.upload(batchId: batchId, files: [
+                Jobs.inline("f", name: "photo.jpg", mimeType: "image/jpeg", bytes: bytes),
+            ])))
+        }
+        try Kcat.produce(brokers: environment.brokers, topic: topic, records)
+
+        _ = try await eventually("some uploads to finish before the kill", timeout: .seconds(60)) {
+            try environment.events(topic: events).filter { $0.type == "attache.file.uploaded" }.count >= 20 ? true : nil
+        }
+        first.signal(SIGKILL)
+        _ = await first.waitForExit(timeout: .seconds(5))
+
+        let completed = try await eventually("every batch to complete", timeout: .seconds(180), every: .seconds(1)) {
+            let done = Set(try environment.events(topic: events).filter { $0.type == "attache.message.sent" }.map(\.subject))
+            return expected.keys.allSatisfy(done.contains) ? done : nil
+        }
+        #expect(completed.count >= jobCount)
+        for (batchId, digest) in expected {
+            let stored = environment.services.store.object(forKey: "\(batchId)/f/photo.jpg")
+            #expect(stored?.sha256 == digest, "\(batchId) stored with the right bytes")
+        }
+        let requests = environment.services.messages.requests.filter { request in
+            (request.message?.data.metadata?["batchId"]).map { if case .string(let id) = $0 { id.hasPrefix("crash-\(run)-") } else { false } } ?? false
+        }
+        let unique = Set(requests.compactMap(\.message?.muid))
+        print("crash test: \(requests.count) message requests, \(unique.count) after deduplication by muid, \(jobCount) batches")
+        #expect(unique.count == jobCount, "one message per batch after deduplication: none missing, none doubled")
+        let perBatch = Dictionary(grouping: requests.compactMap(\.message), by: { message -> String in
+            if case .string(let id) = message.data.metadata?["batchId"] { return id }
+            return ""
+        })
+        #expect(perBatch.count == jobCount)
+        #expect(perBatch.values.allSatisfy { Set($0.compactMap(\.muid)).count == 1 }, "a replayed batch re-sends the same muid")
+        second.signal(SIGTERM)
+        #expect(await second.waitForExit(timeout: .seconds(30)) == 0)
+    }
+}
