@@ -26,11 +26,13 @@ let package = Package(
         .target(name: "Worker", dependencies: ["UploadEngine", "HTTPTransport", "KafkaIO", "EmbeddedHTTP"]),
         .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine"]),
 
+        // Loopback helpers shared by the server tests: the curl CLI, held sockets, temporary files.
+        .target(name: "LoopbackTestSupport", path: "Tests/LoopbackTestSupport"),
         .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "UploadEngineTesting"]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "DevServices", "UploadEngine"]),
         .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
-        .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "UploadEngine"]),
-        .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "EmbeddedHTTP", "UploadEngine"]),
+        .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "UploadEngine", "LoopbackTestSupport"]),
+        .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "EmbeddedHTTP", "UploadEngine", "LoopbackTestSupport"]),
         // Runs the real `attache` binary against `attache dev-broker`, driven by kcat.
         .testTarget(name: "EndToEndTests", dependencies: ["DevServices", "UploadEngine", "HTTPTransport"]),
         .testTarget(name: "WorkerTests", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine", "UploadEngineTesting"]),

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackTestSupport
 import Testing
 @testable import DevServices
 

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LoopbackTestSupport
 import Testing
 @testable import EmbeddedHTTP
 

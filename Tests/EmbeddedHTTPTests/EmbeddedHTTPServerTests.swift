@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import LoopbackTestSupport
 import Testing
 import UploadEngine
 @testable import EmbeddedHTTP

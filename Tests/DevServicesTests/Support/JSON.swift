@@ -1,3 +1,4 @@
+import LoopbackTestSupport
 import Foundation
 
 /// Reads curl's body as a JSON object, for assertions.

@@ -1,3 +1,4 @@
+import LoopbackTestSupport
 import Glibc
 
 /// A minimal socket client, independent of Foundation and of the servers under test.
@@ -14,43 +15,3 @@ enum LoopbackProbe {
     }
 }
 
-/// A TCP connection to 127.0.0.1 kept open by a test.
-final class HeldConnection {
-    private var descriptor: Int32
-
-    /// Connects; nil when the connection is refused.
-    init?(port: UInt16) {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-        let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
-            Glibc.close(descriptor)
-            return nil
-        }
-    }
-
-    /// Whether the server has closed the connection: end of stream or reset within `timeoutMilliseconds`.
-    func isClosedByPeer(timeoutMilliseconds: Int32 = 10_000) -> Bool {
-        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        guard poll(&poller, 1, timeoutMilliseconds) == 1 else { return false }
-        var byte: UInt8 = 0
-        return recv(descriptor, &byte, 1, 0) <= 0
-    }
-
-    func close() {
-        if descriptor >= 0 { Glibc.close(descriptor) }
-        descriptor = -1
-    }
-
-    deinit {
-        close()
-    }
-}

@@ -1,11 +1,11 @@
 import Glibc
 
 /// A TCP connection to 127.0.0.1 kept open by a test.
-final class HeldConnection {
+public final class HeldConnection {
     private var descriptor: Int32
 
     /// Connects; nil when the connection is refused.
-    init?(port: UInt16) {
+    public init?(port: UInt16) {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return nil }
         var address = sockaddr_in()
@@ -24,14 +24,14 @@ final class HeldConnection {
     }
 
     /// Whether the server has closed the connection: end of stream or reset within `timeoutMilliseconds`.
-    func isClosedByPeer(timeoutMilliseconds: Int32 = 10_000) -> Bool {
+    public func isClosedByPeer(timeoutMilliseconds: Int32 = 10_000) -> Bool {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         guard poll(&poller, 1, timeoutMilliseconds) == 1 else { return false }
         var byte: UInt8 = 0
         return recv(descriptor, &byte, 1, 0) <= 0
     }
 
-    func close() {
+    public func close() {
         if descriptor >= 0 { Glibc.close(descriptor) }
         descriptor = -1
     }

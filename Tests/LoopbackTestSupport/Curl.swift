@@ -4,22 +4,22 @@ import Foundation
 ///
 /// The process is awaited through its termination handler, so no cooperative thread blocks on it. Output goes to
 /// files, so a large body can never fill a pipe and wedge the child.
-struct Curl {
+public struct Curl {
     /// What one curl run produced.
-    struct Result {
-        var exitCode: Int32
+    public struct Result: Sendable {
+        public var exitCode: Int32
         /// The status code (`%{http_code}`), 0 when there was no answer.
-        var status: Int
-        var body: Data
+        public var status: Int
+        public var body: Data
         /// Response headers, lower-cased names, last value wins.
-        var headers: [String: String]
-        var stderr: String
+        public var headers: [String: String]
+        public var stderr: String
 
-        var bodyText: String { String(decoding: body, as: UTF8.self) }
+        public var bodyText: String { String(decoding: body, as: UTF8.self) }
     }
 
     /// Runs `curl` with `arguments` (the URL included) and collects status, headers and body.
-    static func run(_ arguments: [String], stdin: URL? = nil) async throws -> Result {
+    public static func run(_ arguments: [String], stdin: URL? = nil) async throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,12 +1,12 @@
 import Foundation
 
 /// A file of test bytes in the temporary directory, removed with `remove()`.
-struct TemporaryFile {
-    let url: URL
-    let bytes: [UInt8]
+public struct TemporaryFile: Sendable {
+    public let url: URL
+    public let bytes: [UInt8]
 
     /// Writes `count` deterministic pseudo-random bytes (seeded, so failures reproduce).
-    init(count: Int, seed: UInt64 = 0x5eed) throws {
+    public init(count: Int, seed: UInt64 = 0x5eed) throws {
         var state = seed
         var bytes = [UInt8](repeating: 0, count: count)
         for index in bytes.indices {
@@ -17,13 +17,13 @@ struct TemporaryFile {
     }
 
     /// Writes `bytes`.
-    init(bytes: [UInt8]) throws {
+    public init(bytes: [UInt8]) throws {
         self.bytes = bytes
         url = FileManager.default.temporaryDirectory.appendingPathComponent("devsvc-\(UUID().uuidString)")
         try Data(bytes).write(to: url)
     }
 
-    func remove() {
+    public func remove() {
         try? FileManager.default.removeItem(at: url)
     }
 }
