@@ -71,11 +71,24 @@ public final class KafkaConsumer: Sendable {
 
     /// Commits every owned partition's watermark now and returns when the broker confirmed it.
     ///
-    /// Watermarks are also committed every ``KafkaConsumerOptions/commitInterval``, on revoke and on close.
-    public func commit() async throws {
-        let promise = CompletionPromise<Void>()
-        guard shared.send(.commit(promise)) else { throw KafkaError(.closed, "the consumer is closed") }
-        try await promise.value()
+    /// Retryable refusals (e.g. `REBALANCE_IN_PROGRESS` while the group rebalances) are retried for up to
+    /// `retryFor`. Watermarks are also committed every ``KafkaConsumerOptions/commitInterval``, on revoke and on
+    /// close.
+    ///
+    /// - Throws: the last ``KafkaError`` when the commit failed for good or kept failing for `retryFor`.
+    public func commit(retryFor: Duration = .seconds(10)) async throws {
+        let deadline = ContinuousClock.now + retryFor
+        var delay = Duration.milliseconds(50)
+        while true {
+            let promise = CompletionPromise<Void>()
+            guard shared.send(.commit(promise)) else { throw KafkaError(.closed, "the consumer is closed") }
+            do {
+                return try await promise.value()
+            } catch let error as KafkaError where error.isRetryable && ContinuousClock.now + delay < deadline {
+                try await Task.sleep(for: delay)
+                delay = min(delay * 2, .milliseconds(500))
+            }
+        }
     }
 
     /// Stops fetching from every assigned partition (and from partitions assigned later) until ``resume()``.

@@ -23,14 +23,26 @@ enum SharedMockCluster {
         return (cluster, name)
     }
 
-    /// Client configuration for the shared cluster; librdkafka's notices stay out of the test output.
+    /// Client configuration for the shared cluster; librdkafka's notices stay out of the test output
+    /// (`KAFKA_DEBUG=cgrp,…` turns librdkafka's debug contexts on and prints them).
+    ///
+    /// Group members use a 4 s session: after a member leaves, 2.0.2's mock delays the next rebalance by the
+    /// session timeout minus one second (44 s with librdkafka's default); a session shorter than the mock's 3 s
+    /// initial rebalance delay gets the joining member evicted before it is ever assigned.
     static func configuration(_ cluster: MockKafkaCluster, group: String? = nil,
                               properties: [String: String] = [:]) -> KafkaConfiguration {
-        KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, groupID: group, clientID: "attache-tests",
-                           properties: properties,
-                           logHandler: { message in
-                               if message.level <= 3 { print("librdkafka \(message.facility): \(message.message)") }
-                           })
+        let debug = ProcessInfo.processInfo.environment["KAFKA_DEBUG"]
+        var resolved = group == nil ? [:] : ["session.timeout.ms": "4000", "heartbeat.interval.ms": "300"]
+        resolved.merge(properties) { _, explicit in explicit }
+        if let debug { resolved["debug"] = debug }
+        return KafkaConfiguration(
+            bootstrapServers: cluster.bootstrapServers, groupID: group, clientID: "attache-tests",
+            properties: resolved,
+            logHandler: { message in
+                if message.level <= 3 || debug != nil {
+                    print("\(Date().timeIntervalSince1970) librdkafka \(message.facility): \(message.message)")
+                }
+            })
     }
 }
 

@@ -1,0 +1,103 @@
+import Foundation
+import Synchronization
+import Testing
+import KafkaIO
+
+/// Collects what a consumer delivers in the background so a test can look at it at chosen moments.
+final class DeliveryLog: Sendable {
+    private struct State {
+        var records: [KafkaRecord] = []
+        var events: [KafkaConsumerEvent] = []
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = Mutex(State())
+
+    init(_ consumer: KafkaConsumer) {
+        Task { [self] in
+            for await record in consumer.records {
+                let ready = state.withLock { state in
+                    state.records.append(record)
+                    let ready = state.waiters.filter { $0.count <= state.records.count }
+                    state.waiters.removeAll { $0.count <= state.records.count }
+                    return ready
+                }
+                ready.forEach { $0.continuation.resume() }
+            }
+        }
+        Task { [self] in
+            for await event in consumer.events { state.withLock { $0.events.append(event) } }
+        }
+    }
+
+    var records: [KafkaRecord] { state.withLock { $0.records } }
+    var events: [KafkaConsumerEvent] { state.withLock { $0.events } }
+
+    /// Returns once at least `count` records arrived.
+    func waitForRecords(_ count: Int) async {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state in
+                if state.records.count >= count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct ConsumerFlowTests {
+    @Test func pauseStopsDeliveryAndResumeRestartsItWhileTheConsumerStaysInTheGroup() async throws {
+        let (cluster, topic) = try await SharedMockCluster.topic("pause")
+        let producer = try KafkaProducer(configuration: SharedMockCluster.configuration(cluster))
+        // max.poll.interval.ms of 4 s (the session must outlast the mock's 3 s join delay, and the poll interval
+        // may not be shorter than the session): a consumer that stopped polling while paused would leave the
+        // group during the pause below and report an error and a lost or revoked assignment.
+        let consumer = try KafkaConsumer(
+            configuration: SharedMockCluster.configuration(cluster, group: SharedMockCluster.unique("group"),
+                                                           properties: ["max.poll.interval.ms": "4000"]),
+            topics: [topic])
+        let log = DeliveryLog(consumer)
+        _ = try await producer.send(topic: topic, key: nil, value: Data("before".utf8))
+        await log.waitForRecords(1)
+
+        consumer.pause()
+        // Let the poll thread apply the pause before producing: a commit goes through the same thread, after it.
+        try await consumer.commit()
+        _ = await producer.send((0..<3).map { KafkaProducerRecord(topic: topic, key: nil, value: Data("paused-\($0)".utf8)) })
+        // A negative observation needs a window: 5 s is longer than max.poll.interval.ms and ten fetch waits.
+        try await Task.sleep(for: .seconds(5))
+        let duringPause = log.records.count
+        let eventsDuringPause = log.events
+
+        consumer.resume()
+        await log.waitForRecords(4)
+        try await consumer.commit()
+        let assignment = consumer.assignment
+        try await consumer.close()
+        try await producer.close()
+
+        #expect(duringPause == 1)
+        #expect(eventsDuringPause == [.assigned([TopicPartition(topic, 0)])])
+        #expect(log.records.map { String(decoding: $0.value ?? Data(), as: UTF8.self) }
+            == ["before", "paused-0", "paused-1", "paused-2"])
+        #expect(assignment == [TopicPartition(topic, 0)])
+    }
+
+    @Test func aSlowReaderPausesFetchingInsteadOfBufferingWithoutBound() async throws {
+        let (cluster, topic) = try await SharedMockCluster.topic("backpressure")
+        let producer = try KafkaProducer(configuration: SharedMockCluster.configuration(cluster))
+        _ = await producer.send((0..<200).map { KafkaProducerRecord(topic: topic, key: nil, value: Data([UInt8($0 % 256)])) })
+        try await producer.close()
+        let consumer = try KafkaConsumer(
+            configuration: SharedMockCluster.configuration(cluster, group: SharedMockCluster.unique("group")),
+            topics: [topic], options: KafkaConsumerOptions(maxBufferedRecords: 20, pollBatchSize: 10))
+        var iterator = consumer.records.makeAsyncIterator()
+        var offsets: [Int64] = []
+        while offsets.count < 200, let record = await iterator.next() {
+            offsets.append(record.offset)
+        }
+        try await consumer.close()
+        #expect(offsets == Array(0..<200))
+    }
+}
