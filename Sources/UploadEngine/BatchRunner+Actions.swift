@@ -12,7 +12,7 @@ extension BatchRunner {
                 } catch {
                     outcome = .failure(Self.classify(error, default: .sourceFetchFailed))
                 }
-                self.finish(token) { $0.staged(token, outcome, now: $1) }
+                self.finish(token, staged: try? outcome.get()) { $0.staged(token, outcome, now: $1) }
             }
         case .presign(let calls, _):
             Task {

@@ -27,6 +27,8 @@ public final class BatchRunner: Sendable {
         var globalObserver: UploadObserver?
         var outbox: [Delivery] = []
         var delivering = false
+        /// Handed to another owner: nothing more happens, and late outcomes only give their bytes back.
+        var abandoned = false
     }
 
     private let state: Mutex<State>
@@ -84,14 +86,20 @@ public final class BatchRunner: Sendable {
     /// Gives back failed files' retained bytes (their retry window is over).
     public func releaseRetainedBytes() { apply { batch, _ in batch.releaseRetainedBytes() } }
 
-    /// Stops every task and timer without touching the batch's state: for a worker handing the batch to
-    /// another owner, whose replay starts over.
+    /// Stops every task and timer and gives back all staged bytes, without reporting anything: for a worker handing
+    /// the batch to another owner, whose replay starts over. The runner does nothing afterwards.
     public func abandon() {
-        state.withLock { state in
+        let retained = state.withLock { state -> [StagedFile] in
+            state.abandoned = true
             state.attempts.values.forEach { $0.cancel() }
             state.attempts.removeAll()
             state.timer?.task.cancel()
             state.timer = nil
+            state.outbox.removeAll()
+            return state.batch.retainedFiles
+        }
+        for staged in retained {
+            Task { await stager.release(staged) }
         }
     }
 
@@ -99,9 +107,14 @@ public final class BatchRunner: Sendable {
 
     @discardableResult
     private func apply(registering observer: (String, UploadObserver)? = nil, finishing token: AttemptToken? = nil,
-                       clearingTimer: Bool = false, _ transition: (inout UploadBatch, Date) -> BatchEffects) -> ControlOutcome {
+                       stagedForAbandoned staged: StagedFile? = nil, clearingTimer: Bool = false,
+                       _ transition: (inout UploadBatch, Date) -> BatchEffects) -> ControlOutcome {
         let now = clock.now()
-        let outcome = state.withLock { state in
+        let outcome = state.withLock { state -> ControlOutcome in
+            guard !state.abandoned else {
+                if let staged { Task { await stager.release(staged) } }
+                return .notApplicable
+            }
             if let (requestId, observer) = observer { state.callObservers[requestId] = observer }
             if let token { state.attempts.removeValue(forKey: token) }
             if clearingTimer { state.timer = nil }
@@ -151,9 +164,10 @@ public final class BatchRunner: Sendable {
         }
     }
 
-    /// An outcome arriving from a task: the attempt's task is done, then the batch hears of it.
-    func finish(_ token: AttemptToken?, _ transition: (inout UploadBatch, Date) -> BatchEffects) {
-        apply(finishing: token, transition)
+    /// An outcome arriving from a task: the attempt's task is done, then the batch hears of it. Bytes staged for an
+    /// abandoned runner are given straight back.
+    func finish(_ token: AttemptToken?, staged: StagedFile? = nil, _ transition: (inout UploadBatch, Date) -> BatchEffects) {
+        apply(finishing: token, stagedForAbandoned: staged, transition)
     }
 
     func reportProgress(_ token: AttemptToken, sent: Int64) {

@@ -101,6 +101,11 @@ public struct UploadBatch: Sendable {
         return deadlines.min()
     }
 
+    /// Staged bytes the batch holds (queued, in-flight and failed files).
+    public var retainedFiles: [StagedFile] {
+        entries.compactMap(\.staged)
+    }
+
     /// Whether a request still has files in the batch (its per-call observer is still needed).
     public func hasFiles(from requestId: String) -> Bool {
         entries.contains { $0.requestId == requestId }

@@ -5,7 +5,7 @@ import Testing
 
 /// The real `attache worker` binary against `attache dev-broker` over TCP, driven with kcat, uploading to the
 /// loopback object store and sending to the loopback message API.
-@Suite(.serialized) struct WorkerEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct WorkerEndToEndTests {
     /// One worker for the functional tests, ready once it owns partitions.
     static let worker = Task { () throws -> ChildProcess in
         let environment = try await EndToEndEnvironment.shared.value

@@ -4,7 +4,7 @@ import HTTPTransport
 import Testing
 
 /// Workers stopped and killed mid-run: nothing finished is lost, nothing unfinished is committed.
-@Suite(.serialized) struct WorkerResilienceTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct WorkerResilienceTests {
     @Test func sigtermDuringUploadsDrainsCommitsAndExitsZero() async throws {
         let environment = try await EndToEndEnvironment.shared.value
         let topic = "e2e.shutdown.jobs", events = "e2e.shutdown.events"

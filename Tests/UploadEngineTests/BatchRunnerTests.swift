@@ -5,7 +5,7 @@ import UploadEngine
 import UploadEngineTesting
 
 /// The driver: real tasks, fake collaborators, a manual clock.
-@Suite struct BatchRunnerTests {
+@Suite(.timeLimit(.minutes(1))) struct BatchRunnerTests {
     private func runner(presigner: ScriptedPresigner = ScriptedPresigner(), uploader: ScriptedUploader = ScriptedUploader(),
                         stager: ScriptedStager = ScriptedStager(), clock: ManualClock = ManualClock(),
                         configure: (inout EngineConfiguration) -> Void = { _ in }, concurrency: Int? = nil) -> BatchRunner {
@@ -150,5 +150,33 @@ import UploadEngineTesting
         runner.clear()
         await stager.waitForReleases(1)
         #expect(stager.released.map(\.path) == ["/staging/f1"])
+    }
+}
+
+extension BatchRunnerTests {
+    @Test func anAbandonedRunnerGivesBackEveryStagedFileAndReportsNothing() async {
+        let stageGate = Gate()
+        let uploadStarted = Gate()
+        let stager = ScriptedStager { file in
+            if file.fileId == "late" { await stageGate.wait() }
+            return try await ScriptedStager.fromInlineData(file)
+        }
+        let uploader = ScriptedUploader { _, _ in
+            uploadStarted.open()
+            try await Task.sleep(for: .seconds(3600))
+        }
+        let recorder = EventRecorder()
+        let runner = runner(uploader: uploader, stager: stager, concurrency: 2)
+        runner.setGlobalObserver(recorder.observer)
+        runner.upload([Self.photo], requestId: "r1")
+        // A second call: its own presign cohort, so the photo's upload does not wait for this stage.
+        runner.upload([FileItem(fileId: "late", name: "late.bin", source: .data(Data(count: 10)))], requestId: "r2")
+        await uploadStarted.wait()
+        runner.abandon()
+        stageGate.open()
+        await stager.waitForReleases(2)
+        #expect(Set(stager.released.map(\.path)) == ["/staging/f1", "/staging/late"])
+        #expect(recorder.events.isEmpty)
+        #expect(runner.retry(fileId: "f1") == .notApplicable)
     }
 }

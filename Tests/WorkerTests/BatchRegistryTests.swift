@@ -4,7 +4,7 @@ import UploadEngine
 import UploadEngineTesting
 @testable import Worker
 
-@Suite struct BatchRegistryTests {
+@Suite(.timeLimit(.minutes(1))) struct BatchRegistryTests {
     private struct Fixture {
         let publisher = RecordingPublisher()
         let sender: RecordingSender
