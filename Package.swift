@@ -28,6 +28,7 @@ let package = Package(
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "DevServices", "UploadEngine"]),
         .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
         .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "UploadEngine"]),
+        .testTarget(name: "TransferIntegrationTests", dependencies: ["UploadEngine", "UploadEngineTesting", "HTTPTransport", "DevServices", "Worker"]),
         .testTarget(name: "WorkerTests", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine", "UploadEngineTesting"]),
     ],
     swiftLanguageModes: [.v6]
