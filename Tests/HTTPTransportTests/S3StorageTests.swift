@@ -236,4 +236,44 @@ import UploadEngine
         #expect(setup.transport.count(.delete) == 2)
         #expect(try await Self.stored(setup).status == 404)
     }
+
+    @Test func throughTheEngineALargeFileGoesUpInPartsAndRemovingItDeletesItsObject() async throws {
+        let fixture = try await S3IntegrationFixture.make()
+        defer { fixture.cleanUp() }
+        let storage = S3Storage(presigner: fixture.presigner, client: try HTTPClient(), configuration: Self.configuration())
+        var engine = EngineConfiguration()
+        engine.limits.inlineMax = Int64(16 * Self.mebibyte)
+        let runner = BatchRunner(
+            batch: UploadBatch(context: Self.context, configuration: engine), presigner: storage, uploader: storage,
+            stager: DataStager(directory: fixture.directory))
+        defer { runner.abandon() }
+        let (events, sink) = AsyncStream<UploadEvent>.makeStream()
+        runner.setGlobalObserver { sink.yield($0) }
+        let bytes = S3IntegrationFixture.randomBytes(11 * Self.mebibyte)
+
+        runner.upload([FileItem(fileId: "f1", name: "movie.mp4", mimeType: "video/mp4", source: .data(bytes))], requestId: "r1")
+        var seen: [UploadEvent] = []
+        for await event in events {
+            seen.append(event)
+            if event.isCompletion { break }
+        }
+
+        let attachment = try #require(
+            seen.lazy.compactMap { if case .uploaded(let attachment) = $0.kind { attachment } else { nil } }.first)
+        #expect(attachment.sha256 == SHA256Hasher.hex(of: bytes))
+        let key = fixture.presigner.objectKey(batchId: "trip-42", fileId: "f1", name: "movie.mp4")
+        #expect(attachment.url == fixture.presigner.fileURL(key: key))
+        let stored = try await fixture.send(fixture.presigner.presignedGet(key: key))
+        #expect(stored.body == bytes)
+        #expect(stored.header("etag")?.hasSuffix("-3\"") == true)
+
+        #expect(runner.remove(fileId: "f1") == .applied)
+
+        var status = 200
+        let deadline = ContinuousClock.now + .seconds(15)
+        while status != 404, ContinuousClock.now < deadline {
+            status = try await fixture.send(fixture.presigner.presignedGet(key: key)).status
+        }
+        #expect(status == 404)
+    }
 }
