@@ -1,8 +1,9 @@
 import Foundation
 import UploadEngine
 
-/// How an upload's failure becomes an `UploadError`. Retryable errors make the file *failed* (retried with
-/// backoff, re-presigned where the URL is the problem); the rest make it *rejected*.
+/// How a storage failure becomes an `UploadError`: the one table for single `PUT`s, multipart steps and S3's own
+/// answers (`S3ErrorResponse`, `S3Error`). Retryable errors make the file *failed* (retried with backoff,
+/// re-presigned where the URL is the problem); the rest make it *rejected*.
 ///
 /// | what happened                                                        | code                        | retryable |
 /// |----------------------------------------------------------------------|-----------------------------|-----------|
@@ -15,8 +16,8 @@ import UploadEngine
 /// | the staged file cannot be read                                       | `ERR_S3_UPLOAD_FAILED`      | no |
 /// | 5xx except 501 (`InternalError`, `ServiceUnavailable`, `SlowDown`…)  | `ERR_S3_UPLOAD_FAILED`      | yes |
 /// | 408, 429; 409 without a code; 307 (`TemporaryRedirect`)              | `ERR_S3_UPLOAD_FAILED`      | yes |
-/// | store code `RequestTimeout`, `SlowDown`, `OperationAborted`, `BadDigest`, `IncompleteBody`, `InternalError`, `ServiceUnavailable`, whatever the status | `ERR_S3_UPLOAD_FAILED` | yes |
-/// | any other status (403 `SignatureDoesNotMatch`, 400 `InvalidArgument`, 404 `NoSuchBucket`, 411, 413 `EntityTooLarge`, 501…) | `ERR_S3_UPLOAD_FAILED` | no |
+/// | store code `RequestTimeout`, `SlowDown`, `OperationAborted`, `BadDigest`, `IncompleteBody`, `InternalError`, `ServiceUnavailable`, whatever the status (a 200 included) | `ERR_S3_UPLOAD_FAILED` | yes |
+/// | any other status or code (403 `SignatureDoesNotMatch`, 400 `InvalidArgument`, `InvalidPart`, 404 `NoSuchBucket`, 411, 413 `EntityTooLarge`, 501…) | `ERR_S3_UPLOAD_FAILED` | no |
 ///
 /// Messages carry the status and the store's `Code: Message`; `retryAfter` comes from `Retry-After` (seconds or
 /// HTTP-date) whatever the status.
@@ -27,20 +28,22 @@ extension CurlUploader {
         "ServiceUnavailable",
     ]
 
-    /// The error for a non-2xx answer to an upload.
+    /// The error for a non-2xx answer to an upload (or a 2xx whose body is an `<Error>`).
     public static func classify(_ response: HTTPResponse, request: HTTPRequest, now: Date) -> UploadError {
-        let document = StorageErrorDocument(response.body)
-        let retryAfter = RetryAfter.parse(response, now: now)
+        let answer = S3ErrorResponse(status: response.status, body: response.body)
         var detail = "storage answered \(response.status)"
-        if let document {
-            detail += " " + [document.code, document.message].filter { !$0.isEmpty }.joined(separator: ": ")
-        }
+        if let answer, !answer.description.isEmpty { detail += " \(answer.description)" }
         let message = RedactedURL.scrub("\(detail) (\(request.method) \(request.redactedURL))", of: request.url)
-        if let document, document.saysURLExpired, (400..<500).contains(response.status) {
-            return UploadError(.presignedURLExpired, message, retryable: true, retryAfter: retryAfter)
-        }
-        let retryable = isRetryable(status: response.status, storageCode: document?.code ?? "")
-        return UploadError(.s3UploadFailed, message, retryable: retryable, retryAfter: retryAfter)
+        return classify(
+            status: response.status, answer: answer, message: message,
+            retryAfter: RetryAfter.parse(response, now: now))
+    }
+
+    /// The error for a store's `<Error>` answer, as reported by the S3 answer parsers.
+    public static func classify(_ answer: S3ErrorResponse, retryAfter: Duration? = nil) -> UploadError {
+        classify(
+            status: answer.status, answer: answer, message: "storage answered \(answer.status) \(answer.description)",
+            retryAfter: retryAfter)
     }
 
     /// The error for a transfer that got no usable answer.
@@ -57,7 +60,7 @@ extension CurlUploader {
         }
     }
 
-    /// Whether a non-2xx answer names a condition that can pass: the table's status and store-code rows.
+    /// Whether an answer names a condition that can pass: the table's status and store-code rows.
     static func isRetryable(status: Int, storageCode: String) -> Bool {
         if transientStorageCodes.contains(storageCode) { return true }
         switch status {
@@ -66,5 +69,23 @@ extension CurlUploader {
         case 409: return storageCode.isEmpty
         default: return false
         }
+    }
+
+    /// Whether the store said a presigned URL's validity ran out: a 4xx with `AccessDenied` "Request has expired"
+    /// or `ExpiredToken`.
+    static func saysURLExpired(status: Int, storageCode: String, message: String) -> Bool {
+        guard (400..<500).contains(status) else { return false }
+        return storageCode == "ExpiredToken"
+            || (storageCode == "AccessDenied" && message.range(of: "request has expired", options: .caseInsensitive) != nil)
+    }
+
+    private static func classify(status: Int, answer: S3ErrorResponse?, message: String, retryAfter: Duration?)
+        -> UploadError
+    {
+        if let answer, answer.isExpiredRequest {
+            return UploadError(.presignedURLExpired, message, retryable: true, retryAfter: retryAfter)
+        }
+        let retryable = isRetryable(status: status, storageCode: answer?.code ?? "")
+        return UploadError(.s3UploadFailed, message, retryable: retryable, retryAfter: retryAfter)
     }
 }

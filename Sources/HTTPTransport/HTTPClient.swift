@@ -44,22 +44,25 @@ public final class HTTPClient: Sendable {
     }
 
     /// Streams a file from disk as the request body (`PUT` unless the request says otherwise), never holding it
-    /// in memory, with `Content-Length` set to the file's size.
+    /// in memory, with `Content-Length` set to the file's size, or to the length of `range`.
     ///
     /// - Parameters:
+    ///   - range: the bytes of the file to send (a multipart part); nil sends the whole file. A range that reaches
+    ///     past the end of the file fails with `.localFile` before anything is sent.
     ///   - beforeStart: runs after a slot under the global cap is granted and before anything is sent; throwing
     ///     from it abandons the transfer with that error (the uploader uses it to refuse expired URLs).
-    ///   - progress: `(sent, total)`, increasing, ending at the file size on success; on the transfer thread.
+    ///   - progress: `(sent, total)`, increasing, ending at the body's size on success; on the transfer thread.
     /// - Returns: the answer, whatever its status; the body is kept up to 64 KiB.
     public func upload(
-        fromFile path: String, request: HTTPRequest, beforeStart: (@Sendable () throws -> Void)? = nil,
+        fromFile path: String, range: Range<Int64>? = nil, request: HTTPRequest,
+        beforeStart: (@Sendable () throws -> Void)? = nil,
         progress: (@Sendable (_ sent: Int64, _ total: Int64) -> Void)? = nil
     ) async throws -> HTTPResponse {
         var request = request
         request.body = nil
         let sink = TransferSpec.Sink.memory(limit: TransferSpec.diagnosticBodyLimit, truncate: true)
         let report: TransferSpec.Progress = progress.map { .upload($0) } ?? .none
-        return try await run(spec(request, body: .file(path: path), sink: sink, progress: report), beforeStart: beforeStart)
+        return try await run(spec(request, body: .file(path: path, range: range), sink: sink, progress: report), beforeStart: beforeStart)
     }
 
     /// Streams a response body into a file (created owner-only, truncated if it exists).

@@ -3,80 +3,52 @@ import UploadEngine
 
 /// Sends media messages to a CometChat-compatible REST API (`messages.mode = http`, DESIGN §2.4).
 ///
-/// `POST {url}` with headers `apikey` and `onBehalfOf: <sender>` and a `MediaMessageRequest` body. Only the send
-/// is retried — never an upload — and only where a retry can help: transport failures, stalls, 5xx and 429, with
-/// exponential backoff and full jitter, waiting at least what `Retry-After` asks (cut to `maxDelay`). Sleeping goes
-/// through the `EngineClock`, so tests run the schedule on a manual clock. Resending is safe: the API deduplicates
-/// on the message's `muid`.
+/// `POST {url}` with headers `apikey` and `onBehalfOf: <sender>` and a `MediaMessageRequest` body. Each call makes
+/// exactly one attempt: retries (with backoff, `Retry-After`, and per-attempt `message.failed` events) belong to the
+/// worker's batch registry, which treats every sender alike. The error says whether a retry can help. Resending is
+/// safe: the API deduplicates on the message's `muid`.
 public struct MessageAPIClient: Sendable {
     /// The API endpoint (`messages.url`).
     public let url: String
     /// The shared client.
     public let client: HTTPClient
-    /// When to retry (`retry.*`).
-    public let backoff: RetryBackoff
-    /// What backoff sleeps on.
+    /// Measures `Retry-After` dates.
     public let clock: any EngineClock
     /// A limit on each send.
     public let timeout: Duration
     /// A credential: kept private so it cannot end up in a log by accident.
     private let apiKey: String
-    private let jitter: @Sendable (Duration) -> Duration
 
-    /// - Parameter jitter: picks the wait from its ceiling; `RetryBackoff.fullJitter` unless a test fixes it.
+    /// A client for the API at `url`, authenticating with `apiKey`.
     public init(
-        url: String, apiKey: String, client: HTTPClient, backoff: RetryBackoff = RetryBackoff(),
-        clock: any EngineClock = SystemClock(), timeout: Duration = .seconds(30),
-        jitter: @escaping @Sendable (Duration) -> Duration = RetryBackoff.fullJitter
+        url: String, apiKey: String, client: HTTPClient, clock: any EngineClock = SystemClock(),
+        timeout: Duration = .seconds(30)
     ) {
         self.url = url
         self.apiKey = apiKey
         self.client = client
-        self.backoff = backoff
         self.clock = clock
         self.timeout = timeout
-        self.jitter = jitter
     }
 
-    /// Sends one message, retrying as described above.
+    /// Sends one message, once.
     ///
-    /// - Parameters:
-    ///   - sender: the uid the message is sent on behalf of (`onBehalfOf`); nil sends no such header.
-    ///   - onFailedAttempt: told about every failed send, with whether another follows.
-    /// - Throws: the last attempt's `HTTPTransportError` (`.unexpectedStatus` with the status for an HTTP refusal),
-    ///   `CancellationError` when the task is cancelled, also while backing off.
-    public func send(
-        _ message: MediaMessageRequest, onBehalfOf sender: String?,
-        onFailedAttempt: (@Sendable (MessageSendFailure) -> Void)? = nil
-    ) async throws -> MessageDelivery {
+    /// - Parameter sender: the uid the message is sent on behalf of (`onBehalfOf`); nil sends no such header.
+    /// - Throws: `HTTPTransportError`: `.unexpectedStatus` with `status` for an HTTP refusal (retryable for 5xx,
+    ///   408 and 429, with `retryAfter` from `Retry-After`), transport errors as the client reports them;
+    ///   `CancellationError` when the task is cancelled.
+    public func send(_ message: MediaMessageRequest, onBehalfOf sender: String?) async throws -> MessageDelivery {
         var headers = [
             HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json"),
             HTTPHeader("apikey", apiKey),
         ]
         if let sender { headers.append(HTTPHeader("onBehalfOf", sender)) }
         let request = HTTPRequest(method: "POST", url: url, headers: headers, body: try message.encoded(), timeout: timeout)
-        var attempt = 0
-        while true {
-            attempt += 1
-            let failure: HTTPTransportError
-            do {
-                let response = try await client.send(request)
-                if response.isSuccess {
-                    return MessageDelivery(
-                        messageId: Self.messageId(in: response.body), attempts: attempt, status: response.status,
-                        body: response.body)
-                }
-                failure = refusal(response, request: request)
-            } catch let error as HTTPTransportError {
-                failure = error
-            }
-            let willRetry = failure.isRetryable && attempt < backoff.maxAttempts
-            onFailedAttempt?(MessageSendFailure(error: failure, attempt: attempt, willRetry: willRetry))
-            guard willRetry else { throw failure }
-            let asked = min(failure.retryAfter ?? .zero, backoff.maxDelay)
-            let wait = max(jitter(backoff.ceiling(afterAttempt: attempt)), asked)
-            try await clock.sleep(until: clock.now() + wait)
+        let response = try await client.send(request)
+        guard response.isSuccess else {
+            throw refusal(response, request: request)
         }
+        return MessageDelivery(messageId: Self.messageId(in: response.body), status: response.status, body: response.body)
     }
 
     private func refusal(_ response: HTTPResponse, request: HTTPRequest) -> HTTPTransportError {
@@ -85,7 +57,7 @@ public struct MessageAPIClient: Sendable {
         return HTTPTransportError(
             .unexpectedStatus, message, status: response.status,
             retryAfter: RetryAfter.parse(response, now: clock.now()),
-            retryable: response.status >= 500 || response.status == 429)
+            retryable: response.status >= 500 || response.status == 429 || response.status == 408)
     }
 
     /// `data.id` of the answer, as text.

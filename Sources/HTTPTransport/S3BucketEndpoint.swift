@@ -52,6 +52,16 @@ struct S3BucketEndpoint: Sendable, Hashable {
             payloadHash: payloadHash)
     }
 
+    /// The key of an object URL made by this endpoint (presigned or not; the query is ignored), or nil when `url`
+    /// addresses another endpoint or bucket, or no object.
+    func key(inURL url: String) -> String? {
+        let prefix = scheme + "://" + authority + SigV4Encoding.uriEncode(bucketPath, encodeSlash: false) + "/"
+        guard url.hasPrefix(prefix) else { return nil }
+        let path = url.dropFirst(prefix.count).prefix { $0 != "?" && $0 != "#" }
+        guard let key = String(path).removingPercentEncoding, !key.isEmpty else { return nil }
+        return key
+    }
+
     /// The object's URL without a query.
     func objectURL(key: String) -> String {
         request(method: "GET", key: key, payloadHash: SigV4Request.unsignedPayload).url(canonicalQuery: "")

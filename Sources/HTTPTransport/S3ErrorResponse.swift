@@ -21,35 +21,39 @@ public struct S3ErrorResponse: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The first `<Error>` element of `body`, wherever it sits (S3 puts it at the root; IAM-style answers nest it
-    /// in `<ErrorResponse><Errors>`); nil when the body holds none.
+    /// in `<ErrorResponse><Errors>`); nil when the body is not XML, holds no `<Error>`, or one with neither code
+    /// nor message. Entities are decoded.
     public init?(status: Int, body: Data) {
         guard let root = try? S3XMLElement.parse(body), let error = root.firstDescendant(named: "Error") else {
             return nil
         }
+        let code = error.childText("Code") ?? ""
+        let message = error.childText("Message") ?? ""
+        guard !code.isEmpty || !message.isEmpty else { return nil }
         self.init(
-            status: status, code: error.childText("Code") ?? "", message: error.childText("Message") ?? "",
+            status: status, code: code, message: message,
             requestId: error.childText("RequestId") ?? root.childText("RequestId"))
     }
 
-    /// Whether this is S3's answer to a presigned URL used after its `X-Amz-Expires` ran out.
+    /// Whether this is S3's answer to a presigned URL used after its `X-Amz-Expires` ran out (403 `AccessDenied`
+    /// "Request has expired"), or to an expired session token (`ExpiredToken`).
     public var isExpiredRequest: Bool {
-        code == "AccessDenied" && message.range(of: "request has expired", options: .caseInsensitive) != nil
+        CurlUploader.saysURLExpired(status: status, storageCode: code, message: message)
     }
 
-    /// Whether S3 blamed itself (5xx, throttling, timeouts), so the same call may succeed later.
+    /// Whether trying again may succeed, by the storage table of `CurlUploader` (5xx but 501, throttling,
+    /// timeouts, transient store codes whatever the status, and expired URLs, which a retry signs afresh).
     public var isRetryable: Bool {
-        status >= 500 || ["InternalError", "ServiceUnavailable", "SlowDown", "RequestTimeout"].contains(code)
+        uploadError.isRetryable
     }
 
-    /// How the engine reports a failed upload with this answer: an expired URL is `ERR_PRESIGNED_URL_EXPIRED`
-    /// (re-presigned on retry), anything else `ERR_S3_UPLOAD_FAILED`; both are retryable transport failures.
+    /// How the engine reports a failed upload with this answer, by the same table as every storage failure: an
+    /// expired URL is `ERR_PRESIGNED_URL_EXPIRED` (re-presigned on retry), anything else `ERR_S3_UPLOAD_FAILED`,
+    /// retryable only when `isRetryable`.
     public var uploadError: UploadError {
-        if isExpiredRequest {
-            return UploadError(.presignedURLExpired, "storage refused the upload URL: \(message)", retryable: true)
-        }
-        return UploadError(.s3UploadFailed, "storage answered \(status) \(description)", retryable: true)
+        CurlUploader.classify(self)
     }
 
     /// `Code: Message`.
-    public var description: String { message.isEmpty ? code : "\(code): \(message)" }
+    public var description: String { [code, message].filter { !$0.isEmpty }.joined(separator: ": ") }
 }

@@ -7,8 +7,8 @@ import UploadEngine
 /// when the staged file's SHA-256 is known, `x-amz-checksum-sha256`, so storage refuses bytes that differ.
 /// Files outside the policy are refused. Signing is local and never fails in transport.
 ///
-/// Removing an object needs an HTTP call, which is the caller's to make: `presignedDelete(key:)` gives the
-/// request, and `deleteObject` stays the protocol's default (a no-op) until an HTTP client performs it.
+/// Signing is all it does: `S3Storage` pairs it with an `HTTPClient` to upload (multipart above a threshold) and
+/// to delete removed objects. Used alone as a `Presigner`, its `deleteObject` is the protocol's no-op.
 public struct S3Presigner: Presigner {
     /// The validated settings.
     public let configuration: S3PresignerConfiguration
@@ -43,6 +43,12 @@ public struct S3Presigner: Presigner {
     /// The key of a file of a batch (deterministic: see `S3ObjectKey`).
     public func objectKey(batchId: String, fileId: String, name: String) -> String {
         S3ObjectKey.make(prefix: configuration.keyPrefix, batchId: batchId, fileId: fileId, name: name)
+    }
+
+    /// The key a URL made by this presigner addresses (an upload target's, say), or nil for a URL of another
+    /// endpoint or bucket.
+    public func key(ofURL url: String) -> String? {
+        endpoint.key(inURL: url)
     }
 
     /// The object's own URL, without a query.

@@ -13,7 +13,8 @@ extension S3XMLElement {
                 throw S3Error(error)
             }
             throw S3Error(
-                .serviceError, "S3 answered HTTP \(status) without an error document", retryable: status >= 500)
+                .serviceError, "S3 answered HTTP \(status) without an error document",
+                retryable: CurlUploader.isRetryable(status: status, storageCode: ""))
         }
         let document = try parse(body)
         if document.name == "Error", let error = S3ErrorResponse(status: status, body: body) {

@@ -1,5 +1,5 @@
-import Foundation
 internal import CCrypto
+import Foundation
 
 /// Incremental SHA-256 on libcrypto, fed while a file streams through staging.
 ///
@@ -7,6 +7,7 @@ internal import CCrypto
 public final class SHA256Hasher {
     private let context: OpaquePointer
 
+    /// A hasher with nothing fed yet.
     public init() {
         // Allocation or a broken libcrypto provider are the only failures; nothing can be staged without a digest.
         guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
@@ -19,11 +20,13 @@ public final class SHA256Hasher {
         EVP_MD_CTX_free(context)
     }
 
+    /// Feeds `bytes`.
     public func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         EVP_DigestUpdate(context, base, bytes.count)
     }
 
+    /// Feeds `bytes`.
     public func update(_ bytes: some ContiguousBytes) {
         bytes.withUnsafeBytes { update($0) }
     }

@@ -114,10 +114,21 @@ extension Transfer {
             }
             sourceOffset += count
             return count
-        case .file(let path):
+        case .file(let path, _):
+            guard sourceRemaining > 0 else { return 0 }
+            let wanted = Int(min(Int64(buffer.count), sourceRemaining))
             while true {
-                let count = read(sourceFile, buffer.baseAddress, buffer.count)
-                if count >= 0 { return count }
+                let count = read(sourceFile, buffer.baseAddress, wanted)
+                if count > 0 {
+                    sourceRemaining -= Int64(count)
+                    return count
+                }
+                if count == 0 {
+                    // The file shrank under the transfer: sending fewer bytes than announced would corrupt the object.
+                    failure = HTTPTransportError(
+                        .localFile, "\(path) ended \(sourceRemaining) bytes early", retryable: false)
+                    return Int(CURL_READFUNC_ABORT)
+                }
                 if errno == EINTR { continue }
                 failure = localFileError("cannot read \(path)")
                 return Int(CURL_READFUNC_ABORT)
@@ -135,7 +146,11 @@ extension Transfer {
             sourceOffset = Int(offset)
             return true
         case .file:
-            return lseek(sourceFile, off_t(offset), SEEK_SET) == off_t(offset)
+            guard offset >= 0, offset <= uploadSize else { return false }
+            let position = sourceBase + offset
+            guard lseek(sourceFile, off_t(position), SEEK_SET) == off_t(position) else { return false }
+            sourceRemaining = uploadSize - offset
+            return true
         }
     }
 

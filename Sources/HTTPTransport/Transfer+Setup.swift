@@ -44,7 +44,7 @@ extension Transfer {
             uploadSize = 0
         case .bytes(let data):
             uploadSize = Int64(data.count)
-        case .file(let path):
+        case .file(let path, let range):
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw localFileError("cannot open \(path)") }
             sourceFile = descriptor
@@ -53,7 +53,19 @@ extension Transfer {
             guard (info.st_mode & S_IFMT) == S_IFREG else {
                 throw HTTPTransportError(.localFile, "\(path) is not a regular file", retryable: false)
             }
-            uploadSize = Int64(info.st_size)
+            let fileSize = Int64(info.st_size)
+            let bytes = range ?? 0..<fileSize
+            guard bytes.lowerBound >= 0, bytes.upperBound <= fileSize else {
+                throw HTTPTransportError(
+                    .localFile, "\(path) has \(fileSize) bytes; bytes \(bytes.lowerBound)..<\(bytes.upperBound) are outside it",
+                    retryable: false)
+            }
+            guard lseek(descriptor, off_t(bytes.lowerBound), SEEK_SET) == off_t(bytes.lowerBound) else {
+                throw localFileError("cannot seek in \(path)")
+            }
+            sourceBase = bytes.lowerBound
+            uploadSize = Int64(bytes.count)
+            sourceRemaining = uploadSize
         }
     }
 

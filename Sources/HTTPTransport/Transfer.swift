@@ -31,6 +31,10 @@ final class Transfer: @unchecked Sendable {
     var sourceOffset = 0
     /// The body's size, announced as `Content-Length`.
     var uploadSize: Int64 = 0
+    /// Where the body starts in the file (the range's start; 0 for a whole file).
+    var sourceBase: Int64 = 0
+    /// Body bytes of the file not yet handed to libcurl.
+    var sourceRemaining: Int64 = 0
 
     // The response as it arrives; `status` and `headers` belong to the header block being read.
     /// The status of the header block being read.

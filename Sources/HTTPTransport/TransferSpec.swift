@@ -6,8 +6,8 @@ struct TransferSpec: Sendable {
     enum Body: Sendable {
         case none
         case bytes(Data)
-        /// A file streamed from disk; opened and read on the transfer thread.
-        case file(path: String)
+        /// A file streamed from disk, whole or the bytes of `range`; opened and read on the transfer thread.
+        case file(path: String, range: Range<Int64>?)
     }
 
     /// Where the response body goes.

@@ -21,14 +21,14 @@ import Testing
         return (environment, try await Self.worker.value)
     }
 
-    private func produce(_ environment: EndToEndEnvironment, _ records: [(String, String)], topic: String = "attache.jobs") throws {
-        try Kcat.produce(brokers: environment.brokers, topic: topic, records.map { (key: $0.0, value: $0.1) })
+    private func produce(_ environment: EndToEndEnvironment, _ records: [(String, String)], topic: String = "attache.jobs") async throws {
+        try await Kcat.produce(brokers: environment.brokers, topic: topic, records.map { (key: $0.0, value: $0.1) })
     }
 
     private func waitFor(_ environment: EndToEndEnvironment, _ batchId: String, _ type: String, count: Int = 1,
                          timeout: Duration = .seconds(60)) async throws -> [ReceivedEvent] {
         try await eventually("\(count)× \(type) for \(batchId)", timeout: timeout) {
-            let events = try environment.events(of: batchId)
+            let events = try await environment.events(of: batchId)
             return events.filter { $0.type == type }.count >= count ? events : nil
         }
     }
@@ -45,7 +45,7 @@ import Testing
         let relative = "\(batchId)/notes.pdf"
         try FileManager.default.createDirectory(at: environment.sourceRoot.appendingPathComponent(batchId), withIntermediateDirectories: true)
         try notes.write(to: environment.sourceRoot.appendingPathComponent(relative))
-        try produce(environment, [(batchId, Jobs.upload(batchId: batchId, files: [
+        try await produce(environment, [(batchId, Jobs.upload(batchId: batchId, files: [
             Jobs.path("notes", name: "notes.pdf", mimeType: "application/pdf", path: relative),
             Jobs.inline("photo", name: "photo.jpg", mimeType: "image/jpeg", bytes: photo),
         ], caption: "Trip photos", requestId: "req-e2e-1"))])
@@ -72,11 +72,11 @@ import Testing
     @Test func jobsWithTheSameBatchIdJoinTheBatch() async throws {
         let (environment, _) = try await setUp()
         let batchId = "e2e-join-\(UUID().uuidString.prefix(8))"
-        try produce(environment, [(batchId, Jobs.upload(batchId: batchId, files: [
+        try await produce(environment, [(batchId, Jobs.upload(batchId: batchId, files: [
             Jobs.inline("a", name: "a.jpg", mimeType: "image/jpeg", bytes: Jobs.bytes(magic: Jobs.jpeg, size: 5000, seed: 3)),
         ]))])
         _ = try await waitFor(environment, batchId, "attache.message.sent")
-        try produce(environment, [(batchId, Jobs.upload(batchId: batchId, files: [
+        try await produce(environment, [(batchId, Jobs.upload(batchId: batchId, files: [
             Jobs.inline("b", name: "b.jpg", mimeType: "image/jpeg", bytes: Jobs.bytes(magic: Jobs.jpeg, size: 6000, seed: 4)),
         ]))])
         let events = try await waitFor(environment, batchId, "attache.message.sent", count: 2)
@@ -90,7 +90,7 @@ import Testing
         let batchId = "e2e-retry-\(UUID().uuidString.prefix(8))"
         let rule = environment.services.store.faults.inject(.serverError(status: 503, retryAfter: nil), target: .fileId("flaky"), times: 3)
         defer { environment.services.store.faults.remove(rule) }
-        try produce(environment, [(batchId, Jobs.upload(batchId: batchId, files: [
+        try await produce(environment, [(batchId, Jobs.upload(batchId: batchId, files: [
             Jobs.inline("flaky", name: "flaky.pdf", mimeType: "application/pdf", bytes: Jobs.bytes(magic: Jobs.pdf, size: 2000, seed: 5)),
         ], send: "manual"))])
         let first = try await waitFor(environment, batchId, "attache.batch.completed")
@@ -99,12 +99,12 @@ import Testing
         #expect(failures.allSatisfy { $0.errorCode == "ERR_S3_UPLOAD_FAILED" })
         #expect(first.last?.fileIds(in: "failed") == ["flaky"])
 
-        try produce(environment, [(batchId, Jobs.control("retry", batchId: batchId, fileId: "flaky"))])
+        try await produce(environment, [(batchId, Jobs.control("retry", batchId: batchId, fileId: "flaky"))])
         let second = try await waitFor(environment, batchId, "attache.batch.completed", count: 2)
         #expect(second.last?.fileIds(in: "successful") == ["flaky"])
         #expect(messages(environment, batchId: batchId).isEmpty, "manual mode waits for a send control")
 
-        try produce(environment, [(batchId, Jobs.control("send", batchId: batchId))])
+        try await produce(environment, [(batchId, Jobs.control("send", batchId: batchId))])
         _ = try await waitFor(environment, batchId, "attache.message.sent")
         #expect(messages(environment, batchId: batchId).map(\.type) == ["file"])
     }
@@ -112,12 +112,12 @@ import Testing
     @Test func removeAndClearControlsDropFilesSilently() async throws {
         let (environment, _) = try await setUp()
         let batchId = "e2e-remove-\(UUID().uuidString.prefix(8))"
-        try produce(environment, [(batchId, Jobs.upload(batchId: batchId, files: [
+        try await produce(environment, [(batchId, Jobs.upload(batchId: batchId, files: [
             Jobs.inline("keep", name: "keep.jpg", mimeType: "image/jpeg", bytes: Jobs.bytes(magic: Jobs.jpeg, size: 3000, seed: 6)),
             Jobs.inline("drop", name: "drop.jpg", mimeType: "image/jpeg", bytes: Jobs.bytes(magic: Jobs.jpeg, size: 3000, seed: 7)),
         ], send: "none"))])
         _ = try await waitFor(environment, batchId, "attache.batch.completed")
-        try produce(environment, [(batchId, Jobs.control("remove", batchId: batchId, fileId: "drop")),
+        try await produce(environment, [(batchId, Jobs.control("remove", batchId: batchId, fileId: "drop")),
                                   (batchId, Jobs.control("clear", batchId: batchId))])
         let events = try await waitFor(environment, batchId, "attache.file.removed", count: 2)
         #expect(events.filter { $0.type == "attache.file.removed" }.map(\.fileId) == ["drop", "keep"])
@@ -127,11 +127,11 @@ import Testing
     @Test func invalidRecordsGoToTheDeadLetterTopicAndTheWorkerCarriesOn() async throws {
         let (environment, worker) = try await setUp()
         let tag = UUID().uuidString.prefix(8)
-        try produce(environment, [("dlq-\(tag)-a", "this is not json"),
+        try await produce(environment, [("dlq-\(tag)-a", "this is not json"),
                                   ("dlq-\(tag)-b", #"{"kind":"explode"}"#),
                                   ("dlq-\(tag)-c", #"{"kind":"upload","files":[]}"#)])
         let letters = try await eventually("three dead letters") {
-            let letters = try Kcat.consume(brokers: environment.brokers, topic: "attache.jobs.dlq").filter { $0.key.hasPrefix("dlq-\(tag)") }
+            let letters = try await Kcat.consume(brokers: environment.brokers, topic: "attache.jobs.dlq").filter { $0.key.hasPrefix("dlq-\(tag)") }
             return letters.count >= 3 ? letters.sorted { $0.key < $1.key } : nil
         }
         #expect(letters.map(\.value) == ["this is not json", #"{"kind":"explode"}"#, #"{"kind":"upload","files":[]}"#])
@@ -139,7 +139,7 @@ import Testing
         #expect(letters[1].headers.contains("attache.error=unknown kind 'explode'"))
         #expect(letters[2].headers.contains("attache.error=receiver is required"))
         let invalid = try await eventually("three job.invalid events") {
-            let events = try environment.events().filter { $0.type == "attache.job.invalid" && $0.subject.hasPrefix("dlq-\(tag)") }
+            let events = try await environment.events().filter { $0.type == "attache.job.invalid" && $0.subject.hasPrefix("dlq-\(tag)") }
             return events.count >= 3 ? events : nil
         }
         // Different keys land on different partitions, so only the per-record pairing is ordered.
@@ -148,7 +148,7 @@ import Testing
         #expect(worker.isRunning)
 
         let batchId = "e2e-after-dlq-\(tag)"
-        try produce(environment, [(batchId, Jobs.upload(batchId: batchId, files: [
+        try await produce(environment, [(batchId, Jobs.upload(batchId: batchId, files: [
             Jobs.inline("ok", name: "ok.jpg", mimeType: "image/jpeg", bytes: Jobs.bytes(magic: Jobs.jpeg, size: 1000, seed: 8)),
         ], send: "none"))])
         _ = try await waitFor(environment, batchId, "attache.batch.completed")

@@ -13,29 +13,29 @@ import Testing
         let trickle = environment.services.store.faults.inject(.trickleRequestBody(bytesPerSecond: 128 * 1024), target: .pathPrefix("/\(batchId)/"))
         defer { environment.services.store.faults.remove(trickle) }
         let worker = try environment.startWorker(name: "worker-shutdown", group: "e2e-shutdown", jobsTopic: topic, eventsTopic: events)
-        try Kcat.produce(brokers: environment.brokers, topic: topic, [(key: batchId, value: Jobs.upload(batchId: batchId, files: [
+        try await Kcat.produce(brokers: environment.brokers, topic: topic, [(key: batchId, value: Jobs.upload(batchId: batchId, files: [
             Jobs.inline("big", name: "big.pdf", mimeType: "application/pdf", bytes: Jobs.bytes(magic: Jobs.pdf, size: 256 * 1024, seed: 9)),
         ], send: "none"))])
         _ = try await eventually("the upload to be under way", timeout: .seconds(30)) {
-            try environment.events(of: batchId, topic: events).contains { $0.type == "attache.file.progress" } ? true : nil
+            try await environment.events(of: batchId, topic: events).contains { $0.type == "attache.file.progress" } ? true : nil
         }
         worker.signal(SIGTERM)
         let status = await worker.waitForExit(timeout: .seconds(25))
         #expect(status == 0, "exit status \(String(describing: status)); log:\n\(worker.standardError)")
-        let completions = try environment.events(of: batchId, topic: events).filter { $0.type == "attache.batch.completed" }
+        let completions = try await environment.events(of: batchId, topic: events).filter { $0.type == "attache.batch.completed" }
         #expect(completions.count == 1, "the in-flight batch finished within the grace period")
         #expect(completions.first?.fileIds(in: "successful") == ["big"])
 
         // The finished job was committed: a new member of the group does not process it again.
         let marker = "shutdown-marker-\(UUID().uuidString.prefix(8))"
         let successor = try environment.startWorker(name: "worker-shutdown-2", group: "e2e-shutdown", jobsTopic: topic, eventsTopic: events)
-        try Kcat.produce(brokers: environment.brokers, topic: topic, [(key: marker, value: Jobs.upload(batchId: marker, files: [
+        try await Kcat.produce(brokers: environment.brokers, topic: topic, [(key: marker, value: Jobs.upload(batchId: marker, files: [
             Jobs.inline("m", name: "m.jpg", mimeType: "image/jpeg", bytes: Jobs.bytes(magic: Jobs.jpeg, size: 500, seed: 10)),
         ], send: "none"))])
         _ = try await eventually("the successor to process new work", timeout: .seconds(60)) {
-            try environment.events(of: marker, topic: events).contains { $0.type == "attache.batch.completed" } ? true : nil
+            try await environment.events(of: marker, topic: events).contains { $0.type == "attache.batch.completed" } ? true : nil
         }
-        let again = try environment.events(of: batchId, topic: events).filter { $0.type == "attache.batch.completed" }
+        let again = try await environment.events(of: batchId, topic: events).filter { $0.type == "attache.batch.completed" }
         #expect(again.count == 1, "the committed job was not replayed")
         successor.signal(SIGTERM)
         _ = await successor.waitForExit(timeout: .seconds(25))
@@ -62,16 +62,16 @@ import Testing
                 Jobs.inline("f", name: "photo.jpg", mimeType: "image/jpeg", bytes: bytes),
             ])))
         }
-        try Kcat.produce(brokers: environment.brokers, topic: topic, records)
+        try await Kcat.produce(brokers: environment.brokers, topic: topic, records)
 
         _ = try await eventually("some uploads to finish before the kill", timeout: .seconds(60)) {
-            try environment.events(topic: events).filter { $0.type == "attache.file.uploaded" }.count >= 20 ? true : nil
+            try await environment.events(topic: events).filter { $0.type == "attache.file.uploaded" }.count >= 20 ? true : nil
         }
         first.signal(SIGKILL)
         _ = await first.waitForExit(timeout: .seconds(5))
 
         let completed = try await eventually("every batch to complete", timeout: .seconds(180), every: .seconds(1)) {
-            let done = Set(try environment.events(topic: events).filter { $0.type == "attache.message.sent" }.map(\.subject))
+            let done = Set(try await environment.events(topic: events).filter { $0.type == "attache.message.sent" }.map(\.subject))
             return expected.keys.allSatisfy(done.contains) ? done : nil
         }
         #expect(completed.count >= jobCount)

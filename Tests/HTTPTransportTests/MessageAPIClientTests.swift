@@ -1,3 +1,4 @@
+import DevServices
 import Foundation
 import Testing
 import UploadEngine
@@ -17,11 +18,8 @@ import UploadEngine
                 .init(url: "https://cdn.invalid/b.png", name: "b.png", mimeType: "image/png", extension: "png", size: 1024),
             ]))
 
-    private func client(_ path: String, clock: ManualClock = ManualClock(), maxAttempts: Int = 3) throws -> MessageAPIClient {
-        MessageAPIClient(
-            url: nginx.url(path), apiKey: "key-123", client: try HTTPClient(),
-            backoff: RetryBackoff(baseDelay: .seconds(1), maxDelay: .seconds(30), maxAttempts: maxAttempts),
-            clock: clock, jitter: { $0 })
+    private func client(_ path: String) throws -> MessageAPIClient {
+        MessageAPIClient(url: nginx.url(path), apiKey: "key-123", client: try HTTPClient(), clock: ManualClock())
     }
 
     @Test func theRequestCarriesTheHeadersAndTheDesignedBody() async throws {
@@ -46,7 +44,7 @@ import UploadEngine
                     ],
                 ])
         #expect(delivery.messageId == "echo-1")
-        #expect(delivery.attempts == 1)
+        #expect(delivery.status == 200)
     }
 
     @Test(arguments: [("/api/messages", "4711"), ("/api/messages-numeric", "4712"), ("/api/messages-plain", nil)])
@@ -55,61 +53,66 @@ import UploadEngine
         #expect(delivery.messageId == id)
     }
 
-    @Test func a503IsRetriedWithExponentialBackoffUntilAttemptsRunOut() async throws {
-        let clock = ManualClock()
-        let start = clock.now()
-        let failures = Locked<[MessageSendFailure]>([])
+    @Test func aServerErrorIsOneAttemptThatSaysARetryMayHelp() async throws {
+        let capture = try MessageCapture()
+        defer { capture.stop() }
+        capture.faults.inject(.serverError(status: 503, retryAfter: 4))
+        let api = MessageAPIClient(url: capture.url, apiKey: "k", client: try HTTPClient(), clock: ManualClock())
 
         let error = await #expect(throws: HTTPTransportError.self) {
-            _ = try await client("/fault/503", clock: clock)
-                .send(Self.message, onBehalfOf: "u") { failure in failures.update { $0.append(failure) } }
+            _ = try await api.send(Self.message, onBehalfOf: "u")
         }
 
+        #expect(error?.code == .unexpectedStatus)
         #expect(error?.status == 503)
-        #expect(failures.value.map(\.attempt) == [1, 2, 3])
-        #expect(failures.value.map(\.willRetry) == [true, true, false])
-        #expect(clock.sleeps == [start + .seconds(1), start + .seconds(3)])
+        #expect(error?.isRetryable == true)
+        #expect(error?.retryAfter == .seconds(4))
+        #expect(capture.faults.firingCount(.serverError) == 1)
+        #expect(capture.requests.isEmpty)
     }
 
-    @Test func aClientErrorIsNotRetriedAndCarriesTheAPIsError() async throws {
-        let clock = ManualClock()
-        let failures = Locked<[MessageSendFailure]>([])
+    @Test func anAcceptedMessageIsSentOnceWithItsMuid() async throws {
+        let capture = try MessageCapture()
+        defer { capture.stop() }
+        let api = MessageAPIClient(url: capture.url, apiKey: "k", client: try HTTPClient())
 
+        let delivery = try await api.send(Self.message, onBehalfOf: "cometchat-uid-7")
+
+        #expect(capture.messages.count == 1)
+        #expect(capture.requests.count == 1)
+        #expect(delivery.messageId != nil)
+    }
+
+    @Test func aClientErrorIsNotRetryableAndCarriesTheAPIsError() async throws {
         let error = await #expect(throws: HTTPTransportError.self) {
-            _ = try await client("/api/refused", clock: clock)
-                .send(Self.message, onBehalfOf: "u") { failure in failures.update { $0.append(failure) } }
+            _ = try await client("/api/refused").send(Self.message, onBehalfOf: "u")
         }
 
         #expect(error?.status == 404)
+        #expect(error?.isRetryable == false)
         #expect(error?.message.contains("ERR_UID_NOT_FOUND: The UID uid-9 does not exist.") == true)
-        #expect(failures.value.map(\.willRetry) == [false])
-        #expect(clock.sleeps.isEmpty)
     }
 
-    @Test func tooManyRequestsWaitsAtLeastRetryAfter() async throws {
-        let clock = ManualClock()
-        let start = clock.now()
-
-        await #expect(throws: HTTPTransportError.self) {
-            _ = try await client("/fault/429", clock: clock, maxAttempts: 2).send(Self.message, onBehalfOf: "u")
+    @Test func tooManyRequestsIsRetryableAndCarriesRetryAfter() async throws {
+        let error = await #expect(throws: HTTPTransportError.self) {
+            _ = try await client("/fault/429").send(Self.message, onBehalfOf: "u")
         }
 
-        #expect(clock.sleeps == [start + .seconds(7)])
+        #expect(error?.status == 429)
+        #expect(error?.isRetryable == true)
+        #expect(error?.retryAfter == .seconds(7))
     }
 
-    @Test func anUnreachableAPIIsRetriedAsATransportFailure() async throws {
+    @Test func anUnreachableAPIIsARetryableTransportFailure() async throws {
         let reserved = try LoopbackSocket.bound()
         defer { close(reserved.descriptor) }
-        let clock = ManualClock()
-        let api = MessageAPIClient(
-            url: "http://127.0.0.1:\(reserved.port)/messages", apiKey: "k", client: try HTTPClient(),
-            backoff: RetryBackoff(maxAttempts: 2), clock: clock, jitter: { $0 })
+        let api = MessageAPIClient(url: "http://127.0.0.1:\(reserved.port)/messages", apiKey: "k", client: try HTTPClient())
 
         let error = await #expect(throws: HTTPTransportError.self) {
             _ = try await api.send(Self.message, onBehalfOf: nil)
         }
 
         #expect(error?.code == .transport)
-        #expect(clock.sleeps.count == 1)
+        #expect(error?.isRetryable == true)
     }
 }

@@ -69,9 +69,34 @@ import UploadEngine
     }
 
     @Test func storeDocumentsAreReadWithEntitiesDecoded() {
-        let document = StorageErrorDocument(Self.body("InvalidArgument", "a &lt;b&gt; &amp; c"))
-        #expect(document == StorageErrorDocument(code: "InvalidArgument", message: "a <b> & c"))
-        #expect(StorageErrorDocument(Data("{\"error\":1}".utf8)) == nil)
-        #expect(StorageErrorDocument(Data()) == nil)
+        let answer = S3ErrorResponse(status: 400, body: Self.body("InvalidArgument", "a &lt;b&gt; &amp; c"))
+        #expect(answer == S3ErrorResponse(status: 400, code: "InvalidArgument", message: "a <b> & c"))
+        #expect(S3ErrorResponse(status: 400, body: Data("{\"error\":1}".utf8)) == nil)
+        #expect(S3ErrorResponse(status: 400, body: Data("injected server error\n".utf8)) == nil)
+        #expect(S3ErrorResponse(status: 400, body: Data("<Error></Error>".utf8)) == nil)
+        #expect(S3ErrorResponse(status: 400, body: Data()) == nil)
+    }
+
+    @Test(arguments: [
+        (500, "InternalError"), (501, "NotImplemented"), (503, "SlowDown"), (400, "RequestTimeout"),
+        (400, "InvalidArgument"), (400, "ExpiredToken"), (403, "SignatureDoesNotMatch"), (404, "NoSuchUpload"),
+        (409, "OperationAborted"), (409, "BucketNotEmpty"), (200, "InternalError"), (200, "InvalidPart"),
+    ])
+    func s3AnswersAreClassifiedByTheSameTableAsUploads(status: Int, storeCode: String) throws {
+        let answer = try #require(S3ErrorResponse(status: status, body: Self.body(storeCode)))
+        let upload = CurlUploader.classify(HTTPResponse(status: status, body: Self.body(storeCode)), request: Self.request, now: Date())
+
+        #expect(answer.uploadError.code == upload.code)
+        #expect(answer.uploadError.isRetryable == upload.isRetryable)
+        #expect(answer.isRetryable == upload.isRetryable)
+        #expect(S3Error(answer).isRetryable == upload.isRetryable)
+    }
+
+    @Test func aCompletionErrorInsideA200IsRetryableOnlyForATransientCode() throws {
+        let transient = try #require(S3ErrorResponse(status: 200, body: Self.body("InternalError")))
+        let permanent = try #require(S3ErrorResponse(status: 200, body: Self.body("InvalidPart")))
+        #expect(transient.uploadError.isRetryable)
+        #expect(!permanent.uploadError.isRetryable)
+        #expect(permanent.uploadError.code == .s3UploadFailed)
     }
 }

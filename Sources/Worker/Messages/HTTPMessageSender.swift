@@ -7,7 +7,7 @@ public struct HTTPMessageSender: MessageSender {
     let client: MessageAPIClient
 
     public init(url: String, apiKey: String, client: HTTPClient) {
-        self.client = MessageAPIClient(url: url, apiKey: apiKey, client: client, backoff: RetryBackoff(maxAttempts: 1))
+        self.client = MessageAPIClient(url: url, apiKey: apiKey, client: client)
     }
 
     public func send(_ message: OutgoingMessage) async throws -> String? {

@@ -53,13 +53,13 @@ final class EndToEndEnvironment: Sendable {
     }
 
     /// Every event on `topic` so far, decoded.
-    func events(topic: String = "attache.events") throws -> [ReceivedEvent] {
-        try Kcat.consume(brokers: brokers, topic: topic).compactMap { ReceivedEvent(json: $0.value) }
+    func events(topic: String = "attache.events") async throws -> [ReceivedEvent] {
+        try await Kcat.consume(brokers: brokers, topic: topic).compactMap { ReceivedEvent(json: $0.value) }
     }
 
     /// Every event about `batchId` so far.
-    func events(of batchId: String, topic: String = "attache.events") throws -> [ReceivedEvent] {
-        try events(topic: topic).filter { $0.subject == batchId }
+    func events(of batchId: String, topic: String = "attache.events") async throws -> [ReceivedEvent] {
+        try await events(topic: topic).filter { $0.subject == batchId }
     }
 }
 

@@ -1,11 +1,33 @@
 import Foundation
 
 /// Debian's kcat, a Kafka client we did not write, for producing jobs and reading topics.
+///
+/// kcat runs are waited for on a dispatch queue, never on Swift's cooperative pool, which other suites share.
 enum Kcat {
     static let path = "/usr/bin/kcat"
+    private static let queue = DispatchQueue(label: "e2e.kcat", attributes: .concurrent)
+
+    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    static func produce(brokers: String, topic: String, _ records: [(key: String, value: String)]) async throws {
+        let records = records.map { KeyedValue(key: $0.key, value: $0.value) }
+        try await offPool { try produceBlocking(brokers: brokers, topic: topic, records.map { ($0.key, $0.value) }) }
+    }
+
+    static func consume(brokers: String, topic: String) async throws -> [(key: String, value: String, headers: String)] {
+        try await offPool { try consumeBlocking(brokers: brokers, topic: topic).map { Consumed(key: $0.key, value: $0.value, headers: $0.headers) } }
+            .map { ($0.key, $0.value, $0.headers) }
+    }
+
+    private struct KeyedValue: Sendable { let key: String; let value: String }
+    private struct Consumed: Sendable { let key: String; let value: String; let headers: String }
 
     /// Produces `records` (key, value) to `topic`; values are single-line JSON.
-    static func produce(brokers: String, topic: String, _ records: [(key: String, value: String)]) throws {
+    private static func produceBlocking(brokers: String, topic: String, _ records: [(key: String, value: String)]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["-b", brokers, "-t", topic, "-P", "-K", "\t", "-z", "none"]
@@ -26,7 +48,7 @@ enum Kcat {
     }
 
     /// Everything in `topic` so far, one entry per record: key, value and headers (`name=value,…`).
-    static func consume(brokers: String, topic: String) throws -> [(key: String, value: String, headers: String)] {
+    private static func consumeBlocking(brokers: String, topic: String) throws -> [(key: String, value: String, headers: String)] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         // Fields separated by ASCII unit separators so JSON values cannot be confused with the framing.

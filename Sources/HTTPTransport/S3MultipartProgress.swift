@@ -1,0 +1,36 @@
+import Synchronization
+
+/// The progress of a multipart upload: the sum over its parts of the most each part has sent, reported only when
+/// it grows.
+///
+/// A part that fails and starts over keeps its high mark until the new attempt passes it, so the sum never goes
+/// backwards, and it reaches the object's size exactly when every part is through. Reports are made under the
+/// lock, so they arrive in increasing order whichever thread the parts report on.
+final class S3MultipartProgress: Sendable {
+    private struct State {
+        var highs: [Int: Int64] = [:]
+        var sum: Int64 = 0
+    }
+
+    /// The object's size, the `total` of every report.
+    let total: Int64
+    private let report: @Sendable (_ sent: Int64, _ total: Int64) -> Void
+    private let state = Mutex(State())
+
+    /// Progress of an object of `total` bytes, reported to `report`.
+    init(total: Int64, report: @escaping @Sendable (_ sent: Int64, _ total: Int64) -> Void) {
+        self.total = total
+        self.report = report
+    }
+
+    /// Part `part` has sent `sent` bytes in its current attempt.
+    func record(part: Int, sent: Int64) {
+        state.withLock { state in
+            let high = state.highs[part, default: 0]
+            guard sent > high else { return }
+            state.highs[part] = sent
+            state.sum += sent - high
+            report(state.sum, total)
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import DevServices
+import EmbeddedHTTP
+import Foundation
+import HTTPTransport
+import Synchronization
+import Testing
+import UploadEngine
+
+/// Source fetching faults through the whole engine and the Worker's staging.
+@Suite(.timeLimit(.minutes(1))) struct SourceFaultTests {
+    @Test func aSourceServerErrorFailsTheFileWithSourceFetchFailed() async throws {
+        let harness = try TransferHarness()
+        defer { harness.stop() }
+        let url = try await harness.putSource(TestBytes.make(100_000), key: "sources/photo.jpg")
+        harness.services.store.faults.inject(.serverError(status: 500), target: .pathPrefix("/sources/"))
+
+        let result = try #require(
+            await harness.run([FileItem(fileId: "f1", name: "photo.jpg", mimeType: "image/jpeg", source: .url(url))]))
+
+        let failure = try #require(harness.failures(of: "f1").first)
+        #expect(failure.error.code == .sourceFetchFailed)
+        #expect(failure.error.isRetryable)
+        #expect(result.failed.map(\.error.code) == ["ERR_SOURCE_FETCH_FAILED"])
+        #expect(harness.services.presign.calls.isEmpty)
+        #expect(await eventually { harness.stagedFiles.isEmpty })
+    }
+
+    @Test func aMissingSourceIsRejectedWithSourceUnresolvable() async throws {
+        let harness = try TransferHarness()
+        defer { harness.stop() }
+        let url = try harness.services.store.url(forKey: "sources/missing.jpg")
+
+        let result = try #require(
+            await harness.run([FileItem(fileId: "f1", name: "photo.jpg", mimeType: "image/jpeg", source: .url(url))]))
+
+        #expect(harness.rejections(of: "f1").map(\.code) == [.sourceUnresolvable])
+        #expect(harness.failures(of: "f1").isEmpty)
+        #expect(result.rejected.map(\.error.code) == ["ERR_SOURCE_UNRESOLVABLE"])
+    }
+
+    @Test func aSourceLargerThanTheLimitIsAbortedMidDownloadAndNothingStaysInStaging() async throws {
+        let limit: Int64 = 1024 * 1024
+        let total: Int64 = 256 * 1024 * 1024
+        var options = TransferHarness.Options()
+        options.fileSizeMax = limit
+        let harness = try TransferHarness(options)
+        defer { harness.stop() }
+        // No Content-Length: the limit can only be noticed while the bytes arrive.
+        let produced = ByteCount()
+        let source = try EmbeddedHTTPServer { _ in
+            .respond(
+                EmbeddedHTTP.HTTPResponse(
+                    status: 200, headers: [HTTPHeader("Content-Type", "application/octet-stream")],
+                    body: .stream(length: nil, producer: CountingProducer(total: total, produced: produced))))
+        }
+        defer { source.stop() }
+
+        let result = try #require(
+            await harness.run([
+                FileItem(fileId: "f1", name: "huge.bin", mimeType: "application/octet-stream", source: .url(source.baseURL + "/huge.bin"))
+            ]))
+
+        #expect(harness.rejections(of: "f1").map(\.code) == [.fileSizeExceeded])
+        #expect(result.rejected.map(\.error.code) == ["ERR_FILE_SIZE_EXCEEDED"])
+        let sent = produced.value
+        #expect(sent > limit)
+        #expect(sent < total / 4)
+        #expect(harness.stagedFiles.isEmpty)
+        #expect(harness.services.presign.calls.isEmpty)
+    }
+
+    @Test func aSourceAnnouncingMoreThanTheLimitIsRejectedBeforeAnyByteIsStaged() async throws {
+        var options = TransferHarness.Options()
+        options.fileSizeMax = 256 * 1024
+        let harness = try TransferHarness(options)
+        defer { harness.stop() }
+        let url = try await harness.putSource(TestBytes.make(1024 * 1024), key: "sources/large.bin")
+
+        let result = try #require(
+            await harness.run([FileItem(fileId: "f1", name: "large.bin", mimeType: "application/octet-stream", source: .url(url))]))
+
+        #expect(result.rejected.map(\.error.code) == ["ERR_FILE_SIZE_EXCEEDED"])
+        #expect(harness.stagedFiles.isEmpty)
+    }
+}
+
+/// Bytes counted on a server thread and read by the test.
+final class ByteCount: Sendable {
+    private let count = Atomic<Int64>(0)
+
+    var value: Int64 { count.load(ordering: .relaxed) }
+
+    func add(_ bytes: Int64) { count.add(bytes, ordering: .relaxed) }
+}
+
+/// An endless-looking body: `total` bytes produced block by block, counting what was handed to the server.
+/// Used on one connection thread.
+final class CountingProducer: HTTPBodyProducer {
+    private let total: Int64
+    private let produced: ByteCount
+
+    init(total: Int64, produced: ByteCount) {
+        self.total = total
+        self.produced = produced
+    }
+
+    func produce(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) -> HTTPBodyChunk {
+        let remaining = total - Int64(offset)
+        guard remaining > 0 else { return .end }
+        let count = Int(min(Int64(buffer.count), remaining))
+        for index in 0..<count { buffer[index] = UInt8(truncatingIfNeeded: Int(offset) &+ index) }
+        produced.add(Int64(count))
+        return .bytes(count)
+    }
+}
