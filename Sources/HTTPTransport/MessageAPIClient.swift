@@ -1,7 +1,8 @@
 import Foundation
 import UploadEngine
 
-/// Sends media messages to a CometChat-compatible REST API (`messages.mode = http`, DESIGN §2.4).
+/// Sends media messages to a CometChat-compatible REST API (`messages.mode = http`,
+/// `docs/wire-format.md#http-messages`).
 ///
 /// `POST {url}` with headers `apikey` and `onBehalfOf: <sender>` and a `MediaMessageRequest` body. Only the send
 /// is retried — never an upload — and only where a retry can help: transport failures, stalls, 5xx and 429, with
