@@ -1,7 +1,8 @@
 import Foundation
 import UploadEngine
 
-/// The body of a media message as the message API takes it (DESIGN §2.4), CometChat REST compatible:
+/// The body of a media message as the message API takes it (`docs/wire-format.md#http-messages`), CometChat REST
+/// compatible:
 /// `{"receiver","receiverType","category":"message","type","muid","parentId"?,"tags"?,
 ///   "data":{"text"?,"metadata":{…},"attachments":[{"url","name","mimeType","extension","size"}]}}`.
 ///
@@ -87,7 +88,7 @@ public struct MediaMessageRequest: Sendable, Hashable, Encodable {
         case receiver, receiverType, category, type, muid, parentId, tags, data
     }
 
-    /// Writes the §2.4 shape, with `category` fixed to `message`.
+    /// Writes the documented message shape (`docs/wire-format.md#http-messages`), with `category` fixed to `message`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(receiver, forKey: .receiver)

@@ -1,7 +1,8 @@
 import Foundation
 import UploadEngine
 
-/// Sends media messages to a CometChat-compatible REST API (`messages.mode = http`, DESIGN §2.4).
+/// Sends media messages to a CometChat-compatible REST API (`messages.mode = http`,
+/// `docs/wire-format.md#http-messages`).
 ///
 /// `POST {url}` with headers `apikey` and `onBehalfOf: <sender>` and a `MediaMessageRequest` body. Each call makes
 /// exactly one attempt: retries (with backoff, `Retry-After`, and per-attempt `message.failed` events) belong to the

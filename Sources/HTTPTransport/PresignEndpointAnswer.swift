@@ -1,7 +1,7 @@
 import Foundation
 import UploadEngine
 
-/// A presign endpoint's answer (DESIGN §2.3): `{"files":[…]}`, each entry either
+/// A presign endpoint's answer (`docs/wire-format.md#presign-endpoint`): `{"files":[…]}`, each entry either
 /// `{"fileId","uploadUrl","method","headers","fileUrl","expiresAt"}` or `{"fileId","error":{"code","message"}}`.
 ///
 /// `method` defaults to `PUT`, `headers` to none (a JSON object, so their order is not kept: they are sorted by

@@ -1,8 +1,8 @@
 import Foundation
 import UploadEngine
 
-/// Asks the backend's presign endpoint (`presign.mode = endpoint`, DESIGN §2.3) for upload targets, one call
-/// per group of files.
+/// Asks the backend's presign endpoint (`presign.mode = endpoint`, `docs/wire-format.md#presign-endpoint`) for
+/// upload targets, one call per group of files.
 ///
 /// A per-file `error` becomes `.refused` with the service's code (fallback `ERR_PRESIGNED_URL_FAILED`), never
 /// retryable. A transport failure, a non-2xx answer or a body that cannot be read throws `HTTPTransportError`,

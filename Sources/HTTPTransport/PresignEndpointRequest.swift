@@ -1,6 +1,6 @@
 import UploadEngine
 
-/// The body of a presign endpoint call (DESIGN §2.3):
+/// The body of a presign endpoint call (`docs/wire-format.md#presign-endpoint`):
 /// `{"batchId","receiver":{"id","type"},"sender","parentMessageId","files":[{"fileId","name","mimeType","size"}]}`.
 /// `sender` and `parentMessageId` are left out when the batch has none.
 struct PresignEndpointRequest: Encodable, Sendable, Hashable {

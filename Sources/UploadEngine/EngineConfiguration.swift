@@ -1,4 +1,4 @@
-/// Limits a batch enforces (DESIGN.md §3, §7 `limits.*`).
+/// Limits a batch enforces (`docs/contract.md`; `limits.*` in `docs/configuration.md`).
 public struct UploadLimits: Sendable, Hashable {
     /// Per-file size limit (`limits.fileSizeMax`), also enforced while bytes stream in.
     public var fileSizeMax: Int64 = 100 * 1024 * 1024

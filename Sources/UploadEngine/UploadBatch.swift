@@ -1,6 +1,6 @@
 import Foundation
 
-/// One upload batch as a pure state machine: the rules of DESIGN.md §3 with no I/O and no clock of its own.
+/// One upload batch as a pure state machine: the rules of `docs/contract.md` with no I/O and no clock of its own.
 ///
 /// Every input takes the current time and returns `BatchEffects`: events in the order they happened, and actions
 /// (stage, presign, upload, cancel, release, delete) for a driver to perform. Outcomes come back as further inputs

@@ -1,6 +1,6 @@
 import UploadEngine
 
-/// A media message as the message API received it (DESIGN.md §2.4), decoded.
+/// A media message as the message API received it (`docs/wire-format.md#http-messages`), decoded.
 public struct CapturedMessage: Sendable, Hashable, Decodable {
     /// The receiver's uid or guid.
     public var receiver: String

@@ -1,6 +1,7 @@
 import EmbeddedHTTP
 
-/// A CometChat-compatible message API over HTTP on 127.0.0.1 that records what it is sent (DESIGN.md §2.4).
+/// A CometChat-compatible message API over HTTP on 127.0.0.1 that records what it is sent
+/// (`docs/wire-format.md#http-messages`).
 ///
 /// `POST {path}` (default `/v3/messages`) with a media message answers
 /// `200 {"data":{"id":"<n>","muid":…,"receiver","receiverType","category","type","sender"}}`. A message whose

@@ -1,7 +1,8 @@
 import EmbeddedHTTP
 import Foundation
 
-/// The presign endpoint of DESIGN.md §2.3 over HTTP on 127.0.0.1, authorising uploads into a `LocalObjectStore`.
+/// The presign endpoint of `docs/wire-format.md#presign-endpoint` over HTTP on 127.0.0.1, authorising uploads into a
+/// `LocalObjectStore`.
 ///
 /// `POST {path}` with `{"batchId","receiver":{"id","type"},"sender","parentMessageId","files":[…]}` answers
 /// `200 {"files":[…]}`, one entry per file in request order: a target (`uploadUrl` signed for PUT on

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The presign call's JSON (DESIGN.md §2.3).
+/// The presign call's JSON (`docs/wire-format.md#presign-endpoint`).
 enum PresignWire {
     /// The call's body.
     struct Request: Decodable {

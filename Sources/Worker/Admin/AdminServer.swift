@@ -1,6 +1,7 @@
 import EmbeddedHTTP
 
-/// The worker's admin endpoints on `admin.listen` (DESIGN.md §4, §7): `/healthz`, `/readyz` and `/metrics`.
+/// The worker's admin endpoints on `admin.listen`: `/healthz`, `/readyz` and `/metrics`
+/// (`docs/operations.md#health-readiness-and-metrics`).
 ///
 /// - `GET /healthz`: 200 `ok` while the worker is live and nothing fatal happened; 503 with the reason otherwise.
 /// - `GET /readyz`: 200 `ok` while it owns partitions and is connected; 503 with the reason otherwise.

@@ -1,6 +1,7 @@
 import Synchronization
 
-/// The worker's liveness and readiness, as `/healthz` and `/readyz` report them (DESIGN.md §4).
+/// The worker's liveness and readiness, as `/healthz` and `/readyz` report them
+/// (`docs/operations.md#health-readiness-and-metrics`).
 ///
 /// Live: the worker's loops are running and nothing fatal has happened. Ready: live, and it owns partitions and is
 /// connected, so it takes jobs. A fatal error (`markFailed`) fails both checks for good: the process is expected to
