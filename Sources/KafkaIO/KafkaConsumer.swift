@@ -17,6 +17,7 @@ public final class KafkaConsumer: Sendable {
     /// Assignments, revocations and errors, in the order they happened. Ends when the consumer closes.
     public let events: AsyncStream<KafkaConsumerEvent>
     private let shared: ConsumerShared
+    private let client: RDKafkaClient
 
     /// Joins `configuration.groupID` and subscribes to `topics`; the first assignment follows asynchronously
     /// (see ``events``).
@@ -47,6 +48,7 @@ public final class KafkaConsumer: Sendable {
         let loop = ConsumerPollLoop(client: client, queue: queue, shared: shared)
         DedicatedThread.start(name: "kafka-consumer") { loop.run() }
         self.shared = shared
+        self.client = client
         self.records = KafkaRecordSequence(buffer: shared.buffer)
         self.events = events
     }
@@ -120,6 +122,26 @@ public final class KafkaConsumer: Sendable {
             throw KafkaError(.closed, "the consumer is closed")
         }
         return try await promise.value()
+    }
+
+    /// Records between this consumer's fetch position and the end of each owned partition, summed: how far behind
+    /// it is. Uses the high watermarks librdkafka learned from recent fetches (no broker round trip), so partitions
+    /// not fetched yet count as 0.
+    public func lag() -> Int64 {
+        let partitions = assignment
+        guard !partitions.isEmpty else { return 0 }
+        let list = RDTopicPartitionList(partitions.map { ($0, nil) })
+        return client.withClientPointer { handle in
+            _ = list.withListPointer { rd_kafka_position(handle, $0) }
+            var total: Int64 = 0
+            for entry in list.entries where entry.offset >= 0 {
+                var low: Int64 = -1
+                var high: Int64 = -1
+                let error = rd_kafka_get_watermark_offsets(handle, entry.partition.topic, entry.partition.partition, &low, &high)
+                if error == RD_KAFKA_RESP_ERR_NO_ERROR, high >= entry.offset { total += high - entry.offset }
+            }
+            return total
+        }
     }
 
     /// Commits the watermarks, leaves the group (running the revoke hook for the remaining partitions) and ends

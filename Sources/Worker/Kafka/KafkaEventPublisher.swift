@@ -21,6 +21,8 @@ public final class KafkaEventPublisher: EventPublisher {
         var barrierHead = 0
         var overflow: [(id: UInt64, record: KafkaProducerRecord)] = []
         var draining = false
+        /// An event was lost: no barrier runs from then on, so no record is committed past the loss.
+        var broken = false
     }
 
     private let producer: KafkaProducer
@@ -30,12 +32,16 @@ public final class KafkaEventPublisher: EventPublisher {
     private let state = Mutex(State())
     /// Events that could not be delivered after librdkafka's own retries.
     public let failures = Atomic<Int>(0)
+    /// Told once when the first event is lost; the worker treats that as fatal.
+    private let onLoss: @Sendable (String) -> Void
 
-    public init(producer: KafkaProducer, topic: String, encoder: CloudEventEncoder, logger: Logger) {
+    public init(producer: KafkaProducer, topic: String, encoder: CloudEventEncoder, logger: Logger,
+                onLoss: @escaping @Sendable (String) -> Void = { _ in }) {
         self.producer = producer
         self.topic = topic
         self.encoder = encoder
         self.logger = logger
+        self.onLoss = onLoss
     }
 
     public func publish(_ event: WorkerEvent, sequence: UInt64) {
@@ -55,6 +61,7 @@ public final class KafkaEventPublisher: EventPublisher {
 
     public func whenDelivered(_ action: @escaping @Sendable () -> Void) {
         let runNow = state.withLock { state -> Bool in
+            if state.broken { return false }
             if state.deliveredUpTo >= state.nextId { return true }
             state.barriers.append((state.nextId, action))
             return false
@@ -66,10 +73,10 @@ public final class KafkaEventPublisher: EventPublisher {
         do {
             try producer.produce(record) { [weak self] result in
                 if case .failure(let error) = result {
-                    self?.failures.add(1, ordering: .relaxed)
-                    self?.logger.error("an event could not be delivered", ["error": error.description])
+                    self?.lost(id, because: error.description)
+                } else {
+                    self?.done(id)
                 }
-                self?.done(id)
             }
         } catch let error where error.code == .queueFull {
             let startDrain = state.withLock { state -> Bool in
@@ -79,10 +86,21 @@ public final class KafkaEventPublisher: EventPublisher {
             }
             if startDrain { Task { await drainOverflow() } }
         } catch {
-            failures.add(1, ordering: .relaxed)
-            logger.error("an event was refused by the producer", ["error": error.description])
-            done(id)
+            lost(id, because: error.description)
         }
+    }
+
+    /// An event that will never arrive: the worker stops committing and is told, so the records behind it are
+    /// replayed rather than committed without their events.
+    private func lost(_ id: UInt64, because reason: String) {
+        failures.add(1, ordering: .relaxed)
+        logger.error("an event could not be delivered", ["error": reason])
+        let first = state.withLock { state in
+            defer { state.broken = true }
+            return !state.broken
+        }
+        if first { onLoss(reason) }
+        done(id)
     }
 
     /// Hands overflowed records over as the queue frees up, oldest first.
@@ -114,6 +132,11 @@ public final class KafkaEventPublisher: EventPublisher {
             state.doneAhead.insert(id)
             while state.doneAhead.remove(state.deliveredUpTo + 1) != nil { state.deliveredUpTo += 1 }
             var ready: [@Sendable () -> Void] = []
+            if state.broken {
+                state.barriers.removeAll()
+                state.barrierHead = 0
+                return ready
+            }
             while state.barrierHead < state.barriers.count, state.barriers[state.barrierHead].mark <= state.deliveredUpTo {
                 ready.append(state.barriers[state.barrierHead].action)
                 state.barrierHead += 1

@@ -15,7 +15,9 @@ public struct KafkaMessageSender: MessageSender {
     public func send(_ message: OutgoingMessage) async throws -> String? {
         do {
             let body = try message.request.encoded()
-            _ = try await producer.send(topic: topic, key: Data(message.receiver.id.utf8), value: body)
+            // The HTTP API gets the sender as `onBehalfOf`; on the topic it travels as a header of that name.
+            let headers = message.sender.map { [KafkaHeader("onBehalfOf", $0)] } ?? []
+            _ = try await producer.send(topic: topic, key: Data(message.receiver.id.utf8), value: body, headers: headers)
             return nil
         } catch let error as KafkaError {
             throw MessageSendError(code: "ERR_MESSAGE_PUBLISH_FAILED", error.description, retryable: !error.isFatal)

@@ -12,7 +12,7 @@ public final class KafkaWorker: Sendable {
     public let health = WorkerHealth()
     let logger: Logger
     let workerId: String
-    private let fatal = Mutex<KafkaError?>(nil)
+    private let fatal = Mutex<String?>(nil)
 
     /// Job topics are created with this many partitions when missing: enough for a handful of workers to share.
     static let jobPartitions = 6
@@ -31,15 +31,16 @@ public final class KafkaWorker: Sendable {
         let kafka = KafkaConfiguration(bootstrapServers: configuration.kafka.brokers, groupID: configuration.kafka.groupId,
                                        clientID: workerId, properties: configuration.kafka.properties,
                                        logHandler: { [logger] line in logger.debug(line.message, ["facility": line.facility]) })
-        // In the background: a cluster without the admin API (or a slow controller) must not hold up intake.
-        let topics = configuration.kafka.createTopics ? Task { await createTopics(kafka) } : nil
-        defer { topics?.cancel() }
-        let admin = try AdminServer(listen: configuration.adminListen, health: health, metrics: metrics.registry)
-        defer { admin.stop() }
-        let components = try WorkerComponents(configuration: configuration)
+        // Before subscribing, so the first assignment finds the topics; bounded, since a cluster without the admin
+        // API (or a slow controller) must not hold intake up for long.
+        if configuration.kafka.createTopics { await createTopics(kafka) }
+        let components = try WorkerComponents(configuration: configuration, metrics: metrics)
         let producer = try KafkaProducer(configuration: kafka)
+        let health = self.health
         let publisher = KafkaEventPublisher(producer: producer, topic: configuration.kafka.eventsTopic,
-                                            encoder: CloudEventEncoder(workerId: workerId), logger: logger)
+                                            encoder: CloudEventEncoder(workerId: workerId), logger: logger) { [self] reason in
+            fail("events could not be delivered: \(reason)", shutdown: shutdown)
+        }
         let metrics = self.metrics
         let registry = BatchRegistry(configuration: configuration.engine, dependencies: .init(
             makeRunner: { components.makeRunner($0) },
@@ -48,10 +49,15 @@ public final class KafkaWorker: Sendable {
         let consumer = try KafkaConsumer(configuration: kafka, topics: [configuration.kafka.jobsTopic]) { partitions in
             registry.abandon(partitions: Set(partitions.map(\.partition)))
         }
+        let admin = try AdminServer(listen: configuration.adminListen, health: health, metrics: metrics.registry) {
+            metrics.registry.set(WorkerMetrics.consumerLag, Double(consumer.lag()))
+            metrics.registry.set(WorkerMetrics.inFlightBatches, Double(registry.busyBatchCount))
+            metrics.registry.set(WorkerMetrics.inFlightTransfers, Double(components.client.runningTransfers))
+        }
+        defer { admin.stop() }
         let intake = JobIntake(configuration: configuration, registry: registry, consumer: consumer, producer: producer,
                                publisher: publisher, metrics: metrics, logger: logger,
                                transfers: { components.client.runningTransfers + components.client.waitingTransfers })
-        let health = self.health
         health.markLive()
         health.markReady(false, reason: "no partitions assigned")
 
@@ -69,12 +75,13 @@ public final class KafkaWorker: Sendable {
                         if consumer.assignment.isEmpty { health.markReady(false, reason: "no partitions assigned") }
                     case .error(let error):
                         self.logger.error("kafka error", ["error": error.description])
-                        if error.isFatal {
-                            self.fatal.withLock { $0 = error }
-                            health.markFailed(reason: error.description)
-                            shutdown.request()
-                        }
+                        if error.isFatal { self.fail(error.description, shutdown: shutdown) }
                     }
+                }
+            }
+            group.addTask {
+                for await error in producer.errors where error.isFatal {
+                    self.fail("producer: \(error.description)", shutdown: shutdown)
                 }
             }
             group.addTask { await intake.regulate(until: shutdown) }
@@ -89,7 +96,9 @@ public final class KafkaWorker: Sendable {
             health.markReady(false, reason: "shutting down")
             logger.info("shutting down: draining in-flight batches", ["grace": "\(configuration.worker.shutdownGrace)"])
             intake.stop()
-            let drained = await intake.drain(within: configuration.worker.shutdownGrace)
+            // After a fatal error nothing more can be vouched for: skip the drain; the replay redoes the work.
+            let grace = fatal.withLock { $0 } == nil ? configuration.worker.shutdownGrace : .zero
+            let drained = await intake.drain(within: grace)
             if !drained {
                 logger.warn("grace period over: abandoning unfinished batches (their jobs will be replayed)")
                 registry.abandon(partitions: Set(consumer.assignment.map(\.partition)))
@@ -102,7 +111,19 @@ public final class KafkaWorker: Sendable {
             try? await producer.close()
             group.cancelAll()
         }
-        if let error = fatal.withLock({ $0 }) { throw error }
+        if let reason = fatal.withLock({ $0 }) { throw WorkerFailure(reason: reason) }
+    }
+
+    /// A fatal condition: health fails at once and the worker stops without committing what it cannot vouch for.
+    private func fail(_ reason: String, shutdown: ShutdownSignal) {
+        let first = fatal.withLock { fatal in
+            defer { if fatal == nil { fatal = reason } }
+            return fatal == nil
+        }
+        guard first else { return }
+        logger.error("fatal: stopping", ["reason": reason])
+        health.markFailed(reason: reason)
+        shutdown.request()
     }
 
     private func createTopics(_ kafka: KafkaConfiguration) async {
@@ -110,7 +131,8 @@ public final class KafkaWorker: Sendable {
             let admin = try KafkaTopicAdmin(configuration: kafka)
             let topics = [configuration.kafka.jobsTopic, configuration.kafka.eventsTopic, configuration.kafka.dlqTopic]
                 + (configuration.messages.mode == .kafka ? [configuration.kafka.messagesTopic] : [])
-            let results = try await admin.createTopics(topics.map { NewTopic(name: $0, partitions: Self.jobPartitions, replicationFactor: -1) })
+            let results = try await admin.createTopics(topics.map { NewTopic(name: $0, partitions: Self.jobPartitions, replicationFactor: -1) },
+                                                       timeout: .seconds(5))
             for result in results {
                 logger.debug("topic checked", ["topic": "\(result)"])
             }
@@ -139,4 +161,10 @@ struct MeteredPublisher: EventPublisher {
     func whenDelivered(_ action: @escaping @Sendable () -> Void) {
         inner.whenDelivered(action)
     }
+}
+
+/// Why a worker stopped on its own: a fatal Kafka error or lost events.
+public struct WorkerFailure: Error, CustomStringConvertible {
+    public let reason: String
+    public var description: String { reason }
 }

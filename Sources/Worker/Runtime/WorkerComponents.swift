@@ -10,19 +10,25 @@ struct WorkerComponents: Sendable {
     let presigner: any Presigner
     let uploader: any Uploader
 
-    init(configuration: AttacheConfiguration) throws {
+    init(configuration: AttacheConfiguration, metrics: WorkerMetrics = WorkerMetrics()) throws {
         var http = HTTPClient.Configuration()
         http.maxConcurrentTransfers = configuration.worker.maxTransfers
         http.stallTimeout = configuration.upload.stallTimeout
         client = try HTTPClient(configuration: http)
         stager = SourceStaging(area: try StagingArea(directory: configuration.staging.dir),
                                sourceRoot: configuration.sources.root.isEmpty ? nil : configuration.sources.root, client: client)
-        uploader = CurlUploader(client: client, stallTimeout: configuration.upload.stallTimeout)
         switch configuration.presign.mode {
         case .endpoint:
             presigner = PresignEndpointClient(url: configuration.presign.url, client: client)
+            uploader = TimedUploader(inner: CurlUploader(client: client, stallTimeout: configuration.upload.stallTimeout), metrics: metrics)
         case .s3:
-            presigner = try Self.s3Presigner(configuration.presign.s3, client: client, limits: configuration.limits)
+            // Attache owns the storage: S3Storage presigns, uploads (multipart above the threshold) and deletes.
+            let storage = S3Storage(
+                presigner: try Self.s3Presigner(configuration.presign.s3, limits: configuration.limits), client: client,
+                configuration: S3Storage.Configuration(multipartThreshold: configuration.upload.multipartThreshold,
+                                                       stallTimeout: configuration.upload.stallTimeout))
+            presigner = storage
+            uploader = TimedUploader(inner: storage, metrics: metrics)
         }
     }
 
@@ -42,10 +48,11 @@ struct WorkerComponents: Sendable {
 
 extension WorkerComponents {
     /// SigV4 presigning against the configured bucket; the policy's size limit is the worker's file size limit.
-    static func s3Presigner(_ s3: AttacheConfiguration.S3, client: HTTPClient, limits: UploadLimits) throws -> S3Presigner {
+    static func s3Presigner(_ s3: AttacheConfiguration.S3, limits: UploadLimits) throws -> S3Presigner {
+        let sessionToken = ProcessInfo.processInfo.environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         let configuration = S3PresignerConfiguration(
             bucket: s3.bucket, region: s3.region,
-            credentials: SigV4Credentials(accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey),
+            credentials: SigV4Credentials(accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, sessionToken: sessionToken),
             endpoint: s3.endpoint.isEmpty ? nil : s3.endpoint, keyPrefix: s3.prefix, pathStyle: s3.pathStyle,
             publicBaseURL: s3.publicBaseUrl.isEmpty ? nil : s3.publicBaseUrl,
             policy: S3UploadPolicy(maximumSize: limits.fileSizeMax))

@@ -1,0 +1,14 @@
+import Foundation
+import UploadEngine
+
+/// Times successful uploads into `attache_upload_duration_seconds`.
+struct TimedUploader: Uploader {
+    let inner: any Uploader
+    let metrics: WorkerMetrics
+
+    func upload(_ transfer: UploadTransfer, progress: @escaping @Sendable (Int64, Int64) -> Void) async throws {
+        let started = ContinuousClock.now
+        try await inner.upload(transfer, progress: progress)
+        metrics.registry.observe(WorkerMetrics.uploadDuration, (ContinuousClock.now - started).timeInterval)
+    }
+}
