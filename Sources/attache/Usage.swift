@@ -39,10 +39,10 @@ enum Usage {
     static let demo = """
     usage: attache demo
 
-    Runs a realistic mixed batch — photos, a video, an audio clip, a PDF, one oversized file and one file whose first
-    upload attempt fails — through staging, presigning, uploading and message sending, against an object store, a
-    presign service and a message API started on 127.0.0.1. Shows per-file progress as it happens, the messages
-    sent grouped by type, and the final UploadResult. Exits 0.
+    Runs the whole pipeline on embedded components, all in this process on 127.0.0.1: a Kafka mock cluster, an object
+    store, a presign service and a message API. A worker takes one realistic batch from the jobs topic — photos, a
+    video, an audio clip, a PDF, one oversized file and one file whose first upload attempt fails — and everything it
+    publishes is shown as it happens, then the messages sent grouped by type and the final UploadResult. Exits 0.
     """
 
     /// The flags each command accepts, and whether they take a value.

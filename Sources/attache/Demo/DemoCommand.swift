@@ -1,11 +1,12 @@
 import DevServices
 import Foundation
-import HTTPTransport
+import KafkaIO
 import UploadEngine
 import Worker
 
-/// `attache demo`: one realistic batch through staging, presigning, uploading and message sending, against real
-/// HTTP services on 127.0.0.1, with everything shown as it happens.
+/// `attache demo`: the whole pipeline on embedded components — a Kafka mock cluster, an object store, a presign
+/// service and a message API, all in this process on 127.0.0.1 — with a worker taking one realistic batch from the
+/// jobs topic and everything it publishes shown as it happens.
 enum DemoCommand {
     static let batchId = "trip-42"
 
@@ -22,10 +23,8 @@ enum DemoCommand {
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("attache-demo-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: workspace) }
         let sourceRoot = workspace.appendingPathComponent("sources")
-        var configuration = EngineConfiguration()
-        configuration.limits.fileSizeMax = 16 * 1024 * 1024
-        configuration.retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(300), maxDelay: .seconds(5))
-        let files = DemoFiles.batch(sizeLimit: configuration.limits.fileSizeMax)
+        let sizeLimit: Int64 = 16 * 1024 * 1024
+        let files = DemoFiles.batch(sizeLimit: sizeLimit)
         for file in files {
             guard let bytes = file.onDisk, case .path(let relative) = file.item.source else { continue }
             let url = sourceRoot.appendingPathComponent(relative)
@@ -33,48 +32,85 @@ enum DemoCommand {
             try bytes.write(to: url)
         }
 
+        let cluster = try MockKafkaCluster(brokers: 1)
         let services = try EmbeddedServices(configuration: .init(messages: .init(apiKey: "demo-api-key")))
         defer { services.stop() }
         // The voice note's first upload meets a 503; the video trickles in so its progress is visible.
         services.store.faults.inject(.serverError(status: 503, retryAfter: nil), target: .fileId("voice"), times: 1)
         services.store.faults.inject(.trickleRequestBody(bytesPerSecond: 3 * 1024 * 1024), target: .fileId("clip"))
 
+        var configuration = AttacheConfiguration()
+        configuration.kafka.brokers = cluster.bootstrapServers
+        configuration.kafka.createTopics = false
+        configuration.presign.url = services.presignURL
+        configuration.messages.url = services.messagesURL
+        configuration.messages.apiKey = "demo-api-key"
+        configuration.limits.fileSizeMax = sizeLimit
+        configuration.retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(300), maxDelay: .seconds(5))
+        configuration.staging.dir = workspace.appendingPathComponent("staging").path
+        configuration.sources.root = sourceRoot.path
+        configuration.adminListen = "127.0.0.1:0"
+        configuration.worker.id = "demo-worker"
+        configuration.log.level = .warn
+        configuration.log.format = .text
+        try configuration.validate()
+
         print("""
-        attache demo — one batch through staging, presigning, uploading and sending, on services at 127.0.0.1
+        attache demo — the whole pipeline on embedded components, all on 127.0.0.1
+          Kafka (mock)  \(cluster.bootstrapServers)
           object store  \(services.storeURL)
           presign       \(services.presignURL)
           message API   \(services.messagesURL)
-          (Kafka is not part of this run: the job is handed to the worker's batch registry directly.)
 
-        batch \(batchId) for user cometchat-uid-1: \(files.count) files, concurrency 3, size limit \(DemoConsole.kib(configuration.limits.fileSizeMax))
-
+        starting a worker (group \(configuration.kafka.groupId)) and a viewer of \(configuration.kafka.eventsTopic)…
         """)
 
-        let client = try HTTPClient()
-        let staging = SourceStaging(area: try StagingArea(directory: workspace.appendingPathComponent("staging").path),
-                                    sourceRoot: sourceRoot.path, client: client)
-        let presigner = PresignEndpointClient(url: services.presignURL, client: client)
-        let uploader = CurlUploader(client: client)
-        let console = DemoConsole()
-        let registry = BatchRegistry(configuration: configuration, dependencies: .init(
-            makeRunner: { BatchRunner(batch: $0, presigner: presigner, uploader: uploader, stager: staging) },
-            publisher: console,
-            sender: HTTPMessageSender(url: services.messagesURL, apiKey: "demo-api-key", client: client)))
+        let shutdown = ShutdownSignal()
+        let ready = ShutdownSignal()
+        let worker = KafkaWorker(configuration: configuration, logger: Logger(level: .warn, format: .text))
+        let running = Task { try await worker.run(shutdown: shutdown, onReady: { ready.request() }) }
+        // The viewer fetches eagerly so events show up as they happen.
+        let viewer = try KafkaConsumer(configuration: KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, groupID: "demo-viewer",
+                                                                         properties: ["fetch.wait.max.ms": "20"]),
+                                       topics: [configuration.kafka.eventsTopic])
+        for await event in viewer.events {
+            if case .assigned = event { break }
+        }
+        await ready.wait()
 
-        let job = UploadJob(requestId: "req-7f3", batchId: batchId, receiver: Receiver(id: "cometchat-uid-1", type: .user),
-                            sender: "cometchat-uid-7", parentMessageId: nil, concurrency: 3, files: files.map(\.item),
-                            message: MessageOptions(send: .auto, caption: "Trip photos", metadata: ["trip": 42]))
-        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-            registry.handle(.upload(job)) { finished.resume() }
+        let job = DemoJob.record(batchId: batchId, files: files.map(\.item))
+        let producer = try KafkaProducer(configuration: KafkaConfiguration(bootstrapServers: cluster.bootstrapServers))
+        _ = try await producer.send(topic: configuration.kafka.jobsTopic, key: Data(batchId.utf8), value: job)
+        print("\nproduced job req-7f3 for batch \(batchId) (user cometchat-uid-1): \(files.count) files, concurrency 3, size limit 16 MiB\n")
+
+        let started = Date()
+        var result: [String: Any]?
+        var sentMessages = 0
+        var retried = false
+        for await record in viewer.records {
+            viewer.markFinished(record)
+            guard let value = record.value, let event = try? JSONSerialization.jsonObject(with: value) as? [String: Any] else { continue }
+            if let line = DemoEventLine.line(for: event) {
+                print("  \(String(format: "%6.2fs", Date().timeIntervalSince(started)))  \(line)")
+            }
+            let data = event["data"] as? [String: Any] ?? [:]
+            switch event["type"] as? String {
+            case "attache.batch.completed": result = data["result"] as? [String: Any]
+            case "attache.message.sent": sentMessages += 1
+            case "attache.file.failed" where data["fileId"] as? String == "voice": retried = data["willRetry"] as? Bool == true
+            default: break
+            }
+            if result != nil, sentMessages >= 4 { break }
         }
 
+        shutdown.request()
+        try await running.value
+        try? await viewer.close()
+        try? await producer.close()
+
         printMessages(services.messages.messages)
-        let result = console.recorded.compactMap { event -> UploadResult? in
-            if case .upload(let upload) = event, case .completed(let result) = upload.kind { return result }
-            return nil
-        }.last
         try printResult(result)
-        return verdict(result, messages: services.messages.messages, events: console.recorded)
+        return verdict(result, retried: retried, messages: services.messages.messages)
     }
 
     private static func printMessages(_ messages: [CapturedRequest]) {
@@ -87,26 +123,22 @@ enum DemoCommand {
         }
     }
 
-    private static func printResult(_ result: UploadResult?) throws {
+    private static func printResult(_ result: [String: Any]?) throws {
         guard let result else { return }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let json = try JSONSerialization.data(withJSONObject: result, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         print("\nfinal UploadResult:")
-        print(String(decoding: try encoder.encode(result), as: UTF8.self))
+        print(String(decoding: json, as: UTF8.self))
     }
 
-    /// The demo checks its own story: five uploads (one after a retry), one rejection, four messages.
-    private static func verdict(_ result: UploadResult?, messages: [CapturedRequest], events: [WorkerEvent]) -> Int32 {
-        let retried = events.contains { event in
-            if case .upload(let upload) = event, upload.fileId == "voice", case .failed(_, 1, true) = upload.kind { return true }
-            return false
-        }
-        guard let result, result.successful.count == 5, result.rejected.map(\.fileId) == ["raw-footage"], result.failed.isEmpty,
-              retried, messages.compactMap(\.message).map(\.type) == ["image", "video", "audio", "file"] else {
+    /// The demo checks its own story: five uploads (one after a retry), one rejection, four messages in type order.
+    private static func verdict(_ result: [String: Any]?, retried: Bool, messages: [CapturedRequest]) -> Int32 {
+        let ids = { (key: String) in (result?[key] as? [[String: Any]])?.compactMap { $0["fileId"] as? String } ?? [] }
+        guard ids("successful").count == 5, ids("rejected") == ["raw-footage"], ids("failed").isEmpty, retried,
+              messages.compactMap(\.message).map(\.type) == ["image", "video", "audio", "file"] else {
             print("\nthe demo did not go as expected")
             return 1
         }
-        print("\nall files accounted for: 5 uploaded (voice after one retry), 1 rejected, 4 messages sent.")
+        print("\nall files accounted for: 5 uploaded (the voice note after one retry), 1 rejected, 4 messages sent.")
         return 0
     }
 }

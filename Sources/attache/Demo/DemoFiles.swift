@@ -23,8 +23,8 @@ enum DemoFiles {
 
     /// The batch, in input order, and the size limit that makes one of them too large.
     static func batch(sizeLimit: Int64) -> [File] {
-        let photo1 = bytes(magic: jpeg, size: 600 * 1024, seed: 1)
-        let photo2 = bytes(magic: jpeg, size: 900 * 1024, seed: 2)
+        let photo1 = bytes(magic: jpeg, size: 200 * 1024, seed: 1)
+        let photo2 = bytes(magic: jpeg, size: 300 * 1024, seed: 2)
         return [
             File(item: FileItem(fileId: "photo-1", name: "beach.jpg", mimeType: "image/jpeg", source: .data(photo1)), onDisk: nil),
             File(item: FileItem(fileId: "photo-2", name: "sunset.JPG", mimeType: "image/jpeg", source: .data(photo2)), onDisk: nil),
