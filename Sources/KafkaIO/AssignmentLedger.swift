@@ -63,14 +63,18 @@ struct AssignmentLedger: Sendable {
         return entries[key]!.watermark.finish(record.offset)
     }
 
-    /// Positions to commit and records them as sent. `partitions` limits the choice (`nil`: all owned);
-    /// `onlyChanged` skips partitions whose position was already sent.
+    /// Positions to commit and records them as sent. `partitions` limits the choice (`nil`: all owned).
+    ///
+    /// `onlyChanged` skips partitions whose position was already sent and partitions that have not moved past
+    /// where this assignment started reading: such a commit stores nothing new, and every commit sent while the
+    /// group rebalances risks an `ILLEGAL_GENERATION` answer, which librdkafka treats as a lost assignment.
     mutating func takeCommitPositions(of partitions: Set<TopicPartition>? = nil,
                                       onlyChanged: Bool) -> [(TopicPartition, Int64)] {
         var result: [(TopicPartition, Int64)] = []
         for (key, entry) in entries {
             guard partitions?.contains(key) ?? true, let position = entry.watermark.commitPosition else { continue }
             if onlyChanged, entry.committed == position { continue }
+            if onlyChanged, entry.committed == nil, position == entry.watermark.firstDelivered { continue }
             entries[key]!.committed = position
             result.append((key, position))
         }
