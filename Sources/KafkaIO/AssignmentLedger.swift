@@ -6,7 +6,9 @@
 struct AssignmentLedger: Sendable {
     /// One owned partition.
     struct Entry: Sendable {
+        /// Which assignment of the partition this is.
         var generation: UInt64
+        /// Delivered and finished offsets since the assignment.
         var watermark = OffsetWatermark()
         /// The position last sent in a commit (optimistically, before the broker confirmed it).
         var committed: Int64?
@@ -14,6 +16,7 @@ struct AssignmentLedger: Sendable {
         var isRevoking = false
     }
 
+    /// The owned partitions.
     private(set) var entries: [TopicPartition: Entry] = [:]
     private var lastGeneration: UInt64 = 0
 
