@@ -3,10 +3,12 @@ import CRdKafka
 /// One CreateTopics request in flight; travels to librdkafka as the admin options opaque (retained) and comes
 /// back with the result event on librdkafka's background thread.
 final class AdminRequest: Sendable {
+    /// Fulfilled from the background thread with the per-topic results.
     let promise = CompletionPromise<[TopicCreationResult]>()
     /// Per-topic failures found before sending (librdkafka refused the topic description).
     let refusedLocally: [TopicCreationResult]
 
+    /// A request whose locally refused topics are reported along with the broker's answers.
     init(refusedLocally: [TopicCreationResult]) {
         self.refusedLocally = refusedLocally
     }

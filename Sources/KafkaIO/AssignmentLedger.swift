@@ -6,7 +6,9 @@
 struct AssignmentLedger: Sendable {
     /// One owned partition.
     struct Entry: Sendable {
+        /// Which assignment of the partition this is.
         var generation: UInt64
+        /// Delivered and finished offsets since the assignment.
         var watermark = OffsetWatermark()
         /// The position last sent in a commit (optimistically, before the broker confirmed it).
         var committed: Int64?
@@ -14,6 +16,7 @@ struct AssignmentLedger: Sendable {
         var isRevoking = false
     }
 
+    /// The owned partitions.
     private(set) var entries: [TopicPartition: Entry] = [:]
     private var lastGeneration: UInt64 = 0
 
@@ -63,14 +66,18 @@ struct AssignmentLedger: Sendable {
         return entries[key]!.watermark.finish(record.offset)
     }
 
-    /// Positions to commit and records them as sent. `partitions` limits the choice (`nil`: all owned);
-    /// `onlyChanged` skips partitions whose position was already sent.
+    /// Positions to commit and records them as sent. `partitions` limits the choice (`nil`: all owned).
+    ///
+    /// `onlyChanged` skips partitions whose position was already sent and partitions that have not moved past
+    /// where this assignment started reading: such a commit stores nothing new, and every commit sent while the
+    /// group rebalances risks an `ILLEGAL_GENERATION` answer, which librdkafka treats as a lost assignment.
     mutating func takeCommitPositions(of partitions: Set<TopicPartition>? = nil,
                                       onlyChanged: Bool) -> [(TopicPartition, Int64)] {
         var result: [(TopicPartition, Int64)] = []
         for (key, entry) in entries {
             guard partitions?.contains(key) ?? true, let position = entry.watermark.commitPosition else { continue }
             if onlyChanged, entry.committed == position { continue }
+            if onlyChanged, entry.committed == nil, position == entry.watermark.firstDelivered { continue }
             entries[key]!.committed = position
             result.append((key, position))
         }

@@ -2,6 +2,7 @@
 ///
 /// Travels to librdkafka as the commit opaque (retained) and comes back in the commit callback on the poll thread.
 final class CommitRequest: Sendable {
+    /// The partitions and offsets sent.
     let positions: [(TopicPartition, Int64)]
     private let shared: ConsumerShared
     private let hasWaiter: Bool

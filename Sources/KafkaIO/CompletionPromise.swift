@@ -15,6 +15,7 @@ final class CompletionPromise<Value: Sendable>: Sendable {
 
     private let state = Mutex(State())
 
+    /// A promise with no result yet.
     init() {}
 
     /// Delivers the result and wakes every awaiting task.

@@ -14,6 +14,7 @@ final class ConsumerPollLoop: @unchecked Sendable {
     private let shared: ConsumerShared
     private var lastCommit = ContinuousClock.now
 
+    /// A loop over `client`, blocking on its consumer `queue`.
     init(client: RDKafkaClient, queue: RDQueue, shared: ConsumerShared) {
         self.client = client
         self.queue = queue

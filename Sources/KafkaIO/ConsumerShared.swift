@@ -5,25 +5,36 @@ import Synchronization
 /// Callers record wishes (pause, commands, finished records) under the mutex and wake the poll thread; the
 /// poll thread and the callbacks it runs (rebalance, commit replies) do everything that needs the client.
 final class ConsumerShared: Sendable {
+    /// Everything behind the mutex.
     struct State: Sendable {
+        /// The owned partitions and their watermarks.
         var ledger = AssignmentLedger()
+        /// Commands waiting for the poll thread.
         var commands: [ConsumerCommand] = []
         /// What the application asked for with pause()/resume().
         var wantsPause = false
         /// Whether the current assignment is paused in librdkafka; written on the poll thread only.
         var pauseApplied = false
+        /// Set when the poll thread stopped; later commands are refused.
         var isClosed = false
         /// Waiters of commits sent to librdkafka whose reply has not arrived, by request identity.
         var commitWaiters: [ObjectIdentifier: CompletionPromise<Void>] = [:]
     }
 
+    /// The shared state.
     let state = Mutex(State())
+    /// Records on their way to the reader.
     let buffer: RecordBuffer
+    /// Feeds ``KafkaConsumer/events``.
     let events: AsyncStream<KafkaConsumerEvent>.Continuation
+    /// The owner's revoke hook.
     let onRevoke: @Sendable ([TopicPartition]) async -> Void
+    /// Tuning.
     let options: KafkaConsumerOptions
+    /// Interrupts the poll thread's wait.
     let waker: PollWaker
 
+    /// State for a consumer that is about to start.
     init(options: KafkaConsumerOptions, onRevoke: @escaping @Sendable ([TopicPartition]) async -> Void,
          events: AsyncStream<KafkaConsumerEvent>.Continuation, waker: PollWaker) {
         self.options = options

@@ -1,8 +1,11 @@
 extension KafkaConfiguration {
     /// The client role a property set is built for; each role has its own defaults.
     enum Role {
+        /// A group consumer.
         case consumer
+        /// An idempotent producer.
         case producer
+        /// A client for Admin API calls only.
         case admin
     }
 

@@ -2,6 +2,7 @@
 ///
 /// Lets many records be in flight at once: enqueue them all, then await the tickets.
 public struct KafkaDeliveryTicket: Sendable {
+    /// Fulfilled by the delivery-report callback.
     let promise: CompletionPromise<KafkaDeliveryReport>
 
     /// Waits for the delivery report; may be awaited any number of times.

@@ -6,6 +6,7 @@
 public struct KafkaError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable error code string, safe to log and to match on.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code string.
         public let rawValue: String
         /// Wraps a code string.
         public init(rawValue: String) { self.rawValue = rawValue }

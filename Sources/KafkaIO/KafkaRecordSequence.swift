@@ -9,6 +9,7 @@ public struct KafkaRecordSequence: AsyncSequence, Sendable {
     /// Reading never fails; errors arrive as ``KafkaConsumerEvent/error(_:)``.
     public typealias Failure = Never
 
+    /// Where the poll thread leaves the records.
     let buffer: RecordBuffer
 
     /// Reads records one at a time or in batches.

@@ -19,6 +19,8 @@ public struct OffsetWatermark: Sendable, Hashable {
     private var slots: [Slot] = []
     private var head = 0
     private var lastDelivered: Int64?
+    /// The first offset delivered since the start or the last reset: where this owner started reading.
+    private(set) var firstDelivered: Int64?
 
     /// A watermark with nothing delivered.
     public init() {}
@@ -27,6 +29,7 @@ public struct OffsetWatermark: Sendable, Hashable {
     @discardableResult
     public mutating func delivered(_ offset: Int64) -> Bool {
         if let lastDelivered, offset <= lastDelivered { return false }
+        if lastDelivered == nil { firstDelivered = offset }
         lastDelivered = offset
         slots.append(Slot(offset: offset, isFinished: false))
         return true

@@ -4,6 +4,7 @@ import Synchronization
 final class PollWaker: Sendable {
     private let queue = Mutex<RDQueue?>(nil)
 
+    /// A waker with no queue yet.
     init() {}
 
     /// Sets the queue the poll thread blocks on.

@@ -6,6 +6,7 @@ final class ProducerPollLoop: @unchecked Sendable {
     private let client: RDKafkaClient
     private let shared: ProducerShared
 
+    /// A loop serving `client`'s main queue.
     init(client: RDKafkaClient, shared: ProducerShared) {
         self.client = client
         self.shared = shared

@@ -2,17 +2,24 @@ import Synchronization
 
 /// The producer state shared between senders, the poll thread and the delivery-report callback.
 final class ProducerShared: Sendable {
+    /// Everything behind the mutex.
     struct State {
+        /// Commands waiting for the poll thread.
         var commands: [ProducerCommand] = []
+        /// Set when closing began; later sends are refused.
         var isClosed = false
         /// Senders waiting for room in librdkafka's queue (`_QUEUE_FULL`).
         var spaceWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
+    /// The shared state.
     let state = Mutex(State())
+    /// Feeds ``KafkaProducer/errors``.
     let errors: AsyncStream<KafkaError>.Continuation
+    /// Interrupts the poll thread's wait.
     let waker: PollWaker
 
+    /// State for a producer that is about to start.
     init(errors: AsyncStream<KafkaError>.Continuation, waker: PollWaker) {
         self.errors = errors
         self.waker = waker

@@ -8,6 +8,7 @@ final class RDCallbackContext: Sendable {
     /// The consumer, producer or admin state the role-specific callbacks work on.
     let owner: (any AnyObject & Sendable)?
 
+    /// A context for one client handle.
     init(logHandler: (@Sendable (KafkaLogMessage) -> Void)?, owner: (any AnyObject & Sendable)?) {
         self.logHandler = logHandler
         self.owner = owner

@@ -49,8 +49,11 @@ final class RDTopicPartitionList {
 
     /// One entry as read back from C.
     struct Entry {
+        /// The topic and partition.
         var partition: TopicPartition
+        /// The offset field (`RD_KAFKA_OFFSET_INVALID` when unset).
         var offset: Int64
+        /// The per-partition error field.
         var error: rd_kafka_resp_err_t
     }
 }

@@ -20,6 +20,7 @@ final class RecordBuffer: Sendable {
 
         var count: Int { records.count - head }
 
+        /// Removes up to `maximum` records from the front, compacting the storage now and then.
         mutating func take(_ maximum: Int) -> [KafkaRecord] {
             let end = min(head + maximum, records.count)
             let taken = Array(records[head..<end])

@@ -34,7 +34,7 @@ import Testing
         for offset in [0, 1, 3] as [Int64] {
             ledger.finish(delivered.first { $0.topicPartition == jobs0 && $0.offset == offset }!)
         }
-        let positions = ledger.takeCommitPositions(onlyChanged: true)
+        let positions = ledger.takeCommitPositions(onlyChanged: false)
         #expect(positions.map(\.0) == [jobs0, jobs1])
         #expect(positions.map(\.1) == [2, 7])
     }
@@ -97,10 +97,24 @@ import Testing
         #expect(afterRelease == false)
     }
 
+    @Test func aPartitionWithoutProgressIsLeftOutOfBackgroundCommitsButNotOutOfExplicitOnes() {
+        var ledger = AssignmentLedger()
+        ledger.assign([jobs0, jobs1])
+        let delivered = ledger.accept([record(jobs0, 3), record(jobs0, 4), record(jobs1, 8)])
+        ledger.finish(delivered[0])
+        let background = ledger.takeCommitPositions(onlyChanged: true)
+        let explicit = ledger.takeCommitPositions(onlyChanged: false)
+        #expect(background.map(\.0) == [jobs0])
+        #expect(background.map(\.1) == [4])
+        #expect(explicit.map(\.1) == [4, 8])
+    }
+
     @Test func commitPositionsCanBeLimitedToSomePartitions() {
         var ledger = AssignmentLedger()
         ledger.assign([jobs0, jobs1])
-        _ = ledger.accept([record(jobs0, 3), record(jobs1, 4)])
+        let delivered = ledger.accept([record(jobs0, 3), record(jobs1, 4)])
+        ledger.finish(delivered[0])
+        ledger.finish(delivered[1])
         let limited = ledger.takeCommitPositions(of: [jobs1], onlyChanged: true)
         let rest = ledger.takeCommitPositions(onlyChanged: true)
         #expect(limited.map(\.0) == [jobs1])
