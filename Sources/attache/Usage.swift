@@ -26,14 +26,15 @@ enum Usage {
     """
 
     static let devBroker = """
-    usage: attache dev-broker [--brokers N]
+    usage: attache dev-broker [--brokers N] [--port P]
 
     Serves a librdkafka mock cluster with N brokers (default 1) over TCP on 127.0.0.1. The first line on standard
     output is the bootstrap address list, for workers and for kcat. Runs until SIGTERM or SIGINT.
 
     options:
       --brokers N   number of brokers (1 to 9)
-      --port P      accepted only as 0: this librdkafka's mock brokers choose their own ports
+      --port P      bootstrap on 127.0.0.1:P (the brokers themselves keep ports of their own choosing, which
+                    clients learn from the cluster's metadata)
     """
 
     static let demo = """

@@ -14,22 +14,25 @@ enum DevBrokerCommand {
             FileHandle.standardError.write(Data("attache dev-broker: --port takes a port number\n".utf8))
             return 2
         }
-        guard first == 0 else {
-            // librdkafka 2.0.2's mock brokers always listen on ports of their own choosing.
-            FileHandle.standardError.write(Data("attache dev-broker: --port is not supported by this librdkafka; omit it and read the address from the first line\n".utf8))
-            return 2
-        }
         let cluster: MockKafkaCluster
+        var forwarder: BootstrapForwarder?
         do {
             cluster = try MockKafkaCluster(brokers: count)
+            // librdkafka's mock brokers choose their own ports; a fixed port is a bootstrap forwarder in front.
+            if first != 0 {
+                let broker = cluster.bootstrapServers.split(separator: ",").first.map(String.init) ?? cluster.bootstrapServers
+                forwarder = try BootstrapForwarder(port: first, forwardingTo: broker)
+            }
         } catch {
             FileHandle.standardError.write(Data("attache dev-broker: \(error)\n".utf8))
             return 1
         }
-        FileHandle.standardOutput.write(Data((cluster.bootstrapServers + "\n").utf8))
+        let bootstrap = forwarder.map { "127.0.0.1:\($0.port)" } ?? cluster.bootstrapServers
+        FileHandle.standardOutput.write(Data((bootstrap + "\n").utf8))
         let shutdown = ShutdownSignal()
         SignalWatcher.install { _ in shutdown.request() }
         await shutdown.wait()
+        forwarder?.stop()
         withExtendedLifetime(cluster) {}
         return 0
     }
