@@ -34,7 +34,7 @@ public final class BatchRegistry: Sendable {
 
     let configuration: EngineConfiguration
     let dependencies: Dependencies
-    let sessions = Mutex<[String: BatchSession]>([:])
+    let sessions = Mutex(SessionTable())
     let random = Mutex(JitterRandom())
 
     public init(configuration: EngineConfiguration, dependencies: Dependencies) {
@@ -125,7 +125,7 @@ public final class BatchRegistry: Sendable {
 
     /// Batches with work under way or records waiting: the measure for pausing intake.
     public var busyBatchCount: Int {
-        sessions.withLock { $0.values.filter { !$0.waiting.isEmpty || $0.sending }.count }
+        sessions.withLock { $0.busy.count }
     }
 
     /// Batches held in memory.
