@@ -77,14 +77,14 @@ public final class HTTPClient: Sendable {
     ///     request follows redirects); no proxy is used. A refusal fails with `.addressRefused` before any byte is
     ///     sent to the refused address, a redirect to another scheme with `.redirectRefused`, a fourth redirect
     ///     with `.tooManyRedirects`.
-    ///   - inspect: sees every chunk of a 2xx body, in order, before it is written, on the transfer thread;
-    ///     whatever it throws aborts the download and is rethrown unchanged.
     ///   - progress: `(received, total)` with `total` from `Content-Length` when announced; on the
     ///     transfer thread.
+    ///   - inspect: sees every chunk of a 2xx body, in order, before it is written, on the transfer thread;
+    ///     whatever it throws aborts the download and is rethrown unchanged.
     public func download(
         _ request: HTTPRequest, toFile path: String, sizeLimit: Int64? = nil, addressPolicy: AddressPolicy? = nil,
-        inspect: (@Sendable (_ chunk: UnsafeRawBufferPointer) throws -> Void)? = nil,
-        progress: (@Sendable (_ received: Int64, _ total: Int64?) -> Void)? = nil
+        progress: (@Sendable (_ received: Int64, _ total: Int64?) -> Void)? = nil,
+        inspect: (@Sendable (_ chunk: UnsafeRawBufferPointer) throws -> Void)? = nil
     ) async throws -> HTTPResponse {
         var request = request
         request.body = nil

@@ -73,8 +73,8 @@ extension SourceStaging {
         do {
             response = try await client.download(
                 HTTPRequest(method: "GET", url: url, followRedirects: true), toFile: path, sizeLimit: stream.sizeLimit,
-                addressPolicy: settings.addressPolicy, inspect: { chunk in try stream.consume(chunk) },
-                progress: { received, total in progress.update(received, of: total) })
+                addressPolicy: settings.addressPolicy, progress: { received, total in progress.update(received, of: total) },
+                inspect: { chunk in try stream.consume(chunk) })
         } catch let error as HTTPTransportError {
             throw Self.sourceError(error, sizeLimit: stream.sizeLimit)
         }
