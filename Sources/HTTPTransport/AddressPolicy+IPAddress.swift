@@ -7,7 +7,9 @@ import Glibc
 extension AddressPolicy {
     /// An IPv4 or IPv6 address as a number, as the kernel connects to it.
     public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
+        /// An IPv4 address, most significant byte first.
         case v4(UInt32)
+        /// An IPv6 address, most significant byte first.
         case v6(UInt128)
 
         /// Parses the plain textual forms only (`a.b.c.d`, RFC 4291 IPv6, optionally in brackets); the decimal,

@@ -3,9 +3,13 @@
 /// Only formats with an unambiguous signature are recognised; anything else is unknown, and unknown content never
 /// contradicts what a job declared.
 enum ContentSignature: String, Sendable, Hashable, CaseIterable {
+    /// Still images.
     case jpeg, png, gif, webp, heic, heif, avif
+    /// Audio/video containers (ISO media by brand, Matroska).
     case mp4, quicktime, m4a, threeGPP = "3gpp", webm, matroska
+    /// Audio.
     case mp3, wav, ogg
+    /// Documents and archives.
     case pdf, zip
 
     /// How many leading bytes `sniff` looks at; fewer are enough when the content is shorter.

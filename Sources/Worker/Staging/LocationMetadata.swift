@@ -9,7 +9,9 @@ import Foundation
 enum LocationMetadata {
     /// Bytes to write at an offset of the file.
     struct Edit: Sendable, Hashable {
+        /// Where the bytes go, from the start of the file.
         var offset: Int64
+        /// What is written there (as many bytes as were there: nothing moves).
         var bytes: [UInt8]
     }
 

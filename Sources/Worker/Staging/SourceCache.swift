@@ -17,8 +17,10 @@ public final class SourceCache: Sendable {
     public let directory: String
     /// The budget in bytes for unpinned entries; 0 = unlimited.
     public let maximumBytes: Int64
+    /// The index in memory and the live links; file operations of one change happen under the same lock.
     let state: Mutex<State>
 
+    /// What the cache knows.
     struct State {
         /// Entries by key.
         var entries: [String: SourceCacheEntry] = [:]
@@ -30,7 +32,9 @@ public final class SourceCache: Sendable {
         var clock: UInt64 = 0
     }
 
+    /// The index's file name in the staging directory.
     static let indexName = "source-cache.json"
+    /// The suffix of cache entry files (`<uuid>.cache`).
     static let fileSuffix = ".cache"
 
     /// Opens the cache in `area`'s directory and reconciles it (off the cooperative pool): indexed entries whose

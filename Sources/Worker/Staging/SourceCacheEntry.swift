@@ -4,6 +4,7 @@ struct SourceCacheEntry: Sendable, Hashable, Codable {
     var key: String
     /// The cache file's name in the staging directory (`<uuid>.cache`, generated).
     var file: String
+    /// The entry's size in bytes.
     var size: Int64
     /// Hex SHA-256 of the bytes.
     var sha256: String
@@ -17,5 +18,6 @@ struct SourceCacheEntry: Sendable, Hashable, Codable {
 struct SourceCacheIndex: Sendable, Codable {
     /// The format; an index of another version is ignored (its files then count as orphans).
     var version = 1
+    /// Every entry, least recently used first.
     var entries: [SourceCacheEntry] = []
 }

@@ -9,6 +9,7 @@ import UploadEngine
 struct SourceResigner: Sendable {
     /// The endpoint.
     let endpoint: String
+    /// The worker's shared client.
     let client: HTTPClient
 
     /// The limit on one re-sign exchange.

@@ -10,6 +10,8 @@ extension SourceStaging {
         case expired(status: Int)
     }
 
+    /// Stages a URL source into `path`: from the cache if it has it, else fetched (and re-signed once if it must
+    /// be), then kept in the cache.
     func stageURL(
         _ source: SourceURL, file: FileItem, batchId: String, to path: String, stream: StagingStream,
         progress: StagingProgress

@@ -9,6 +9,7 @@ import UploadEngine
 /// the source cache, then the URL, then one re-signed URL, and only ever connect to addresses the address policy
 /// allows. A partial copy is removed on any failure or cancellation. See `docs/sources.md` for every rule.
 public struct SourceStaging: SourceStager {
+    /// Where files are staged.
     public let area: StagingArea
     /// Root for `path` sources (resolved, symlinks included); nil turns path sources off.
     public let sourceRoot: String?
@@ -16,6 +17,7 @@ public struct SourceStaging: SourceStager {
     public let settings: Settings
     /// Fetched URL sources kept between batches; nil keeps none.
     public let cache: SourceCache?
+    /// The worker's shared client: source downloads and re-sign calls.
     let client: HTTPClient
 
     /// A stager; without `settings` URL sources may reach public addresses only, nothing is re-signed and no
@@ -31,6 +33,7 @@ public struct SourceStaging: SourceStager {
         self.client = client
     }
 
+    /// Stages `file` without reporting progress (the engine's entry point).
     public func stage(_ file: FileItem, batchId: String, sizeLimit: Int64) async throws -> StagedFile {
         try await stage(file, batchId: batchId, sizeLimit: sizeLimit, progress: nil)
     }
@@ -60,6 +63,7 @@ public struct SourceStaging: SourceStager {
         }
     }
 
+    /// Deletes the staged file; a cached source's entry is unpinned and may then be evicted.
     public func release(_ staged: StagedFile) async {
         await discard(staged.path)
     }

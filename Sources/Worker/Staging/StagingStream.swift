@@ -26,7 +26,9 @@ final class StagingStream: @unchecked Sendable {
 
     /// What the stream learned once the bytes are all in.
     struct Summary: Sendable, Hashable {
+        /// Bytes received.
         var size: Int64
+        /// Their hex SHA-256.
         var sha256: String
         /// The format the bytes show, if recognised.
         var signature: ContentSignature?
