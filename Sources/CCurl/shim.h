@@ -16,6 +16,7 @@ static inline CURLcode attache_curl_easy_setopt_seek(CURL *h, int (*f)(void *, c
 static inline CURLcode attache_curl_easy_setopt_xferinfo(CURL *h, int (*f)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t)) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, f); }
 static inline CURLcode attache_curl_easy_setopt_sockopt(CURL *h, int (*f)(void *, curl_socket_t, curlsocktype)) { return curl_easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, f); }
 static inline CURLcode attache_curl_easy_setopt_opensocket(CURL *h, curl_socket_t (*f)(void *, curlsocktype, struct curl_sockaddr *)) { return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, f); }
+static inline CURLcode attache_curl_easy_setopt_prereq(CURL *h, int (*f)(void *, char *, char *, int, int)) { return curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, f); }
 static inline CURLcode attache_curl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode attache_curl_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode attache_curl_easy_getinfo_string(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }

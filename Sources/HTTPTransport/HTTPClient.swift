@@ -71,17 +71,33 @@ public final class HTTPClient: Sendable {
     /// 64 KiB) and no file. A `Content-Length` over `sizeLimit` fails before any byte is written, and so does the
     /// first byte past it when the length is not announced. On any failure or cancellation the file is removed.
     ///
-    /// - Parameter progress: `(received, total)` with `total` from `Content-Length` when announced; on the
-    ///   transfer thread.
+    /// - Parameters:
+    ///   - addressPolicy: when set, every socket's address is checked before it connects and every connection's
+    ///     (reused ones too) before a request goes out on it, on each redirect hop (at most 3 are followed when the
+    ///     request follows redirects); no proxy is used. A refusal fails with `.addressRefused` before any byte is
+    ///     sent to the refused address, a redirect to another scheme with `.redirectRefused`, a fourth redirect
+    ///     with `.tooManyRedirects`.
+    ///   - progress: `(received, total)` with `total` from `Content-Length` when announced; on the
+    ///     transfer thread.
+    ///   - inspect: sees every chunk of a 2xx body, in order, before it is written, on the transfer thread;
+    ///     whatever it throws aborts the download and is rethrown unchanged.
     public func download(
-        _ request: HTTPRequest, toFile path: String, sizeLimit: Int64? = nil,
-        progress: (@Sendable (_ received: Int64, _ total: Int64?) -> Void)? = nil
+        _ request: HTTPRequest, toFile path: String, sizeLimit: Int64? = nil, addressPolicy: AddressPolicy? = nil,
+        progress: (@Sendable (_ received: Int64, _ total: Int64?) -> Void)? = nil,
+        inspect: (@Sendable (_ chunk: UnsafeRawBufferPointer) throws -> Void)? = nil
     ) async throws -> HTTPResponse {
         var request = request
         request.body = nil
         let report: TransferSpec.Progress = progress.map { .download($0) } ?? .none
-        return try await run(
-            spec(request, body: .none, sink: .file(path: path, limit: sizeLimit), progress: report), beforeStart: nil)
+        var spec = spec(request, body: .none, sink: .file(path: path, limit: sizeLimit), progress: report)
+        guard addressPolicy != nil || inspect != nil else { return try await run(spec, beforeStart: nil) }
+        let check = DownloadGuard(policy: addressPolicy, inspector: inspect)
+        spec.downloadGuard = check
+        do {
+            return try await run(spec, beforeStart: nil)
+        } catch let error as HTTPTransportError {
+            throw check.explain(error)
+        }
     }
 
     private func spec(

@@ -63,6 +63,7 @@ extension Transfer {
                     .sizeLimitExceeded, "response exceeds the limit of \(limit) bytes", retryable: false)
                 return 0
             }
+            if let check = spec.downloadGuard, !check.inspect(chunk) { return 0 }
             guard writeAll(chunk) else { return 0 }
             received += Int64(chunk.count)
             if case .download(let report) = spec.progress {

@@ -30,10 +30,13 @@ extension Transfer {
         }
         if request.followRedirects {
             try easy.set(CURLOPT_FOLLOWLOCATION, 1)
-            try easy.set(CURLOPT_MAXREDIRS, 3)
+            try easy.set(CURLOPT_MAXREDIRS, DownloadGuard.maximumRedirects)
         }
         try easy.set(CURLOPT_PRIVATE, pointer: context)
         try installCallbacks(on: easy, context: context)
+        if spec.downloadGuard?.policy != nil {
+            try installAddressChecks(on: easy, context: context)
+        }
         try setMethodAndBody(on: easy)
         try easy.setHeaderLines(headerLines())
     }
@@ -99,6 +102,31 @@ extension Transfer {
         }
         try easy.set(CURLOPT_XFERINFODATA, pointer: context)
         try easy.set(CURLOPT_NOPROGRESS, 0)
+    }
+
+    /// Checks the address of every socket before it connects, and of every connection (new or reused, on each
+    /// redirect hop) before a request goes out on it.
+    private func installAddressChecks(on easy: CurlEasy, context: UnsafeMutableRawPointer) throws(HTTPTransportError) {
+        let handle = easy.handle
+        // Through a proxy the proxy's address is the one connected, and the source's would go unchecked.
+        try easy.set(CURLOPT_PROXY, "")
+        _ = attache_curl_easy_setopt_opensocket(handle) { context, _, address in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            guard let address, let check = transfer.spec.downloadGuard,
+                  check.admitsSocket(to: address, handle: transfer.easy?.handle)
+            else { return CURL_SOCKET_BAD }
+            return socket(address.pointee.family, address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue),
+                          address.pointee.protocol)
+        }
+        try easy.set(CURLOPT_OPENSOCKETDATA, pointer: context)
+        _ = attache_curl_easy_setopt_prereq(handle) { context, primaryIP, _, _, _ in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            guard let check = transfer.spec.downloadGuard,
+                  check.admitsRequest(primaryIP: primaryIP, handle: transfer.easy?.handle)
+            else { return CURL_PREREQFUNC_ABORT }
+            return CURL_PREREQFUNC_OK
+        }
+        try easy.set(CURLOPT_PREREQDATA, pointer: context)
     }
 
     private func setMethodAndBody(on easy: CurlEasy) throws(HTTPTransportError) {

@@ -41,6 +41,8 @@ struct TransferSpec: Sendable {
     var userAgent: String
     /// libcurl's upload buffer size for this transfer.
     var uploadBufferSize: Int
+    /// A download's address and body checks; nil for none.
+    var downloadGuard: DownloadGuard? = nil
 
     /// How much of a body that is not the payload (an error document) is kept.
     static let diagnosticBodyLimit = 64 * 1024

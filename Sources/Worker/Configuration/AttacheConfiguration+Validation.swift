@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTransport
 
 extension AttacheConfiguration {
     /// Checks what the keys cannot check alone: required values, ranges, and settings that depend on each other.
@@ -38,6 +39,9 @@ extension AttacheConfiguration {
         try require(Self.hostAndPort(adminListen) != nil, "admin.listen", "must be host:port")
         try require(!staging.dir.isEmpty, "staging.dir", "must not be empty")
         try require(sources.resignUrl.isEmpty || Self.isHTTPURL(sources.resignUrl), "sources.resignUrl", "must be an http(s) URL")
+        do { _ = try AddressPolicy(allowHosts: sources.allowHosts) } catch {
+            throw ConfigurationError(key: "sources.allowHosts", error.message)
+        }
     }
 
     static func isHTTPURL(_ text: String) -> Bool {

@@ -62,6 +62,8 @@ public struct AttacheConfiguration: Sendable, Hashable {
         public var resignUrl = ""
         /// Host names, IPs or CIDR ranges allowed despite the private-address rule.
         public var allowHosts: [String] = []
+        /// Remove GPS metadata from JPEG files before upload.
+        public var stripLocation = false
     }
 
     public struct Staging: Sendable, Hashable {

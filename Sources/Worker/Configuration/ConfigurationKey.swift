@@ -50,6 +50,7 @@ struct ConfigurationKey: Sendable {
         text("sources.root", \.sources.root),
         text("sources.resignUrl", \.sources.resignUrl),
         list("sources.allowHosts", \.sources.allowHosts),
+        bool("sources.stripLocation", \.sources.stripLocation),
         text("staging.dir", \.staging.dir),
         size("staging.cacheMax", \.staging.cacheMax),
         text("admin.listen", \.adminListen),

@@ -34,7 +34,7 @@ public final class KafkaWorker: Sendable {
         // Before subscribing, so the first assignment finds the topics; bounded, since a cluster without the admin
         // API (or a slow controller) must not hold intake up for long.
         if configuration.kafka.createTopics { await createTopics(kafka) }
-        let components = try WorkerComponents(configuration: configuration, metrics: metrics)
+        let components = try await WorkerComponents.make(configuration: configuration, metrics: metrics)
         let producer = try KafkaProducer(configuration: kafka)
         let health = self.health
         let publisher = KafkaEventPublisher(producer: producer, topic: configuration.kafka.eventsTopic,

@@ -10,13 +10,24 @@ struct WorkerComponents: Sendable {
     let presigner: any Presigner
     let uploader: any Uploader
 
-    init(configuration: AttacheConfiguration, metrics: WorkerMetrics = WorkerMetrics()) throws {
+    /// Builds the components; the staging directory is reconciled against the source cache's index first.
+    static func make(configuration: AttacheConfiguration, metrics: WorkerMetrics = WorkerMetrics()) async throws -> WorkerComponents {
+        let area = try StagingArea(directory: configuration.staging.dir)
+        let cache = try await SourceCache.reconciled(in: area, maximumBytes: configuration.staging.cacheMax)
+        return try WorkerComponents(configuration: configuration, metrics: metrics, area: area, cache: cache)
+    }
+
+    init(configuration: AttacheConfiguration, metrics: WorkerMetrics, area: StagingArea, cache: SourceCache) throws {
         var http = HTTPClient.Configuration()
         http.maxConcurrentTransfers = configuration.worker.maxTransfers
         http.stallTimeout = configuration.upload.stallTimeout
         client = try HTTPClient(configuration: http)
-        stager = SourceStaging(area: try StagingArea(directory: configuration.staging.dir),
-                               sourceRoot: configuration.sources.root.isEmpty ? nil : configuration.sources.root, client: client)
+        let sources = configuration.sources
+        let settings = SourceStaging.Settings(
+            addressPolicy: try AddressPolicy(allowHosts: sources.allowHosts), resignURL: sources.resignUrl,
+            stripLocation: sources.stripLocation)
+        stager = SourceStaging(area: area, sourceRoot: sources.root.isEmpty ? nil : sources.root, client: client,
+                               settings: settings, cache: cache)
         switch configuration.presign.mode {
         case .endpoint:
             presigner = PresignEndpointClient(url: configuration.presign.url, client: client)

@@ -23,6 +23,10 @@ final class TransferHarness: Sendable {
         var services = EmbeddedServices.Configuration()
         /// The presigner the engine uses, made from the real presign client.
         var presigner: @Sendable (PresignEndpointClient) -> any Presigner = { $0 }
+        /// `sources.allowHosts`: the services and source servers run on 127.0.0.1.
+        var allowHosts = ["127.0.0.1"]
+        /// `sources.resignUrl`; nil re-signs nothing.
+        var resignURL: String?
     }
 
     static let batchId = "trip-42"
@@ -52,7 +56,9 @@ final class TransferHarness: Sendable {
             configuration: engine)
         let stager = SourceStaging(
             area: try StagingArea(directory: directory.appendingPathComponent("staging").path),
-            sourceRoot: directory.appendingPathComponent("sources").path, client: client)
+            sourceRoot: directory.appendingPathComponent("sources").path, client: client,
+            settings: SourceStaging.Settings(
+                addressPolicy: try AddressPolicy(allowHosts: options.allowHosts), resignURL: options.resignURL))
         runner = BatchRunner(
             batch: batch, presigner: options.presigner(PresignEndpointClient(url: services.presignURL, client: client)),
             uploader: CurlUploader(client: client, stallTimeout: options.stallTimeout), stager: stager)

@@ -1,0 +1,132 @@
+import Foundation
+import Synchronization
+import UploadEngine
+
+/// Fetched URL sources kept between batches in the staging directory, keyed by the URL without query and
+/// fragment, bounded by `staging.cacheMax` (least recently used evicted first; 0 = unlimited).
+///
+/// A cache entry is a file of its own (`<uuid>.cache`); staging a cached source hard-links it to the staged name,
+/// so nothing is copied and eviction never takes bytes from under a batch. While a batch holds an entry's bytes
+/// the entry is pinned: it is neither evicted nor counted against the budget. The index (`source-cache.json`) is
+/// rewritten on every change, atomically.
+///
+/// Every method blocks on the file system: call them through `StagingArea.offPool`. The state is behind a mutex,
+/// held across the few file operations of one change so the index and the files never disagree.
+public final class SourceCache: Sendable {
+    /// The staging directory the cache lives in.
+    public let directory: String
+    /// The budget in bytes for unpinned entries; 0 = unlimited.
+    public let maximumBytes: Int64
+    /// The index in memory and the live links; file operations of one change happen under the same lock.
+    let state: Mutex<State>
+
+    /// What the cache knows.
+    struct State {
+        /// Entries by key.
+        var entries: [String: SourceCacheEntry] = [:]
+        /// Live staged links per cache file name.
+        var pins: [String: Int] = [:]
+        /// The cache file each live staged path is a link to.
+        var links: [String: String] = [:]
+        /// The recency counter.
+        var clock: UInt64 = 0
+    }
+
+    /// The index's file name in the staging directory.
+    static let indexName = "source-cache.json"
+    /// The suffix of cache entry files (`<uuid>.cache`).
+    static let fileSuffix = ".cache"
+
+    /// Opens the cache in `area`'s directory and reconciles it (off the cooperative pool): indexed entries whose
+    /// files are intact are kept; orphaned cache files, staged files and partial downloads left by an earlier run
+    /// are deleted; other files are left alone. Call before anything is staged.
+    public static func reconciled(in area: StagingArea, maximumBytes: Int64) async throws -> SourceCache {
+        try await StagingArea.offPool { try SourceCache(directory: area.directory, maximumBytes: maximumBytes) }
+    }
+
+    /// Opens and reconciles synchronously; blocks.
+    init(directory: String, maximumBytes: Int64) throws {
+        self.directory = directory
+        self.maximumBytes = max(0, maximumBytes)
+        state = Mutex(State())
+        try state.withLock { state in try reconcile(&state) }
+    }
+
+    /// How much the cache holds: entries, bytes counted against the budget, and pinned bytes (not counted).
+    public var usage: (entries: Int, countedBytes: Int64, pinnedBytes: Int64) {
+        state.withLock { state in
+            var counted: Int64 = 0
+            var pinned: Int64 = 0
+            for entry in state.entries.values {
+                if state.pins[entry.file, default: 0] > 0 { pinned += entry.size } else { counted += entry.size }
+            }
+            return (state.entries.count, counted, pinned)
+        }
+    }
+
+    /// Links the entry for `key` to `path` and pins it; nil when there is none (or its file vanished).
+    func checkOut(_ key: String, to path: String) -> SourceCacheEntry? {
+        state.withLock { state in
+            guard var entry = state.entries[key] else { return nil }
+            guard link(filePath(entry.file), path) == 0 else {
+                state.entries[key] = nil
+                persist(state)
+                return nil
+            }
+            state.clock += 1
+            entry.lastUsed = state.clock
+            state.entries[key] = entry
+            state.pins[entry.file, default: 0] += 1
+            state.links[path] = entry.file
+            persist(state)
+            return entry
+        }
+    }
+
+    /// Keeps the file staged at `path` as the entry for `key` (replacing an older one), pinned by that path.
+    /// A file that cannot be linked into the cache is simply not cached.
+    func keep(_ key: String, stagedAt path: String, size: Int64, sha256: String, signature: ContentSignature?) {
+        state.withLock { state in
+            let file = "\(UUID().uuidString.lowercased())\(Self.fileSuffix)"
+            guard link(path, filePath(file)) == 0 else { return }
+            if let old = state.entries[key] { unlink(filePath(old.file)) }
+            state.clock += 1
+            state.entries[key] = SourceCacheEntry(
+                key: key, file: file, size: size, sha256: sha256, sniffedType: signature?.mimeType, lastUsed: state.clock)
+            state.pins[file, default: 0] += 1
+            state.links[path] = file
+            evict(&state)
+            persist(state)
+        }
+    }
+
+    /// Deletes a staged file and unpins the entry it was linked to, if any; then evicts down to the budget.
+    func release(_ path: String) {
+        state.withLock { state in
+            unlink(path)
+            guard let file = state.links.removeValue(forKey: path) else { return }
+            let remaining = state.pins[file, default: 1] - 1
+            state.pins[file] = remaining > 0 ? remaining : nil
+            if evict(&state) { persist(state) }
+        }
+    }
+
+    /// Removes unpinned entries, least recently used first, until they fit the budget; true if any went.
+    @discardableResult
+    func evict(_ state: inout State) -> Bool {
+        guard maximumBytes > 0 else { return false }
+        let unpinned = state.entries.values.filter { state.pins[$0.file, default: 0] == 0 }.sorted { $0.lastUsed < $1.lastUsed }
+        var counted = unpinned.reduce(Int64(0)) { $0 + $1.size }
+        var evicted = false
+        for entry in unpinned where counted > maximumBytes {
+            unlink(filePath(entry.file))
+            state.entries[entry.key] = nil
+            counted -= entry.size
+            evicted = true
+        }
+        return evicted
+    }
+
+    /// The absolute path of a file in the staging directory.
+    func filePath(_ name: String) -> String { "\(directory)/\(name)" }
+}

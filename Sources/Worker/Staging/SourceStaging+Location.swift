@@ -1,0 +1,51 @@
+import Foundation
+import HTTPTransport
+import UploadEngine
+
+/// `sources.stripLocation`: JPEG GPS metadata removed from the staged bytes before upload.
+extension SourceStaging {
+    /// The staged file without location metadata: the same file when there is none, else a copy edited in place
+    /// (a cached source's bytes are shared with the cache and stay as fetched), with its new digest.
+    func eraseLocation(from staged: StagedFile) async throws -> StagedFile {
+        let area = area
+        let edited: StagedFile? = try await StagingArea.offPool {
+            let input = open(staged.path, O_RDONLY | O_CLOEXEC)
+            guard input >= 0 else { throw localFailure("cannot reopen a staged file") }
+            defer { close(input) }
+            let edits = LocationMetadata.edits(in: input)
+            guard !edits.isEmpty else { return nil }
+            let copy = area.newPath()
+            do {
+                let output = try StagingArea.create(copy)
+                defer { close(output) }
+                _ = try StagingArea.pump(from: input, readFailure: localFailure("cannot read a staged file")) { chunk, _ in
+                    try StagingArea.writeAll(output, chunk)
+                }
+                for edit in edits {
+                    let written = edit.bytes.withUnsafeBytes { pwrite(output, $0.baseAddress, $0.count, off_t(edit.offset)) }
+                    guard written == edit.bytes.count else { throw localFailure("cannot edit a staged file") }
+                }
+                let (size, sha256) = try Self.digest(of: copy)
+                return StagedFile(path: copy, size: size, sha256: sha256, mimeType: staged.mimeType)
+            } catch {
+                unlink(copy)
+                throw error
+            }
+        }
+        guard let edited else { return staged }
+        await release(staged)
+        return edited
+    }
+
+    /// Size and hex SHA-256 of a staged file. Blocks: call off the pool.
+    static func digest(of path: String) throws -> (Int64, String) {
+        let input = open(path, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw localFailure("cannot reopen a staged file") }
+        defer { close(input) }
+        let hasher = SHA256Hasher()
+        let total = try StagingArea.pump(from: input, readFailure: localFailure("cannot read a staged file")) { chunk, _ in
+            hasher.update(chunk)
+        }
+        return (total, hasher.finalizeHex())
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import HTTPTransport
+import UploadEngine
+
+/// `url` sources: the cache, then the URL, then — on 401, 403 or 410 — exactly one re-signed URL.
+extension SourceStaging {
+    /// How one GET of a source ended, when it did not stage the bytes.
+    enum FetchRefusal: Error {
+        /// 401, 403 or 410: the URL may have expired; a re-signed one may work.
+        case expired(status: Int)
+    }
+
+    /// Stages a URL source into `path`: from the cache if it has it, else fetched (and re-signed once if it must
+    /// be), then kept in the cache.
+    func stageURL(
+        _ source: SourceURL, file: FileItem, batchId: String, to path: String, stream: StagingStream,
+        progress: StagingProgress
+    ) async throws -> StagedFile {
+        if let cache, let hit = try await checkOut(source, from: cache, to: path, stream: stream) {
+            progress.update(hit.size, of: hit.size)
+            return hit
+        }
+        var summary: StagingStream.Summary
+        do {
+            summary = try await fetch(source.text, to: path, stream: stream, progress: progress)
+        } catch FetchRefusal.expired(let status) {
+            guard let endpoint = settings.resignURL else {
+                throw UploadError(.sourceUnresolvable, "the source answered HTTP \(status)", retryable: false)
+            }
+            let fresh = try await SourceResigner(endpoint: endpoint, client: client)
+                .resign(source.text, batchId: batchId, fileId: file.fileId)
+            let retry = StagingStream(sizeLimit: stream.sizeLimit, declaredType: stream.declaredType)
+            do {
+                summary = try await fetch(try SourceURL(fresh).text, to: path, stream: retry, progress: progress)
+            } catch FetchRefusal.expired(let again) {
+                throw UploadError(.sourceUnresolvable, "the re-signed source answered HTTP \(again)", retryable: false)
+            }
+        }
+        if let cache {
+            let key = source.cacheKey
+            let kept = summary
+            try await StagingArea.offPool {
+                cache.keep(key, stagedAt: path, size: kept.size, sha256: kept.sha256, signature: kept.signature)
+            }
+        }
+        return StagedFile(path: path, size: summary.size, sha256: summary.sha256,
+                          mimeType: ContentSignature.stagedType(declared: file.mimeType, shown: summary.signature))
+    }
+
+    /// A cache hit linked to `path`, if the cache has the source and it passes this file's checks (size limit,
+    /// declared type); a hit that fails them is given back and rejected like a download would be.
+    private func checkOut(
+        _ source: SourceURL, from cache: SourceCache, to path: String, stream: StagingStream
+    ) async throws -> StagedFile? {
+        let key = source.cacheKey
+        guard let entry = try await StagingArea.offPool({ cache.checkOut(key, to: path) }) else { return nil }
+        let shown = entry.sniffedType.flatMap(ContentSignature.init(mimeType:))
+        if entry.size > stream.sizeLimit {
+            throw UploadError(.fileSizeExceeded, "the source exceeds limits.fileSizeMax (\(stream.sizeLimit))", retryable: false)
+        }
+        if let contradiction = StagingStream.contradiction(declared: stream.declaredType, shown: shown) {
+            throw contradiction
+        }
+        return StagedFile(path: path, size: entry.size, sha256: entry.sha256,
+                          mimeType: ContentSignature.stagedType(declared: stream.declaredType, shown: shown))
+    }
+
+    /// One guarded GET into `path`, following at most 3 redirects; every byte goes through `stream`.
+    ///
+    /// - Throws: `FetchRefusal.expired` for 401/403/410; otherwise an `UploadError` with the source's code.
+    func fetch(
+        _ url: String, to path: String, stream: StagingStream, progress: StagingProgress
+    ) async throws -> StagingStream.Summary {
+        let response: HTTPResponse
+        do {
+            response = try await client.download(
+                HTTPRequest(method: "GET", url: url, followRedirects: true), toFile: path, sizeLimit: stream.sizeLimit,
+                addressPolicy: settings.addressPolicy, progress: { received, total in progress.update(received, of: total) },
+                inspect: { chunk in try stream.consume(chunk) })
+        } catch let error as HTTPTransportError {
+            throw Self.sourceError(error, sizeLimit: stream.sizeLimit)
+        }
+        switch response.status {
+        case 200..<300:
+            let summary = try stream.finish()
+            try await StagingArea.offPool {
+                var info = stat()
+                guard stat(path, &info) == 0, Int64(info.st_size) == summary.size else {
+                    throw UploadError(.sourceFetchFailed, "the staged source does not have the size received", retryable: true)
+                }
+            }
+            return summary
+        case 401, 403, 410:
+            throw FetchRefusal.expired(status: response.status)
+        case 500..<600, 408, 429:
+            throw UploadError(.sourceFetchFailed, "the source answered HTTP \(response.status)", retryable: true,
+                              retryAfter: RetryAfter.parse(response, now: Date()))
+        default:
+            throw UploadError(.sourceUnresolvable, "the source answered HTTP \(response.status)", retryable: false)
+        }
+    }
+
+    /// The source error for a download that failed in the HTTP layer.
+    static func sourceError(_ error: HTTPTransportError, sizeLimit: Int64) -> UploadError {
+        switch error.code {
+        case .sizeLimitExceeded:
+            UploadError(.fileSizeExceeded, "the source exceeds limits.fileSizeMax (\(sizeLimit))", retryable: false)
+        case .addressRefused, .redirectRefused:
+            UploadError(.sourceForbidden, error.message, retryable: false)
+        case .tooManyRedirects:
+            UploadError(.sourceUnresolvable, error.message, retryable: false)
+        case .invalidURL:
+            UploadError(.invalidFileObject, "source.url: \(error.message)", retryable: false)
+        default:
+            UploadError(.sourceFetchFailed, "fetching the source failed: \(error.message)", retryable: true,
+                        retryAfter: error.retryAfter)
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import HTTPTransport
+import Testing
+import UploadEngine
+@testable import Worker
+
+/// The source cache: keyed by the URL without query and fragment, LRU within `staging.cacheMax`, pinned while
+/// a batch holds the bytes, and reconciled against its index on start.
+@Suite(.timeLimit(.minutes(1))) struct SourceCacheTests {
+    private func cachedFixture(max: Int64 = 0, directory: URL? = nil) async throws -> StagingFixture {
+        var options = StagingFixture.Options()
+        options.cacheMax = max
+        options.directory = directory
+        return try await StagingFixture(options)
+    }
+
+    @Test func aSecondStagingOfTheSameObjectComesFromTheCacheWhateverTheQuery() async throws {
+        let fixture = try await cachedFixture()
+        defer { fixture.stop() }
+        fixture.server.serve("/photo.jpg", SampleBytes.jpeg)
+
+        let first = try await fixture.stage(.url(fixture.url("/photo.jpg?sig=1")), mimeType: "image/jpeg")
+        let second = try await fixture.stage(.url(fixture.url("/photo.jpg?sig=2#top")), mimeType: "image/jpeg")
+
+        #expect(fixture.server.hits("/photo.jpg") == 1)
+        #expect(second.sha256 == first.sha256)
+        #expect(second.path != first.path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: second.path)) == Data(SampleBytes.jpeg))
+        #expect(second.mimeType == "image/jpeg")
+        await fixture.stager.release(first)
+        await fixture.stager.release(second)
+        #expect(fixture.stagedFiles.isEmpty)
+        #expect(fixture.stager.cache?.usage.entries == 1)
+    }
+
+    @Test func aCachedSourceIsCheckedAgainstEachFilesDeclarationAndLimit() async throws {
+        let fixture = try await cachedFixture()
+        defer { fixture.stop() }
+        fixture.server.serve("/doc", SampleBytes.pdf)
+        await fixture.stager.release(try await fixture.stage(.url(fixture.url("/doc"))))
+
+        let contradicted = await fixture.stagingError(.url(fixture.url("/doc")), mimeType: "image/png")
+        let tooLarge = await fixture.stagingError(.url(fixture.url("/doc")), sizeLimit: 10)
+
+        #expect(contradicted?.code == .invalidFileObject)
+        #expect(tooLarge?.code == .fileSizeExceeded)
+        #expect(fixture.server.hits("/doc") == 1)
+        #expect(fixture.stagedFiles.isEmpty)
+        #expect(fixture.stager.cache?.usage.pinnedBytes == 0)
+    }
+
+    @Test func theLeastRecentlyUsedUnpinnedEntryIsEvictedFirst() async throws {
+        let size = SampleBytes.filler(1000).count
+        let fixture = try await cachedFixture(max: Int64(2 * size + 10))
+        defer { fixture.stop() }
+        for name in ["a", "b", "c", "d"] { fixture.server.serve("/\(name)", SampleBytes.filler(1000, seed: UInt64(name.unicodeScalars.first!.value))) }
+        let cache = try #require(fixture.stager.cache)
+
+        let pinned = try await fixture.stage(.url(fixture.url("/a")))
+        await fixture.stager.release(try await fixture.stage(.url(fixture.url("/b"))))
+        await fixture.stager.release(try await fixture.stage(.url(fixture.url("/c"))))
+        await fixture.stager.release(try await fixture.stage(.url(fixture.url("/b"))))  // b is now more recent than c
+        await fixture.stager.release(try await fixture.stage(.url(fixture.url("/d"))))
+
+        #expect(cache.usage.entries == 3)
+        #expect(cache.usage.countedBytes == Int64(2 * size))
+        #expect(cache.usage.pinnedBytes == Int64(size))
+        await fixture.stager.release(try await fixture.stage(.url(fixture.url("/b"))))
+        await fixture.stager.release(try await fixture.stage(.url(fixture.url("/d"))))
+        await fixture.stager.release(try await fixture.stage(.url(fixture.url("/c"))))
+        #expect(fixture.server.hits("/b") == 1)
+        #expect(fixture.server.hits("/d") == 1)
+        #expect(fixture.server.hits("/c") == 2, "c was evicted")
+        #expect(fixture.server.hits("/a") == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: pinned.path)).count == size)
+        await fixture.stager.release(pinned)
+    }
+
+    @Test func pinnedBytesAreNeverEvictedEvenOverTheBudget() async throws {
+        let fixture = try await cachedFixture(max: 100)
+        defer { fixture.stop() }
+        fixture.server.serve("/big", SampleBytes.filler(1000))
+        let cache = try #require(fixture.stager.cache)
+
+        let held = try await fixture.stage(.url(fixture.url("/big")))
+        let again = try await fixture.stage(.url(fixture.url("/big")))
+
+        #expect(fixture.server.hits("/big") == 1)
+        #expect(cache.usage.pinnedBytes == 1000)
+        #expect(cache.usage.countedBytes == 0)
+        await fixture.stager.release(held)
+        #expect(cache.usage.entries == 1, "still pinned by the second staging")
+        await fixture.stager.release(again)
+        #expect(cache.usage.entries == 0, "over the budget once unpinned")
+        #expect(fixture.stagingFiles == [SourceCache.indexName])
+    }
+
+    @Test func aRestartKeepsIndexedEntriesAndRemovesOrphansButNothingElse() async throws {
+        let first = try await cachedFixture()
+        first.server.serve("/photo.jpg", SampleBytes.jpeg)
+        await first.stager.release(try await first.stage(.url(first.url("/photo.jpg"))))
+        _ = try await first.stage(.url(first.url("/photo.jpg")))  // a batch still holding it when the worker stops
+        first.stop(keepingFiles: true)
+        let staging = first.stagingDirectory
+        let orphanCache = "\(UUID().uuidString.lowercased()).cache"
+        for name in ["\(UUID().uuidString.lowercased()).part", orphanCache, SourceCache.indexName + ".tmp"] {
+            #expect(FileManager.default.createFile(atPath: "\(staging)/\(name)", contents: Data("left over".utf8)))
+        }
+        #expect(FileManager.default.createFile(atPath: "\(staging)/notes.txt", contents: Data("not ours".utf8)))
+        let cacheFiles = try FileManager.default.contentsOfDirectory(atPath: staging).filter { $0.hasSuffix(".cache") && $0 != orphanCache }
+
+        let second = try await cachedFixture(directory: first.directory)
+        defer { second.stop() }
+        second.server.serve("/photo.jpg", Array("changed".utf8))
+
+        #expect(second.stagingFiles == (cacheFiles + ["notes.txt", SourceCache.indexName]).sorted())
+        let staged = try await second.stage(.url(first.url("/photo.jpg")))
+        #expect(staged.sha256 == SHA256Hasher.hex(of: Data(SampleBytes.jpeg)))
+        #expect(second.server.requests.isEmpty)
+        await second.stager.release(staged)
+    }
+
+    @Test func anEntryWhoseFileChangedSizeIsDroppedOnRestart() async throws {
+        let first = try await cachedFixture()
+        first.server.serve("/photo.jpg", SampleBytes.jpeg)
+        await first.stager.release(try await first.stage(.url(first.url("/photo.jpg"))))
+        first.stop(keepingFiles: true)
+        let cacheFile = try #require(first.stagingFiles.first { $0.hasSuffix(".cache") })
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(first.stagingDirectory)/\(cacheFile)"))
+        try handle.truncate(atOffset: 10)
+        try handle.close()
+
+        let second = try await cachedFixture(directory: first.directory)
+        defer { second.stop() }
+
+        #expect(second.stager.cache?.usage.entries == 0)
+        #expect(second.stagingFiles == [SourceCache.indexName])
+    }
+}

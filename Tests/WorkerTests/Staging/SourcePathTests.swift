@@ -1,0 +1,104 @@
+import Foundation
+import HTTPTransport
+import Testing
+import UploadEngine
+@testable import Worker
+
+/// `path` sources: regular files that resolve, symlinks included, inside `sources.root`.
+@Suite(.timeLimit(.minutes(1))) struct SourcePathTests {
+    @Test func aFileUnderTheRootIsStagedWithItsDigestAndSniffedType() async throws {
+        let fixture = try await StagingFixture()
+        defer { fixture.stop() }
+        try fixture.writeSource("inbox/42/notes.pdf", SampleBytes.pdf)
+
+        let staged = try await fixture.stage(.path("inbox/42/notes.pdf"))
+
+        #expect(staged.size == Int64(SampleBytes.pdf.count))
+        #expect(staged.sha256 == SHA256Hasher.hex(of: Data(SampleBytes.pdf)))
+        #expect(staged.mimeType == "application/pdf")
+        #expect(staged.path.hasPrefix(fixture.stagingDirectory + "/"))
+        let info = try FileManager.default.attributesOfItem(atPath: staged.path)
+        #expect((info[.posixPermissions] as? Int) == 0o600)
+        await fixture.stager.release(staged)
+        #expect(fixture.stagingFiles.isEmpty)
+    }
+
+    @Test func dotDotEscapesAreRefusedWhetherOrNotTheTargetExists() async throws {
+        let fixture = try await StagingFixture()
+        defer { fixture.stop() }
+        try Data(SampleBytes.pdf).write(to: fixture.directory.appendingPathComponent("outside.pdf"))
+
+        let existing = await fixture.stagingError(.path("../outside.pdf"))
+        let missing = await fixture.stagingError(.path("../../nowhere/secret"))
+        let nested = await fixture.stagingError(.path("a/../../outside.pdf"))
+
+        #expect(existing?.code == .sourceForbidden)
+        #expect(missing?.code == .sourceForbidden)
+        #expect(nested?.code == .sourceForbidden)
+        #expect(fixture.stagingFiles.isEmpty)
+    }
+
+    @Test func symlinksLeadingOutsideTheRootAreRefused() async throws {
+        let fixture = try await StagingFixture()
+        defer { fixture.stop() }
+        let outside = fixture.directory.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        try Data(SampleBytes.pdf).write(to: outside.appendingPathComponent("secret.pdf"))
+        try FileManager.default.createSymbolicLink(
+            atPath: fixture.sourceRoot.appendingPathComponent("link.pdf").path, withDestinationPath: outside.appendingPathComponent("secret.pdf").path)
+        try FileManager.default.createSymbolicLink(
+            atPath: fixture.sourceRoot.appendingPathComponent("dir").path, withDestinationPath: outside.path)
+
+        let file = await fixture.stagingError(.path("link.pdf"))
+        let directory = await fixture.stagingError(.path("dir/secret.pdf"))
+
+        #expect(file?.code == .sourceForbidden)
+        #expect(directory?.code == .sourceForbidden)
+        #expect(fixture.stagingFiles.isEmpty)
+    }
+
+    @Test func aSymlinkThatStaysInsideTheRootIsFollowed() async throws {
+        let fixture = try await StagingFixture()
+        defer { fixture.stop() }
+        try fixture.writeSource("real/notes.pdf", SampleBytes.pdf)
+        try FileManager.default.createSymbolicLink(
+            atPath: fixture.sourceRoot.appendingPathComponent("alias.pdf").path, withDestinationPath: "real/notes.pdf")
+
+        let staged = try await fixture.stage(.path("alias.pdf"))
+
+        #expect(staged.sha256 == SHA256Hasher.hex(of: Data(SampleBytes.pdf)))
+        await fixture.stager.release(staged)
+    }
+
+    @Test func aFIFOIsRefusedWithoutHanging() async throws {
+        let fixture = try await StagingFixture()
+        defer { fixture.stop() }
+        #expect(mkfifo(fixture.sourceRoot.appendingPathComponent("pipe").path, 0o600) == 0)
+
+        let error = await fixture.stagingError(.path("pipe"))
+
+        #expect(error?.code == .sourceForbidden)
+        #expect(fixture.stagingFiles.isEmpty)
+    }
+
+    @Test func missingFilesDirectoriesAndLoopsAreUnresolvable() async throws {
+        let fixture = try await StagingFixture()
+        defer { fixture.stop() }
+        try FileManager.default.createDirectory(at: fixture.sourceRoot.appendingPathComponent("folder"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: fixture.sourceRoot.appendingPathComponent("loop").path, withDestinationPath: "loop")
+
+        #expect(await fixture.stagingError(.path("missing.pdf"))?.code == .sourceUnresolvable)
+        #expect(await fixture.stagingError(.path("folder"))?.code == .sourceUnresolvable)
+        #expect(await fixture.stagingError(.path("loop"))?.code == .sourceUnresolvable)
+    }
+
+    @Test func pathSourcesAreRefusedWithoutASourceRoot() async throws {
+        let fixture = try await StagingFixture()
+        defer { fixture.stop() }
+        let stager = SourceStaging(area: fixture.stager.area, sourceRoot: nil, client: fixture.client)
+
+        await #expect(throws: UploadError(.sourceForbidden, "path sources are not enabled (sources.root)", retryable: false)) {
+            _ = try await stager.stage(FileItem(fileId: "f", name: "n", source: .path("notes.pdf")), batchId: "b", sizeLimit: 100)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import EmbeddedHTTP
+import Foundation
+import Synchronization
+import UploadEngine
+
+/// A loopback HTTP server for staging tests: answers each path from a route table the test fills, and logs every
+/// request (with its body, for POSTs) in arrival order.
+final class SourceServer: Sendable {
+    /// What a route answers, built on the connection's thread.
+    typealias Route = @Sendable (_ head: HTTPRequestHead, _ body: [UInt8]) -> EmbeddedHTTP.HTTPResponse
+
+    /// One request as the server saw it.
+    struct Request: Sendable {
+        var head: HTTPRequestHead
+        var body: [UInt8]
+    }
+
+    private let table = RouteTable()
+    private let server: EmbeddedHTTPServer
+
+    /// Starts listening on 127.0.0.1, on an ephemeral port.
+    init() throws {
+        let table = table
+        server = try EmbeddedHTTPServer(host: "127.0.0.1") { head in
+            let route = table.routes.withLock { $0[head.path] }
+            func answer(_ body: [UInt8]) -> EmbeddedHTTP.HTTPResponse {
+                table.log.withLock { $0.append(Request(head: head, body: body)) }
+                return route?(head, body) ?? .text(404, "no route\n")
+            }
+            return .readBody(CollectedBody(limit: 64 * 1024) { answer($0) })
+        }
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    var baseURL: String { server.baseURL }
+    /// The port.
+    var port: UInt16 { server.port }
+
+    /// Answers `path` with `route` from now on.
+    func route(_ path: String, _ route: @escaping Route) {
+        table.routes.withLock { $0[path] = route }
+    }
+
+    /// Answers `path` with `bytes`; `length: false` sends them chunked, without `Content-Length`.
+    func serve(_ path: String, _ bytes: [UInt8], status: Int = 200, headers: [HTTPHeader] = [], length: Bool = true) {
+        route(path) { _, _ in
+            let body: HTTPResponseBody = length ? .bytes(bytes) : .stream(length: nil, producer: ByteProducer(bytes))
+            return EmbeddedHTTP.HTTPResponse(status: status, headers: headers, body: body)
+        }
+    }
+
+    /// Answers `path` with a redirect to `location`.
+    func redirect(_ path: String, to location: String, status: Int = 302) {
+        route(path) { _, _ in EmbeddedHTTP.HTTPResponse(status: status, headers: [HTTPHeader("Location", location)]) }
+    }
+
+    /// Every request so far.
+    var requests: [Request] { table.log.withLock { $0 } }
+
+    /// How many requests asked for `path`.
+    func hits(_ path: String) -> Int { requests.filter { $0.head.path == path }.count }
+
+    /// Stops listening and closes every connection.
+    func stop() { server.stop() }
+}
+
+/// The routes and the request log, shared with the server's connection threads.
+private final class RouteTable: Sendable {
+    let routes = Mutex<[String: SourceServer.Route]>([:])
+    let log = Mutex<[SourceServer.Request]>([])
+}
+
+/// A body of known bytes sent chunked (no `Content-Length`); one connection's thread uses it.
+final class ByteProducer: HTTPBodyProducer {
+    private let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    func produce(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) -> HTTPBodyChunk {
+        let start = Int(offset)
+        guard start < bytes.count else { return .end }
+        let count = min(buffer.count, bytes.count - start, 16 * 1024)
+        bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[start..<start + count])) }
+        return .bytes(count)
+    }
+}
+
+/// Zero-filled blocks without end (until `total`), counting what the server handed out; one connection's thread
+/// produces, the test reads the count.
+final class EndlessProducer: HTTPBodyProducer {
+    private let total: Int64
+    private let counter: ProducedBytes
+
+    init(total: Int64, counter: ProducedBytes) {
+        self.total = total
+        self.counter = counter
+    }
+
+    func produce(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) -> HTTPBodyChunk {
+        let remaining = total - Int64(offset)
+        guard remaining > 0 else { return .end }
+        let count = Int(min(Int64(buffer.count), remaining))
+        buffer.initializeMemory(as: UInt8.self, repeating: 0x5A)
+        counter.add(Int64(count))
+        return .bytes(count)
+    }
+}
+
+/// Bytes produced on a server thread and read by the test.
+final class ProducedBytes: Sendable {
+    private let count = Atomic<Int64>(0)
+    var value: Int64 { count.load(ordering: .relaxed) }
+    func add(_ bytes: Int64) { count.add(bytes, ordering: .relaxed) }
+}

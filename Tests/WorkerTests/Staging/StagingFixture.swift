@@ -1,0 +1,103 @@
+import Foundation
+import HTTPTransport
+import UploadEngine
+@testable import Worker
+
+/// A `SourceStaging` in a temporary directory (`staging/`, `sources/`), with its own `HTTPClient` and a loopback
+/// `SourceServer`. `stop()` stops the server and removes the directory.
+final class StagingFixture: Sendable {
+    /// What a test changes.
+    struct Options {
+        /// `sources.allowHosts`.
+        var allowHosts = ["127.0.0.1"]
+        /// Whether `sources.resignUrl` points at the fixture server's `/resign`.
+        var resign = false
+        /// `staging.cacheMax`; nil runs without a cache.
+        var cacheMax: Int64?
+        /// `sources.stripLocation`.
+        var stripLocation = false
+        /// An existing directory to run in (a restart); nil creates a fresh one.
+        var directory: URL?
+    }
+
+    let directory: URL
+    let server: SourceServer
+    let client: HTTPClient
+    let stager: SourceStaging
+
+    init(_ options: Options = Options()) async throws {
+        directory = options.directory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("attache-staging-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("sources"), withIntermediateDirectories: true)
+        server = try SourceServer()
+        client = try HTTPClient()
+        let area = try StagingArea(directory: directory.appendingPathComponent("staging").path)
+        let cache = try await options.cacheMax.asyncMap { try await SourceCache.reconciled(in: area, maximumBytes: $0) }
+        let settings = SourceStaging.Settings(
+            addressPolicy: try AddressPolicy(allowHosts: options.allowHosts),
+            resignURL: options.resign ? server.baseURL + "/resign" : nil, stripLocation: options.stripLocation)
+        stager = SourceStaging(area: area, sourceRoot: directory.appendingPathComponent("sources").path, client: client, settings: settings, cache: cache)
+    }
+
+    /// Stops the server; removes the directory unless `keepingFiles` (to start another fixture on it).
+    func stop(keepingFiles: Bool = false) {
+        server.stop()
+        if !keepingFiles { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// Where `path` sources live.
+    var sourceRoot: URL { directory.appendingPathComponent("sources") }
+
+    /// The staging directory.
+    var stagingDirectory: String { stager.area.directory }
+
+    /// The names in the staging directory right now, sorted.
+    var stagingFiles: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: stagingDirectory)) ?? []).sorted()
+    }
+
+    /// The staging directory's names without the cache's index and entries: what batches hold.
+    var stagedFiles: [String] {
+        stagingFiles.filter { $0.hasSuffix(".part") }
+    }
+
+    /// A URL on the fixture server.
+    func url(_ path: String) -> String { server.baseURL + path }
+
+    /// Stages one file.
+    func stage(
+        _ source: FileSource, mimeType: String? = nil, sizeLimit: Int64 = 1024 * 1024, fileId: String = "f1",
+        progress: (@Sendable (Int64, Int64) -> Void)? = nil
+    ) async throws -> StagedFile {
+        try await stager.stage(FileItem(fileId: fileId, name: "file", mimeType: mimeType, source: source),
+                               batchId: "batch-1", sizeLimit: sizeLimit, progress: progress)
+    }
+
+    /// The `UploadError` staging `source` throws (nil when it stages); a staged copy is released again.
+    func stagingError(_ source: FileSource, mimeType: String? = nil, sizeLimit: Int64 = 1024 * 1024) async -> UploadError? {
+        do {
+            let staged = try await stage(source, mimeType: mimeType, sizeLimit: sizeLimit)
+            await stager.release(staged)
+            return nil
+        } catch let error as UploadError {
+            return error
+        } catch {
+            return UploadError(.init("UNEXPECTED"), "\(error)")
+        }
+    }
+
+    /// Writes `bytes` under the source root at `relative`.
+    func writeSource(_ relative: String, _ bytes: [UInt8]) throws {
+        let url = sourceRoot.appendingPathComponent(relative)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(bytes).write(to: url)
+    }
+}
+
+extension Optional {
+    /// `map` with an async throwing transform.
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}
