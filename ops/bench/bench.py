@@ -43,7 +43,7 @@ class Child:
     """A process the bench started; its output goes to files in the work directory; stopped by its own pid."""
     started = []
 
-    def __init__(self, name, argv, workdir, env=None, stdin=None, stdout_pipe=False):
+    def __init__(self, name, argv, workdir, env=None, stdout_pipe=False):
         self.name = name
         self.out_path = os.path.join(workdir, "logs", name + ".out")
         self.err_path = os.path.join(workdir, "logs", name + ".err")
@@ -52,7 +52,7 @@ class Child:
         merged.update(env or {})
         self.err = open(self.err_path, "wb")
         self.out = None if stdout_pipe else open(self.out_path, "wb")
-        self.process = subprocess.Popen(argv, env=merged, stdin=stdin or subprocess.DEVNULL,
+        self.process = subprocess.Popen(argv, env=merged, stdin=subprocess.DEVNULL,
                                         stdout=subprocess.PIPE if stdout_pipe else self.out, stderr=self.err)
         Child.started.append(self)
 
@@ -333,8 +333,6 @@ class Bench:
         self.options = options
         self.attache = options.attache
         self.runs = options.runs
-        self.rows = []
-        self.notes = []
         self.results = {}
         root = options.dir or ("/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir())
         self.workdir = tempfile.mkdtemp(prefix="attache-bench-", dir=root)
@@ -440,7 +438,8 @@ http {{
         jobs_topic, events_topic = "bench.{}.jobs".format(tag), "bench.{}.events".format(tag)
         self.kafka.create_topic(events_topic, self.workdir)
         watcher = EventWatcher(self.kafka, events_topic, self.workdir)
-        # One warm-up job per partition key spread: it creates the jobs topic and opens the worker's connections.
+        # Eight tiny warm-up jobs, spread over the partitions by key: they create the jobs topic before the worker
+        # subscribes, and open the worker's connections to the presign endpoint and nginx.
         warm = ["warm-{}-{}".format(tag, i) for i in range(8)]
         self.kafka.produce_lines(jobs_topic, ["{}\t{}".format(b, json.dumps(inline_job(b, b"warm-up"))) for b in warm],
                                  self.workdir)
@@ -557,11 +556,9 @@ http {{
         paths = self.make_files("small", count, 16 * 1024, prefix="s-")
         extra = {"ATTACHE_WORKER_MAX_TRANSFERS": "32"}
         figures = {"curl": Figure()}
-        events = {}
-        for n in worker_counts:
-            figures[n] = Figure()
-            events[n] = Figure()
-            self.small_cpu = {n: Figure() for n in worker_counts}
+        figures.update({n: Figure() for n in worker_counts})
+        events = {n: Figure() for n in worker_counts}
+        self.small_cpu = {n: Figure() for n in worker_counts}
         for run in range(1, self.runs + 1):
             order = list(worker_counts) + (["curl"] if with_curl else [])
             order = order[(run - 1) % len(order):] + order[:(run - 1) % len(order)]
