@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""A presign endpoint (DESIGN §2.3) for the benchmark: every file gets a PUT URL on a WebDAV server.
+
+    python3 ops/bench/presign.py --upload-base http://127.0.0.1:8080/attache [--listen 127.0.0.1:0]
+
+Prints the endpoint URL (http://127.0.0.1:PORT/presign) as its first stdout line, then serves until killed.
+Answers `POST /presign` with `{"files":[{"fileId","uploadUrl","method":"PUT","headers":{},"fileUrl","expiresAt"}]}`,
+the upload URL being `{upload-base}/{batchId}/{fileId}/{name}` (each part percent-encoded).
+
+Standard library only. asyncio with a minimal HTTP/1.1 reader (keep-alive, Content-Length bodies,
+`Expect: 100-continue`): `http.server` costs about a millisecond per call, which would make the backend's presign
+endpoint, not the worker, the bottleneck of the small-file run.
+"""
+import argparse
+import asyncio
+import datetime
+import json
+import sys
+import urllib.parse
+
+
+def answer(body: bytes, upload_base: str) -> bytes:
+    request = json.loads(body)
+    batch = urllib.parse.quote(str(request["batchId"]), safe="")
+    expires = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    files = []
+    for file in request["files"]:
+        url = "{}/{}/{}/{}".format(upload_base, batch, urllib.parse.quote(str(file["fileId"]), safe=""),
+                                   urllib.parse.quote(str(file["name"]), safe=""))
+        files.append({"fileId": file["fileId"], "uploadUrl": url, "method": "PUT", "headers": {}, "fileUrl": url,
+                      "expiresAt": expires})
+    return json.dumps({"files": files}).encode()
+
+
+def response(status: str, body: bytes, content_type: str = "application/json") -> bytes:
+    head = "HTTP/1.1 {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n\r\n".format(status, content_type, len(body))
+    return head.encode() + body
+
+
+async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, upload_base: str) -> None:
+    try:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            lines = head.decode("latin-1").split("\r\n")
+            method, target, _ = lines[0].split(" ", 2)
+            headers = {}
+            for line in lines[1:]:
+                if ":" in line:
+                    name, value = line.split(":", 1)
+                    headers[name.strip().lower()] = value.strip()
+            if headers.get("expect", "").lower() == "100-continue":
+                writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            length = int(headers.get("content-length", "0"))
+            body = await reader.readexactly(length) if length else b""
+            if method != "POST" or not target.startswith("/presign"):
+                writer.write(response("404 Not Found", b'{"error":"not found"}'))
+            else:
+                try:
+                    writer.write(response("200 OK", answer(body, upload_base)))
+                except (ValueError, KeyError, TypeError) as error:
+                    writer.write(response("400 Bad Request", json.dumps({"error": str(error)}).encode()))
+            await writer.drain()
+            if headers.get("connection", "").lower() == "close":
+                break
+    except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError, ValueError):
+        pass
+    finally:
+        writer.close()
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--upload-base", required=True, help="URL prefix of the upload URLs, without a trailing /")
+    parser.add_argument("--listen", default="127.0.0.1:0", help="host:port to listen on (default 127.0.0.1:0)")
+    options = parser.parse_args()
+    host, port = options.listen.rsplit(":", 1)
+    base = options.upload_base.rstrip("/")
+    server = await asyncio.start_server(lambda r, w: serve_connection(r, w, base), host, int(port), backlog=1024)
+    bound = server.sockets[0].getsockname()
+    print("http://{}:{}/presign".format(bound[0], bound[1]), flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        sys.exit(0)
