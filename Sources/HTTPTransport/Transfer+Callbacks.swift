@@ -12,26 +12,36 @@ extension Transfer {
     /// `line.count` aborts the transfer.
     func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
         lastActivity = .now
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.hasPrefix("HTTP/") {
-            let fields = text.split(separator: " ", maxSplits: 2)
-            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+        // Trim and split on the raw bytes: Foundation's trimming was a measurable share of a small transfer's CPU.
+        let bytes = Self.trimmed(line[...])
+        if bytes.starts(with: "HTTP/".utf8) {
+            let fields = bytes.split(separator: UInt8(ascii: " "), maxSplits: 2)
+            status = fields.count > 1 ? Int(String(decoding: fields[1], as: UTF8.self)) ?? 0 : 0
             headers = []
             contentLength = nil
             memoryBody = Data()
             return line.count
         }
-        if text.isEmpty {
+        if bytes.isEmpty {
             return headerBlockEnded() ? line.count : 0
         }
-        guard let colon = text.firstIndex(of: ":") else { return line.count }
-        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
-        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return line.count }
+        let name = String(decoding: Self.trimmed(bytes[..<colon]), as: UTF8.self)
+        let value = String(decoding: Self.trimmed(bytes[bytes.index(after: colon)...]), as: UTF8.self)
         headers.append(HTTPHeader(name, value))
-        if name.caseInsensitiveCompare("Content-Length") == .orderedSame {
+        if name.utf8.count == 14, name.lowercased() == "content-length" {
             contentLength = Int64(value)
         }
         return line.count
+    }
+
+    /// The bytes without leading and trailing spaces, tabs, CR and LF.
+    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+        guard let first = bytes.firstIndex(where: { !blank($0) }), let last = bytes.lastIndex(where: { !blank($0) }) else {
+            return bytes[bytes.startIndex..<bytes.startIndex]
+        }
+        return bytes[first...last]
     }
 
     /// At the end of a 2xx header block a download checks the announced size and opens its file.

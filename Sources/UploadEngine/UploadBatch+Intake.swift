@@ -105,9 +105,11 @@ extension UploadBatch {
     /// 1–128 characters, none of them control or format characters, not blank. Used for fileId and batchId.
     public static func isValidIdentifier(_ id: String) -> Bool {
         let scalars = id.unicodeScalars
+        // Not blank: some scalar is neither a tab nor a space separator (the set `.whitespaces` trims), checked
+        // without building a trimmed copy — this runs for every file and every job.
         return (1...128).contains(scalars.count)
             && !scalars.contains(where: isControl)
-            && !id.trimmingCharacters(in: .whitespaces).isEmpty
+            && scalars.contains { $0 != "\t" && $0.properties.generalCategory != .spaceSeparator }
     }
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
