@@ -22,13 +22,17 @@ public struct FileItem: Sendable, Hashable {
     /// The size the job declared, if any; the staged size is authoritative.
     public var declaredSize: Int64?
     public var source: FileSource
+    /// Whether location metadata is removed before upload; nil leaves it to the worker's setting.
+    public var stripLocation: Bool?
 
-    public init(fileId: String, name: String, mimeType: String? = nil, declaredSize: Int64? = nil, source: FileSource) {
+    public init(fileId: String, name: String, mimeType: String? = nil, declaredSize: Int64? = nil, source: FileSource,
+                stripLocation: Bool? = nil) {
         self.fileId = fileId
         self.name = name
         self.mimeType = mimeType
         self.declaredSize = declaredSize
         self.source = source
+        self.stripLocation = stripLocation
     }
 }
 

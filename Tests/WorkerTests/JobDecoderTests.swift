@@ -127,3 +127,17 @@ import UploadEngine
         #expect(job.files.map(\.name) == ["photo.jpg", "notes.pdf", "file"])
     }
 }
+
+extension JobDecoderTests {
+    @Test func locationStrippingIsSetPerJobAndOverriddenPerFile() throws {
+        let job = try job("""
+        {"receiver": {"id": "u", "type": "user"}, "stripLocation": true, "files": [
+          {"fileId": "a", "source": {"data": "aGk="}},
+          {"fileId": "b", "stripLocation": false, "source": {"data": "aGk="}}
+        ]}
+        """)
+        #expect(job.files.map(\.stripLocation) == [true, false])
+        let plain = try self.job(#"{"receiver": {"id": "u", "type": "user"}, "files": [{"fileId": "c", "source": {"data": "aGk="}}]}"#)
+        #expect(plain.files[0].stripLocation == nil, "absent: the worker's setting applies")
+    }
+}

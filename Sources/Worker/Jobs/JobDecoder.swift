@@ -87,7 +87,7 @@ public struct JobDecoder: Sendable {
         }
         return UploadJob(requestId: requestId, batchId: batchId, receiver: Receiver(id: receiverId, type: type),
                          sender: record.sender, parentMessageId: record.parentMessageId?.text, concurrency: record.concurrency,
-                         files: files.map(fileItem), message: message)
+                         files: files.map { fileItem($0, stripLocation: record.stripLocation) }, message: message)
     }
 
     private func resolveBatchId(_ field: String?, key: String?, generateIfMissing: Bool) throws -> String {
@@ -109,13 +109,14 @@ public struct JobDecoder: Sendable {
     }
 
     /// A file entry becomes a `FileItem`; whatever is wrong with it is left for the engine to reject.
-    private func fileItem(_ entry: LenientFile) -> FileItem {
+    private func fileItem(_ entry: LenientFile, stripLocation jobSetting: Bool?) -> FileItem {
         guard case .success(let file) = entry.result else {
             return FileItem(fileId: entry.fileId ?? "", name: "file", source: .malformed("the file entry is not a valid object"))
         }
         let source = self.source(of: file.source)
         let name = file.name ?? Self.defaultName(for: source)
-        return FileItem(fileId: file.fileId ?? "", name: name, mimeType: file.mimeType, declaredSize: file.size, source: source)
+        return FileItem(fileId: file.fileId ?? "", name: name, mimeType: file.mimeType, declaredSize: file.size, source: source,
+                        stripLocation: file.stripLocation ?? jobSetting)
     }
 
     private func source(of raw: RawSource?) -> FileSource {

@@ -12,6 +12,8 @@ struct RawRecord: Decodable {
     var fileId: String?
     var files: [LenientFile]?
     var message: RawMessage?
+    /// Remove location metadata from this job's images (files may say otherwise); absent: the worker's setting.
+    var stripLocation: Bool?
 }
 
 struct RawReceiver: Decodable {
@@ -32,6 +34,7 @@ struct RawFile: Decodable {
     var mimeType: String?
     var size: Int64?
     var source: RawSource?
+    var stripLocation: Bool?
 }
 
 struct RawSource: Decodable {

@@ -52,7 +52,7 @@ public struct SourceStaging: SourceStager {
         do {
             var staged = try await copy(file, batchId: batchId, to: path, sizeLimit: sizeLimit, progress: report)
             try Task.checkCancellation()
-            if settings.stripLocation {
+            if file.stripLocation ?? settings.stripLocation {
                 staged = try await eraseLocation(from: staged)
             }
             try Task.checkCancellation()

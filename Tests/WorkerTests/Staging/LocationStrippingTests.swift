@@ -65,6 +65,22 @@ import UploadEngine
         #expect(fixture.stagingFiles.isEmpty)
     }
 
+    @Test func aFilesOwnSettingWinsOverTheWorkersEitherWay() async throws {
+        let original = Self.jpeg(app1: Self.exif())
+        let stripping = try await strippingFixture()
+        defer { stripping.stop() }
+        let kept = try await stripping.stage(.data(Data(original)), mimeType: "image/jpeg", stripLocation: false)
+        #expect(try contents(kept) == original, "the job said keep")
+        await stripping.stager.release(kept)
+
+        let keeping = try await StagingFixture(StagingFixture.Options())
+        defer { keeping.stop() }
+        let stripped = try await keeping.stage(.data(Data(original)), mimeType: "image/jpeg", stripLocation: true)
+        #expect(try contents(stripped) != original, "the job said strip")
+        #expect(!Self.contains([0x25, 0x88], in: try contents(stripped)), "no GPS pointer tag")
+        await keeping.stager.release(stripped)
+    }
+
     @Test func aJPEGWithoutLocationIsStagedUnchanged() async throws {
         let fixture = try await strippingFixture()
         defer { fixture.stop() }

@@ -67,9 +67,9 @@ final class StagingFixture: Sendable {
     /// Stages one file.
     func stage(
         _ source: FileSource, mimeType: String? = nil, sizeLimit: Int64 = 1024 * 1024, fileId: String = "f1",
-        progress: (@Sendable (Int64, Int64) -> Void)? = nil
+        stripLocation: Bool? = nil, progress: (@Sendable (Int64, Int64) -> Void)? = nil
     ) async throws -> StagedFile {
-        try await stager.stage(FileItem(fileId: fileId, name: "file", mimeType: mimeType, source: source),
+        try await stager.stage(FileItem(fileId: fileId, name: "file", mimeType: mimeType, source: source, stripLocation: stripLocation),
                                batchId: "batch-1", sizeLimit: sizeLimit, progress: progress)
     }
 
