@@ -27,7 +27,7 @@ let package = Package(
         .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine"]),
 
         // Loopback helpers shared by the server tests: the curl CLI, held sockets, temporary files.
-        .target(name: "LoopbackTestSupport", path: "Tests/LoopbackTestSupport"),
+        .target(name: "LoopbackTestSupport", dependencies: ["EmbeddedHTTP"], path: "Tests/LoopbackTestSupport"),
         .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "UploadEngineTesting"]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "DevServices", "UploadEngine"]),
         .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
@@ -35,8 +35,8 @@ let package = Package(
         .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "EmbeddedHTTP", "UploadEngine", "LoopbackTestSupport"]),
         // Runs the real `attache` binary against `attache dev-broker`, driven by kcat.
         .testTarget(name: "EndToEndTests", dependencies: ["DevServices", "UploadEngine", "HTTPTransport"]),
-        .testTarget(name: "TransferIntegrationTests", dependencies: ["UploadEngine", "UploadEngineTesting", "HTTPTransport", "DevServices", "EmbeddedHTTP", "Worker"]),
-        .testTarget(name: "WorkerTests", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine", "UploadEngineTesting"]),
+        .testTarget(name: "TransferIntegrationTests", dependencies: ["UploadEngine", "UploadEngineTesting", "HTTPTransport", "DevServices", "EmbeddedHTTP", "Worker", "LoopbackTestSupport"]),
+        .testTarget(name: "WorkerTests", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine", "UploadEngineTesting", "LoopbackTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

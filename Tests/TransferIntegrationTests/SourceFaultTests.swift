@@ -2,6 +2,7 @@ import DevServices
 import EmbeddedHTTP
 import Foundation
 import HTTPTransport
+import LoopbackTestSupport
 import Synchronization
 import Testing
 import UploadEngine
@@ -46,12 +47,12 @@ import UploadEngine
         let harness = try TransferHarness(options)
         defer { harness.stop() }
         // No Content-Length: the limit can only be noticed while the bytes arrive.
-        let produced = ByteCount()
+        let produced = ProducedBytes()
         let source = try EmbeddedHTTPServer { _ in
             .respond(
                 EmbeddedHTTP.HTTPResponse(
                     status: 200, headers: [HTTPHeader("Content-Type", "application/octet-stream")],
-                    body: .stream(length: nil, producer: CountingProducer(total: total, produced: produced))))
+                    body: .stream(length: nil, producer: EndlessProducer(total: total, counter: produced))))
         }
         defer { source.stop() }
 
@@ -81,35 +82,5 @@ import UploadEngine
 
         #expect(result.rejected.map(\.error.code) == ["ERR_FILE_SIZE_EXCEEDED"])
         #expect(harness.stagedFiles.isEmpty)
-    }
-}
-
-/// Bytes counted on a server thread and read by the test.
-final class ByteCount: Sendable {
-    private let count = Atomic<Int64>(0)
-
-    var value: Int64 { count.load(ordering: .relaxed) }
-
-    func add(_ bytes: Int64) { count.add(bytes, ordering: .relaxed) }
-}
-
-/// An endless-looking body: `total` bytes produced block by block, counting what was handed to the server.
-/// Used on one connection thread.
-final class CountingProducer: HTTPBodyProducer {
-    private let total: Int64
-    private let produced: ByteCount
-
-    init(total: Int64, produced: ByteCount) {
-        self.total = total
-        self.produced = produced
-    }
-
-    func produce(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) -> HTTPBodyChunk {
-        let remaining = total - Int64(offset)
-        guard remaining > 0 else { return .end }
-        let count = Int(min(Int64(buffer.count), remaining))
-        for index in 0..<count { buffer[index] = UInt8(truncatingIfNeeded: Int(offset) &+ index) }
-        produced.add(Int64(count))
-        return .bytes(count)
     }
 }

@@ -84,31 +84,3 @@ final class ByteProducer: HTTPBodyProducer {
         return .bytes(count)
     }
 }
-
-/// Zero-filled blocks without end (until `total`), counting what the server handed out; one connection's thread
-/// produces, the test reads the count.
-final class EndlessProducer: HTTPBodyProducer {
-    private let total: Int64
-    private let counter: ProducedBytes
-
-    init(total: Int64, counter: ProducedBytes) {
-        self.total = total
-        self.counter = counter
-    }
-
-    func produce(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) -> HTTPBodyChunk {
-        let remaining = total - Int64(offset)
-        guard remaining > 0 else { return .end }
-        let count = Int(min(Int64(buffer.count), remaining))
-        buffer.initializeMemory(as: UInt8.self, repeating: 0x5A)
-        counter.add(Int64(count))
-        return .bytes(count)
-    }
-}
-
-/// Bytes produced on a server thread and read by the test.
-final class ProducedBytes: Sendable {
-    private let count = Atomic<Int64>(0)
-    var value: Int64 { count.load(ordering: .relaxed) }
-    func add(_ bytes: Int64) { count.add(bytes, ordering: .relaxed) }
-}
