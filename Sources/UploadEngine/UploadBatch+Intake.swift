@@ -80,8 +80,8 @@ extension UploadBatch {
         if !isValidIdentifier(item.fileId) {
             return "fileId must be 1–128 printable characters"
         }
-        let name = item.name.trimmingCharacters(in: .whitespaces)
-        if name.isEmpty || item.name.utf8.count > 255 || item.name.unicodeScalars.contains(where: isControl) {
+        if item.name.utf8.count > 255 || !item.name.unicodeScalars.contains(where: isVisible)
+            || item.name.unicodeScalars.contains(where: isControl) {
             return "name must be 1–255 bytes without control characters"
         }
         if let mime = item.mimeType, !MimeTypes.isWellFormed(mime) {
@@ -109,11 +109,19 @@ extension UploadBatch {
         // without building a trimmed copy — this runs for every file and every job.
         return (1...128).contains(scalars.count)
             && !scalars.contains(where: isControl)
-            && scalars.contains { $0 != "\t" && $0.properties.generalCategory != .spaceSeparator }
+            && scalars.contains(where: isVisible)
+    }
+
+    /// Neither a tab nor a space separator: what trimming `.whitespaces` would keep.
+    private static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
+        // ASCII needs no Unicode property lookup, and ids and names are nearly always ASCII.
+        if scalar.isASCII { return scalar != " " && scalar != "\t" }
+        return scalar.properties.generalCategory != .spaceSeparator
     }
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
+        if scalar.isASCII { return scalar.value < 0x20 || scalar.value == 0x7F }
+        return switch scalar.properties.generalCategory {
         case .control, .format, .lineSeparator, .paragraphSeparator: true
         default: false
         }

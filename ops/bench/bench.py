@@ -334,6 +334,7 @@ class Bench:
         self.attache = options.attache
         self.runs = options.runs
         self.results = {}
+        self.profiled = set()
         root = options.dir or ("/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir())
         self.workdir = tempfile.mkdtemp(prefix="attache-bench-", dir=root)
         self.on_tmpfs = self._filesystem(self.workdir) == "tmpfs"
@@ -465,10 +466,17 @@ http {{
             with open(path, "w") as f:
                 f.writelines(line + "\n" for line in lines)
             ids = [b for b, _ in jobs]
+            scenario = tag.rsplit("-", 1)[0]
+            perf = None
+            if self.options.perf and workers == 1 and scenario not in self.profiled:
+                self.profiled.add(scenario)
+                perf = self.start_perf(started[0], scenario)
             cpu_before = sum(w.cpu_seconds() for w in started)
             start = time.time()
             self.kafka.produce(jobs_topic, path)
             end = watcher.wait(ids, timeout=timeout)
+            if perf:
+                self.stop_perf(perf)
             seconds = end - start
             rss = max(w.peak_rss_kib() for w in started) if measure_rss else None
             self.cpu_per_job = (sum(w.cpu_seconds() for w in started) - cpu_before) / len(jobs)
@@ -649,27 +657,28 @@ http {{
             os.remove(path)
         return rates, event_rates
 
-    def start_perf(self, worker):
+    def start_perf(self, worker, scenario="intake"):
         """Samples the worker's stacks (cpu-clock: works in VMs without hardware counters) into ops/bench/work/."""
-        data = os.path.join(HERE, "work", "intake-perf.data")
+        data = os.path.join(HERE, "work", scenario + "-perf.data")
         os.makedirs(os.path.dirname(data), exist_ok=True)
         child = Child("perf", ["perf", "record", "-e", "cpu-clock", "-F", "1999", "-g", "-o", data, "-p", str(worker.child.pid)],
                       self.workdir)
         time.sleep(0.2)
-        return child, data
+        return child, data, scenario
 
     def stop_perf(self, perf):
-        child, data = perf
+        child, data, scenario = perf
         child.process.send_signal(signal.SIGINT)
         child.process.wait(30)
         child.stop()
-        target = os.path.join(HERE, "work", "intake-perf.txt")
+        target = os.path.join(HERE, "work", scenario + "-perf.txt")
         with open(target, "wb") as f:
             for mode in ["--no-children", "--children"]:
                 f.write("### perf report {} (self, then inclusive)\n".format(mode).encode())
                 f.write(subprocess.run(["perf", "report", "-i", data, mode, "--sort", "symbol", "--stdio", "-g", "none",
                                         "--percent-limit", "1"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout)
-        log("perf profile of the intake run: {} (data: {})".format(os.path.relpath(target, REPO), os.path.relpath(data, REPO)))
+        log("perf profile of the {} run: {} (data: {})".format(scenario, os.path.relpath(target, REPO),
+                                                              os.path.relpath(data, REPO)))
 
     # --- the whole thing ---
 
@@ -861,7 +870,7 @@ def main():
     parser.add_argument("--intake-jobs", type=int, default=50000)
     parser.add_argument("--attache", default=os.path.join(REPO, ".build", "release", "attache"))
     parser.add_argument("--results", default=os.path.join(HERE, "results.md"), help="where to write the table")
-    parser.add_argument("--perf", action="store_true", help="profile the first intake run with perf (ops/bench/work/)")
+    parser.add_argument("--perf", action="store_true", help="profile the first one-worker run of each scenario with perf (ops/bench/work/)")
     parser.add_argument("--verify-all", action="store_true", help="compare stored bytes for 256 MiB files too")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     options = parser.parse_args()

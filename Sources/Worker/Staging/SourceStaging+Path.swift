@@ -59,8 +59,7 @@ extension SourceStaging {
         default:
             throw UploadError(.sourceForbidden, "source.path is not a regular file (device, FIFO or socket)", retryable: false)
         }
-        if let root, let opened = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(input)"),
-           !opened.hasPrefix(root + "/") {
+        if let root, let opened = openedPath(input), !opened.hasPrefix(root + "/") {
             throw UploadError(.sourceForbidden, "source.path resolves outside the source root", retryable: false)
         }
         // Reads of a regular file never block; the flag only kept a swapped-in FIFO from hanging `open`.
@@ -68,11 +67,19 @@ extension SourceStaging {
         let total = Int64(info.st_size)
         let output = try StagingArea.create(path)
         defer { close(output) }
-        _ = try StagingArea.pump(from: input, readFailure: localFailure("cannot read source.path")) { chunk, received in
+        _ = try StagingArea.pump(from: input, expectedSize: total, readFailure: localFailure("cannot read source.path")) { chunk, received in
             try stream.consume(chunk)
             try StagingArea.writeAll(output, chunk)
             progress.update(received, of: total)
         }
         return try stream.finish()
+    }
+
+    /// The path the kernel has for an open descriptor, from `/proc/self/fd`; nil where that is unavailable.
+    private static func openedPath(_ descriptor: Int32) -> String? {
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/fd/\(descriptor)", &target, Int(PATH_MAX))
+        guard length > 0 else { return nil }
+        return String(decoding: target[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -93,10 +93,8 @@ public struct SourceStaging: SourceStager {
                 return try stream.finish()
             }
         case .path(let relative):
-            let sourceRoot = sourceRoot
-            let resolved = try await StagingArea.offPool { try resolve(relative) }
-            summary = try await StagingArea.offPool {
-                try Self.copyFile(resolved, to: path, stream: stream, progress: progress, root: sourceRoot)
+            summary = try await StagingArea.offPool { [self] in
+                try Self.copyFile(try resolve(relative), to: path, stream: stream, progress: progress, root: sourceRoot)
             }
         case .url(let url):
             return try await stageURL(try SourceURL(url), file: file, batchId: batchId, to: path, stream: stream, progress: progress)

@@ -38,19 +38,26 @@ public struct StagingArea: Sendable {
     }
 
     /// Reads a descriptor to its end in chunks, handing each chunk and the running total to `body`.
-    static func pump(from input: Int32, readFailure: @autoclosure () -> UploadError,
+    ///
+    /// - Parameter expectedSize: the size the caller expects, when known: a small file gets a small buffer, since
+    ///   allocating a whole chunk per file would cost more than copying a 16 KiB file.
+    static func pump(from input: Int32, expectedSize: Int64? = nil, readFailure: @autoclosure () -> UploadError,
                      _ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws -> Int64 {
-        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        // One page more than expected, so that a file that grew since it was measured still ends in few reads.
+        let capacity = expectedSize.map { Int(clamping: max(0, $0)) + 4096 }.map { min($0, chunkSize) } ?? chunkSize
+        // Uninitialised on purpose: every byte handed on was first written by `read`.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 64)
+        defer { buffer.deallocate() }
         var total: Int64 = 0
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            let count = read(input, buffer.baseAddress, buffer.count)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw readFailure()
             }
             if count == 0 { return total }
             total += Int64(count)
-            try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<count]), total) }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), total)
         }
     }
 
