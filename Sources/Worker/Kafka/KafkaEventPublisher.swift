@@ -129,8 +129,15 @@ public final class KafkaEventPublisher: EventPublisher {
 
     private func done(_ id: UInt64) {
         let ready = state.withLock { state -> [@Sendable () -> Void] in
-            state.doneAhead.insert(id)
-            while state.doneAhead.remove(state.deliveredUpTo + 1) != nil { state.deliveredUpTo += 1 }
+            // Reports nearly always come in publish order: then the mark just moves, without touching the set.
+            if id == state.deliveredUpTo + 1 {
+                state.deliveredUpTo = id
+            } else {
+                state.doneAhead.insert(id)
+            }
+            while !state.doneAhead.isEmpty, state.doneAhead.remove(state.deliveredUpTo + 1) != nil {
+                state.deliveredUpTo += 1
+            }
             var ready: [@Sendable () -> Void] = []
             if state.broken {
                 state.barriers.removeAll()

@@ -45,14 +45,18 @@ public final class MetricsRegistry: Sendable {
     public func observe(_ name: String, _ value: Double, labels: [String: String] = [:]) {
         let key = Self.labelText(labels)
         families.withLock { families in
-            guard var family = families[name] else { return }
-            var entry = family.histograms[key] ?? (Array(repeating: 0, count: family.bounds.count), 0, 0)
-            for (index, bound) in family.bounds.enumerated() where value <= bound { entry.buckets[index] += 1 }
-            entry.sum += value
-            entry.count += 1
-            family.histograms[key] = entry
-            families[name] = family
+            // Mutated in place: a copy of the family would copy its every series on each observation.
+            guard let bounds = families[name]?.bounds else { return }
+            let empty = (buckets: [Double](repeating: 0, count: bounds.count), sum: 0.0, count: 0.0)
+            Self.record(value, bounds: bounds, into: &families[name]!.histograms[key, default: empty])
         }
+    }
+
+    private static func record(_ value: Double, bounds: [Double],
+                               into entry: inout (buckets: [Double], sum: Double, count: Double)) {
+        for (index, bound) in bounds.enumerated() where value <= bound { entry.buckets[index] += 1 }
+        entry.sum += value
+        entry.count += 1
     }
 
     /// The current value of a counter or gauge series (0 when never set).
