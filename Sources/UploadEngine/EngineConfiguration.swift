@@ -20,6 +20,9 @@ public struct EngineConfiguration: Sendable {
     public var concurrency: Int = 1
     /// An upload that moves no bytes for this long is aborted with `ERR_UPLOAD_STALLED`.
     public var stallTimeout: Duration = .seconds(30)
+    /// Staged files of a cohort wait at most this long for the rest of it before their presign call goes out
+    /// without them: files that are ready together share a call, but one long copy does not hold the others back.
+    public var presignGatherWindow: Duration = .milliseconds(50)
     /// At most one progress event per file per interval (4 per second by default).
     public var progressInterval: Duration = .milliseconds(250)
 

@@ -17,7 +17,11 @@ struct FileEntry: Sendable {
     /// Files started together from the queue by one request; their presign goes out as one call.
     var cohort = 0
     /// Waiting in `presigning` for its cohort's call to be made.
-    var awaitingPresign = false
+    var awaitingPresign = false {
+        didSet { readySince = nil }
+    }
+    /// When the file, waiting for its cohort, became ready to presign.
+    var readySince: Date?
     /// A queued file waiting for its automatic retry is not started before this.
     var notBefore: Date?
     var error: UploadError?

@@ -20,6 +20,7 @@ extension UploadBatch {
             } else {
                 entries[index].state = .presigning
                 entries[index].awaitingPresign = true
+                entries[index].readySince = now
             }
         case .failure(let error):
             settle(index, error, now: now, into: &effects)

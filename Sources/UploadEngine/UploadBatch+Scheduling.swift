@@ -4,7 +4,9 @@ extension UploadBatch {
     /// Starts queued files while slots are free, then sends the presign calls whose cohorts are ready.
     ///
     /// Files started in one pass by one request form a cohort and are presigned in one call once none of them is
-    /// still staging: "the files of a job that are ready together are presigned in one call".
+    /// still staging: "the files of a job that are ready together are presigned in one call". Files that have
+    /// waited `presignGatherWindow` for the rest of their cohort go without them, so a short file is not held back
+    /// by a long copy; the rest follow in calls of their own, under the same rule.
     mutating func schedule(now: Date, into effects: inout BatchEffects) {
         var cohortByRequest: [String: Int] = [:]
         while entries.lazy.filter({ $0.state.isInFlight }).count < concurrency,
@@ -17,7 +19,7 @@ extension UploadBatch {
             cohortByRequest[requestId] = cohort
             start(index, cohort: cohort, now: now, into: &effects)
         }
-        issuePresigns(into: &effects)
+        issuePresigns(now: now, into: &effects)
     }
 
     /// Moves a queued file into flight: stage it, or presign its retained bytes, or upload again with a still-valid
@@ -34,15 +36,16 @@ extension UploadBatch {
             entries[index].target = nil
             entries[index].state = .presigning
             entries[index].awaitingPresign = true
+            entries[index].readySince = now
         }
     }
 
-    private mutating func issuePresigns(into effects: inout BatchEffects) {
+    private mutating func issuePresigns(now: Date, into effects: inout BatchEffects) {
         var cohorts: [Int] = []
         for entry in entries where entry.awaitingPresign && !cohorts.contains(entry.cohort) {
             cohorts.append(entry.cohort)
         }
-        for cohort in cohorts where !entries.contains(where: { $0.cohort == cohort && $0.state == .staging }) {
+        for cohort in cohorts where gatherDeadline(of: cohort).map({ $0 <= now }) ?? true {
             var calls: [PresignCall] = []
             for index in entries.indices where entries[index].awaitingPresign && entries[index].cohort == cohort {
                 entries[index].awaitingPresign = false
@@ -50,6 +53,13 @@ extension UploadBatch {
             }
             effects.actions.append(.presign(calls, isolated: false))
         }
+    }
+
+    /// When a cohort's ready files stop waiting for its members still staging; nil when none is staging.
+    func gatherDeadline(of cohort: Int) -> Date? {
+        guard entries.contains(where: { $0.cohort == cohort && $0.state == .staging }) else { return nil }
+        let firstReady = entries.lazy.filter { $0.cohort == cohort && $0.awaitingPresign }.compactMap(\.readySince).min()
+        return firstReady.map { $0 + configuration.presignGatherWindow } ?? .distantFuture
     }
 
     func presignCall(for entry: FileEntry) -> PresignCall {

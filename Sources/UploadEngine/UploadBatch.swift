@@ -88,7 +88,8 @@ public struct UploadBatch: Sendable {
         return result
     }
 
-    /// The next instant at which `tick(now:)` has work: a stall deadline or the end of a retry backoff.
+    /// The next instant at which `tick(now:)` has work: a stall deadline, the end of a retry backoff, or the end of
+    /// a cohort's presign gather window.
     public var nextDeadline: Date? {
         var deadlines: [Date] = []
         for entry in entries {
@@ -96,6 +97,8 @@ public struct UploadBatch: Sendable {
                 deadlines.append(moved + configuration.stallTimeout)
             } else if entry.state == .queued, let notBefore = entry.notBefore {
                 deadlines.append(notBefore)
+            } else if entry.awaitingPresign, let gathered = gatherDeadline(of: entry.cohort), gathered != .distantFuture {
+                deadlines.append(gathered)
             }
         }
         return deadlines.min()

@@ -99,3 +99,41 @@ import Testing
         #expect(file == PresignFile(fileId: "a", name: "a.pdf", mimeType: "application/pdf", size: 4242, sha256: "sha-a"))
     }
 }
+
+/// The gather window: ready files wait a moment for the rest of their cohort, not for the longest copy.
+@Suite struct PresignGatherTests {
+    @Test func readyFilesStopWaitingForTheirCohortAfterTheGatherWindow() {
+        var h = BatchHarness(concurrency: 3)
+        h.add([inline("a"), inline("b"), inline("big")])
+        h.stage("a")
+        h.stage("b")
+        h.advance(.milliseconds(49))
+        #expect(h.presigns.isEmpty, "still inside the window")
+        h.advance(.milliseconds(1))
+        #expect(h.presignCalls == [["a", "b"]])
+        h.stage("big")
+        #expect(h.presignCalls == [["a", "b"], ["big"]])
+    }
+
+    @Test func theWindowRunsFromTheFirstReadyFile() {
+        var h = BatchHarness(concurrency: 3)
+        h.add([inline("a"), inline("b"), inline("big")])
+        h.stage("a")
+        #expect(h.batch.nextDeadline == h.now + .milliseconds(50))
+        h.advance(.milliseconds(30))
+        h.stage("b")
+        #expect(h.batch.nextDeadline == h.now + .milliseconds(20), "b joins a's window rather than opening its own")
+        h.advance(.milliseconds(20))
+        #expect(h.presignCalls == [["a", "b"]])
+    }
+
+    @Test func theWindowIsConfigurable() {
+        var h = BatchHarness(configure: { $0.presignGatherWindow = .seconds(2) }, concurrency: 2)
+        h.add([inline("a"), inline("big")])
+        h.stage("a")
+        h.advance(.seconds(1))
+        #expect(h.presigns.isEmpty)
+        h.advance(.seconds(1))
+        #expect(h.presignCalls == [["a"]])
+    }
+}

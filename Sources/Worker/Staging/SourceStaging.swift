@@ -93,8 +93,10 @@ public struct SourceStaging: SourceStager {
                 return try stream.finish()
             }
         case .path(let relative):
-            summary = try await StagingArea.offPool { [self] in
-                try Self.copyFile(try resolve(relative), to: path, stream: stream, progress: progress, root: sourceRoot)
+            summary = try await StagingArea.copySlots.run {
+                try await StagingArea.offPool { [self] in
+                    try Self.copyFile(try resolve(relative), to: path, stream: stream, progress: progress, root: sourceRoot)
+                }
             }
         case .url(let url):
             return try await stageURL(try SourceURL(url), file: file, batchId: batchId, to: path, stream: stream, progress: progress)

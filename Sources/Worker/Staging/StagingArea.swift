@@ -9,6 +9,8 @@ public struct StagingArea: Sendable {
     public let directory: String
     static let queue = DispatchQueue(label: "attache.staging", qos: .utility, attributes: .concurrent)
     static let chunkSize = 1 << 20
+    /// Copies of `path` sources run one per core; see `CopySlots`.
+    static let copySlots = CopySlots(width: ProcessInfo.processInfo.activeProcessorCount)
 
     /// Creates the directory (0700) if needed.
     public init(directory: String) throws {
