@@ -1,18 +1,77 @@
 import Foundation
 
-/// RFC 3339 timestamps with milliseconds in UTC (`2026-11-29T21:00:00.123Z`), formatted without a formatter object.
+/// RFC 3339 timestamps with milliseconds in UTC (`2026-11-29T21:00:00.123Z`), written digit by digit into 24 bytes.
+///
+/// Milliseconds are truncated towards the past, as the instant is counted in whole milliseconds. Instants outside
+/// the years 0000–9999, which RFC 3339 cannot spell, are written as the nearest instant inside them.
 enum EventTime {
+    /// The length of every timestamp.
+    static let length = 24
+
+    /// 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z in milliseconds since 1970.
+    private static let earliest: Double = -62_167_219_200_000
+    private static let latest: Double = 253_402_300_799_999
+    private static let millisecondsPerDay: Int64 = 86_400_000
+
+    /// The timestamp of `date` as text.
     static func format(_ date: Date) -> String {
-        let millisecondsTotal = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        var seconds = time_t(millisecondsTotal / 1000)
-        let milliseconds = Int(millisecondsTotal % 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        String(unsafeUninitializedCapacity: length) { buffer in
+            write(date, into: buffer)
+            return length
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(milliseconds), 3))Z"
+    }
+
+    /// Appends the timestamp's 24 bytes (no quotes) to `bytes`.
+    static func append(_ date: Date, to bytes: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
+            write(date, into: buffer)
+            bytes.append(contentsOf: buffer)
+        }
+    }
+
+    private static func write(_ date: Date, into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        // Comparisons with NaN are false, so NaN lands on the earliest instant instead of trapping in `Int64(_:)`.
+        let total = Int64(milliseconds >= earliest ? (milliseconds <= latest ? milliseconds : latest) : earliest)
+        let (quotient, remainder) = total.quotientAndRemainder(dividingBy: millisecondsPerDay)
+        let days = remainder < 0 ? quotient - 1 : quotient
+        let millisecondOfDay = remainder < 0 ? remainder + millisecondsPerDay : remainder
+        let (year, month, day) = civilDate(daysSince1970: days)
+        let seconds = millisecondOfDay / 1000
+        writeDigits(year, count: 4, at: 0, in: buffer)
+        buffer[4] = UInt8(ascii: "-")
+        writeDigits(month, count: 2, at: 5, in: buffer)
+        buffer[7] = UInt8(ascii: "-")
+        writeDigits(day, count: 2, at: 8, in: buffer)
+        buffer[10] = UInt8(ascii: "T")
+        writeDigits(seconds / 3600, count: 2, at: 11, in: buffer)
+        buffer[13] = UInt8(ascii: ":")
+        writeDigits(seconds / 60 % 60, count: 2, at: 14, in: buffer)
+        buffer[16] = UInt8(ascii: ":")
+        writeDigits(seconds % 60, count: 2, at: 17, in: buffer)
+        buffer[19] = UInt8(ascii: ".")
+        writeDigits(millisecondOfDay % 1000, count: 3, at: 20, in: buffer)
+        buffer[23] = UInt8(ascii: "Z")
+    }
+
+    /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`), as `gmtime` gives.
+    private static func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = days + 719_468 // days since 0000-03-01: years then end with February's leap day
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func writeDigits(_ value: Int64, count: Int, at offset: Int, in buffer: UnsafeMutableBufferPointer<UInt8>) {
+        var rest = value
+        for position in stride(from: offset + count - 1, through: offset, by: -1) {
+            buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
     }
 }

@@ -28,21 +28,18 @@ public struct JobDecoder: Sendable {
         }
     }
 
+    /// Decodes one record value; never throws, an invalid record comes back as the failure with its reason.
     public func decode(_ value: some ContiguousBytes & Sendable, from provenance: Provenance) -> Result<JobCommand, InvalidJob> {
-        let record: RawRecord
+        let root: JSONValue
         do {
-            record = try value.withUnsafeBytes { buffer in
-                try JSONDecoder().decode(RawRecord.self, from: Data(buffer))
-            }
-        } catch let error as DecodingError {
-            return .failure(InvalidJob(Self.describe(error)))
+            root = try value.withUnsafeBytes { buffer in try JSONParser.parse(buffer) }
         } catch {
-            return .failure(InvalidJob("not a JSON object"))
+            return .failure(InvalidJob("the record is not valid JSON"))
         }
-        return Result { try command(from: record, provenance: provenance) }.mapError { $0 as? InvalidJob ?? InvalidJob("\($0)") }
+        return Result { () throws(InvalidJob) in try command(from: RawRecord(reading: root), provenance: provenance) }
     }
 
-    private func command(from record: RawRecord, provenance: Provenance) throws -> JobCommand {
+    private func command(from record: RawRecord, provenance: Provenance) throws(InvalidJob) -> JobCommand {
         let kind = record.kind ?? "upload"
         let batchId = try resolveBatchId(record.batchId, key: provenance.key, generateIfMissing: kind == "upload")
         switch kind {
@@ -66,11 +63,11 @@ public struct JobDecoder: Sendable {
         }
     }
 
-    private func uploadJob(from record: RawRecord, batchId: String, provenance: Provenance) throws -> UploadJob {
+    private func uploadJob(from record: RawRecord, batchId: String, provenance: Provenance) throws(InvalidJob) -> UploadJob {
         let requestId = record.requestId ?? "\(provenance.topic)/\(provenance.partition)/\(provenance.offset)"
         guard UploadBatch.isValidIdentifier(requestId) else { throw InvalidJob("requestId must be 1–128 printable characters") }
         guard let receiver = record.receiver else { throw InvalidJob("receiver is required") }
-        guard let receiverId = receiver.id, !receiverId.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard let receiverId = receiver.id, !Self.isBlank(receiverId) else {
             throw InvalidJob("receiver.id must be a non-empty string")
         }
         guard let type = receiver.type.flatMap(Receiver.Kind.init(rawValue:)) else { throw InvalidJob("receiver.type must be user or group") }
@@ -86,11 +83,11 @@ public struct JobDecoder: Sendable {
             message = MessageOptions(send: send, caption: raw.caption, metadata: raw.metadata ?? [:], tags: raw.tags ?? [])
         }
         return UploadJob(requestId: requestId, batchId: batchId, receiver: Receiver(id: receiverId, type: type),
-                         sender: record.sender, parentMessageId: record.parentMessageId?.text, concurrency: record.concurrency,
+                         sender: record.sender, parentMessageId: record.parentMessageId, concurrency: record.concurrency,
                          files: files.map { fileItem($0, stripLocation: record.stripLocation) }, message: message)
     }
 
-    private func resolveBatchId(_ field: String?, key: String?, generateIfMissing: Bool) throws -> String {
+    private func resolveBatchId(_ field: String?, key: String?, generateIfMissing: Bool) throws(InvalidJob) -> String {
         if let field {
             guard UploadBatch.isValidIdentifier(field) else { throw InvalidJob("batchId must be 1–128 printable characters") }
             return field
@@ -103,15 +100,18 @@ public struct JobDecoder: Sendable {
         return UUID().uuidString.lowercased()
     }
 
-    private func controlFileId(_ fileId: String?) throws -> String {
+    private func controlFileId(_ fileId: String?) throws(InvalidJob) -> String {
         guard let fileId, UploadBatch.isValidIdentifier(fileId) else { throw InvalidJob("fileId must be 1–128 printable characters") }
         return fileId
     }
 
     /// A file entry becomes a `FileItem`; whatever is wrong with it is left for the engine to reject.
-    private func fileItem(_ entry: LenientFile, stripLocation jobSetting: Bool?) -> FileItem {
-        guard case .success(let file) = entry.result else {
-            return FileItem(fileId: entry.fileId ?? "", name: "file", source: .malformed("the file entry is not a valid object"))
+    private func fileItem(_ entry: RawFileEntry, stripLocation jobSetting: Bool?) -> FileItem {
+        let file: RawFile
+        switch entry {
+        case .file(let readable): file = readable
+        case .broken(let fileId):
+            return FileItem(fileId: fileId ?? "", name: "file", source: .malformed("the file entry is not a valid object"))
         }
         let source = self.source(of: file.source)
         let name = file.name ?? Self.defaultName(for: source)
@@ -135,6 +135,16 @@ public struct JobDecoder: Sendable {
         return .data(bytes)
     }
 
+    /// True when `text` is empty or only what `CharacterSet.whitespaces` trims: tabs, space separators and U+200B
+    /// ZERO WIDTH SPACE. Checked without Foundation or a trimmed copy, since it runs for every job.
+    static func isBlank(_ text: String) -> Bool {
+        !text.unicodeScalars.contains { scalar in
+            scalar.isASCII
+                ? scalar != " " && scalar != "\t"
+                : scalar != "\u{200B}" && scalar.properties.generalCategory != .spaceSeparator
+        }
+    }
+
     static func defaultName(for source: FileSource) -> String {
         let candidate: Substring? = switch source {
         case .url(let url): URL(string: url)?.path.split(separator: "/").last
@@ -142,23 +152,5 @@ public struct JobDecoder: Sendable {
         default: nil
         }
         return candidate.map(String.init) ?? "file"
-    }
-
-    /// A decoding error in words, naming the field: `receiver.id has the wrong type`.
-    static func describe(_ error: DecodingError) -> String {
-        let context: DecodingError.Context
-        let problem: String
-        switch error {
-        case .typeMismatch(_, let c): (context, problem) = (c, "has the wrong type")
-        case .valueNotFound(_, let c): (context, problem) = (c, "is null")
-        case .keyNotFound(let key, let c): (context, problem) = (c, "lacks \(key.stringValue)")
-        case .dataCorrupted(let c): (context, problem) = (c, "is not valid JSON")
-        @unknown default: return "the record is invalid"
-        }
-        let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-        guard !path.isEmpty else {
-            return problem == "has the wrong type" ? "the record is not a JSON object" : "the record \(problem)"
-        }
-        return "\(path.hasPrefix(".") ? String(path.dropFirst()) : path) \(problem)"
     }
 }

@@ -1,75 +1,63 @@
 import UploadEngine
 
-/// The JSON shape of a jobs-topic record, decoded leniently: every field optional, files one by one.
-struct RawRecord: Decodable {
+/// The shape of a jobs-topic record: every field optional, only JSON types checked; meaning is checked later.
+///
+/// Fields are read in declaration order, so the first wrong type in that order is the one reported.
+struct RawRecord {
     var kind: String?
     var requestId: String?
     var batchId: String?
     var receiver: RawReceiver?
     var sender: String?
-    var parentMessageId: StringOrNumber?
+    /// Text, also when the record gave a number.
+    var parentMessageId: String?
     var concurrency: Int?
     var fileId: String?
-    var files: [LenientFile]?
+    /// One entry per file, each read on its own so that a broken file leaves the others alone.
+    var files: [RawFileEntry]?
     var message: RawMessage?
     /// Remove location metadata from this job's images (files may say otherwise); absent: the worker's setting.
     var stripLocation: Bool?
+
+    /// Reads a parsed record; a wrong type in a record, receiver or message field makes the record invalid.
+    init(reading root: JSONValue) throws(InvalidJob) {
+        let fields = try RecordFields.record(root)
+        kind = try fields.string("kind")
+        requestId = try fields.string("requestId")
+        batchId = try fields.string("batchId")
+        receiver = try fields.object("receiver").map { fields throws(InvalidJob) in try RawReceiver(reading: fields) }
+        sender = try fields.string("sender")
+        parentMessageId = try fields.idText("parentMessageId")
+        concurrency = try fields.int("concurrency")
+        fileId = try fields.string("fileId")
+        files = try fields.array("files")?.map(RawFileEntry.init(reading:))
+        message = try fields.object("message").map { fields throws(InvalidJob) in try RawMessage(reading: fields) }
+        stripLocation = try fields.bool("stripLocation")
+    }
 }
 
-struct RawReceiver: Decodable {
+/// The `receiver` object of a record.
+struct RawReceiver {
     var id: String?
     var type: String?
+
+    init(reading fields: RecordFields) throws(InvalidJob) {
+        id = try fields.string("id")
+        type = try fields.string("type")
+    }
 }
 
-struct RawMessage: Decodable {
+/// The `message` object of a record.
+struct RawMessage {
     var send: String?
     var caption: String?
     var metadata: [String: JSONValue]?
     var tags: [String]?
-}
 
-struct RawFile: Decodable {
-    var fileId: String?
-    var name: String?
-    var mimeType: String?
-    var size: Int64?
-    var source: RawSource?
-    var stripLocation: Bool?
-}
-
-struct RawSource: Decodable {
-    var url: String?
-    var path: String?
-    var data: String?
-}
-
-/// A file entry whose own problems stay its own: decoding never fails, the result says what happened.
-struct LenientFile: Decodable {
-    let result: Result<RawFile, any Error>
-    /// The id, when one could be read even though the rest is broken (so the rejection names the file).
-    let fileId: String?
-
-    private struct IdOnly: Decodable { var fileId: String? }
-
-    init(from decoder: any Decoder) throws {
-        do {
-            result = .success(try RawFile(from: decoder))
-        } catch {
-            result = .failure(error)
-        }
-        fileId = (try? IdOnly(from: decoder))?.fileId
-    }
-}
-
-/// Message ids are strings in CometChat's API, but backends often send numbers.
-struct StringOrNumber: Decodable {
-    let text: String
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let number = try? container.decode(Int64.self) {
-            text = String(number)
-        } else {
-            text = try container.decode(String.self)
-        }
+    init(reading fields: RecordFields) throws(InvalidJob) {
+        send = try fields.string("send")
+        caption = try fields.string("caption")
+        metadata = try fields.freeObject("metadata")
+        tags = try fields.strings("tags")
     }
 }
