@@ -43,11 +43,11 @@ public struct PresignEndpointClient: Presigner {
         }
         let answer: PresignEndpointAnswer
         do {
-            answer = try JSONDecoder().decode(PresignEndpointAnswer.self, from: response.body)
+            answer = try PresignEndpointAnswer(parsing: response.body)
         } catch {
             throw HTTPTransportError(
                 .malformedResponse,
-                "presign endpoint \(request.redactedURL) sent an answer that is not §2.3 JSON: \(Self.reason(error))",
+                "presign endpoint \(request.redactedURL) sent an answer that is not §2.3 JSON: \(error)",
                 status: response.status, retryable: true)
         }
         let asked = Set(files.map(\.fileId))
@@ -56,20 +56,5 @@ public struct PresignEndpointClient: Presigner {
             outcomes[entry.fileId] = entry.outcome
         }
         return outcomes
-    }
-
-    /// A decoding failure in a few words, naming where it happened but never quoting values.
-    private static func reason(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "unreadable body" }
-        let (context, what): (DecodingError.Context?, String) =
-            switch error {
-            case .typeMismatch(_, let context): (context, "wrong type")
-            case .valueNotFound(_, let context): (context, "missing value")
-            case .keyNotFound(let key, let context): (context, "missing \(key.stringValue)")
-            case .dataCorrupted(let context): (context, context.codingPath.isEmpty ? "not JSON" : context.debugDescription)
-            @unknown default: (nil, "unreadable body")
-            }
-        let path = context?.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".") ?? ""
-        return path.isEmpty ? what : "\(what) at \(path)"
     }
 }

@@ -41,7 +41,7 @@ import UploadEngine
     ])
     func expiresAtIsISO8601OrEpochSeconds(json: String, epoch: Double) throws {
         let body = #"{"files":[{"fileId":"f","uploadUrl":"https://s.invalid/x","fileUrl":"https://c.invalid/x","expiresAt":\#(json)}]}"#
-        let answer = try JSONDecoder().decode(PresignEndpointAnswer.self, from: Data(body.utf8))
+        let answer = try PresignEndpointAnswer(parsing: Data(body.utf8))
         guard case .target(let target) = answer.files.first?.outcome else {
             Issue.record("expected a target")
             return
@@ -51,8 +51,63 @@ import UploadEngine
 
     @Test func anEntryWithoutUploadURLOrErrorIsUnreadable() {
         let body = #"{"files":[{"fileId":"f","fileUrl":"https://c.invalid/x"}]}"#
-        #expect(throws: DecodingError.self) {
-            _ = try JSONDecoder().decode(PresignEndpointAnswer.self, from: Data(body.utf8))
+        #expect(throws: PresignEndpointAnswer.Unreadable("missing uploadUrl at files.0")) {
+            _ = try PresignEndpointAnswer(parsing: Data(body.utf8))
         }
+    }
+
+    @Test(arguments: [
+        ("{", "not JSON"),
+        ("[]", "wrong type at the top level"),
+        (#"{"file": []}"#, "missing files array"),
+        (#"{"files": [7]}"#, "wrong type at files.0"),
+        (#"{"files": [{"uploadUrl": "https://s.invalid/x", "fileUrl": "https://c.invalid/x"}]}"#, "missing fileId at files.0"),
+        (#"{"files": [{"fileId": 5, "uploadUrl": "u", "fileUrl": "f"}]}"#, "wrong type at files.0.fileId"),
+        (#"{"files": [{"fileId": "f", "uploadUrl": "u", "fileUrl": "f", "headers": {"x-a": 1}}]}"#, "wrong type at files.0.headers.x-a"),
+        (#"{"files": [{"fileId": "f", "uploadUrl": "u", "fileUrl": "f", "expiresAt": "soon"}]}"#,
+         "files.0.expiresAt is neither RFC 3339 nor epoch seconds"),
+        (#"{"files": [{"fileId": "f", "error": "no"}]}"#, "wrong type at files.0.error"),
+    ])
+    func unreadableAnswersSayWhereWithoutQuotingValues(body: String, reason: String) {
+        #expect(throws: PresignEndpointAnswer.Unreadable(reason)) { _ = try PresignEndpointAnswer(parsing: Data(body.utf8)) }
+    }
+
+    @Test func anAnswerReadsBothShapesWithDefaults() throws {
+        let body = #"""
+        {"files": [
+          {"fileId": "a", "uploadUrl": "https://s.invalid/a", "fileUrl": "https://c.invalid/a",
+           "method": "post", "headers": {"x-b": "2", "x-a": "1"}, "expiresAt": null},
+          {"fileId": "b", "error": {"code": "ERR_POLICY", "message": "too big"}},
+          {"fileId": "c", "error": {}}
+        ]}
+        """#
+        let answer = try PresignEndpointAnswer(parsing: Data(body.utf8))
+        #expect(answer.files.map(\.fileId) == ["a", "b", "c"])
+        #expect(answer.files[0].outcome == .target(UploadTarget(
+            uploadURL: "https://s.invalid/a", method: "POST", headers: [HTTPHeader("x-a", "1"), HTTPHeader("x-b", "2")],
+            fileURL: "https://c.invalid/a", expiresAt: nil)))
+        #expect(answer.files[1].outcome == .refused(UploadError(UploadErrorCode("ERR_POLICY"), "too big", retryable: false)))
+        #expect(answer.files[2].outcome == .refused(UploadError(.presignedURLFailed, "the presign service refused the file", retryable: false)))
+    }
+}
+
+@Suite struct RFC3339InstantTests {
+    @Test(arguments: [
+        ("2030-01-02T03:04:05Z", 1_893_553_445.0),
+        ("2030-01-02t03:04:05z", 1_893_553_445.0),
+        ("2030-01-02T03:04:05.250Z", 1_893_553_445.25),
+        ("2030-01-01T22:04:05-05:00", 1_893_553_445.0),
+        ("1970-01-01T00:00:00Z", 0.0),
+        ("2028-02-29T00:00:00Z", 1_835_395_200.0),
+    ])
+    func dateTimesWithAZoneAreRead(text: String, epoch: Double) {
+        #expect(RFC3339Instant.parse(text) == Date(timeIntervalSince1970: epoch))
+    }
+
+    @Test(arguments: ["2030-01-02T03:04:05", "2030-02-31T00:00:00Z", "2029-02-29T00:00:00Z", "2030-13-01T00:00:00Z",
+                      "2030-01-02T24:00:00Z", "2030-01-02T03:04:05.Z", "2030-01-02T03:04:05Z ", "30-01-02T03:04:05Z",
+                      "2030-01-02T03:04:05+0200", ""])
+    func anythingElseIsRefused(text: String) {
+        #expect(RFC3339Instant.parse(text) == nil)
     }
 }
