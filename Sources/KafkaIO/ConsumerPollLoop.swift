@@ -5,14 +5,17 @@ import Foundation
 ///
 /// Each round it runs queued commands, matches librdkafka's pause state to what the application and the record
 /// buffer want, commits changed watermarks when due, then polls one batch and hands it to the buffer in a single
-/// step. Rebalance and commit callbacks run inside the polls, on this thread.
+/// step. Rebalance and commit callbacks run inside the polls, on this thread; while the reader is briefly behind
+/// (at most `throttlePauseDelay`) the thread does not poll, so they wait that long at most.
 final class ConsumerPollLoop: @unchecked Sendable {
     // @unchecked: created by KafkaConsumer.init and handed to the poll thread; from then on only that thread
-    // touches it (`lastCommit` is its only mutable state).
+    // touches it (`lastCommit` and `throttledSince` are its only mutable state).
     private let client: RDKafkaClient
     private let queue: RDQueue
     private let shared: ConsumerShared
     private var lastCommit = ContinuousClock.now
+    /// Since when the record buffer has been full; nil while it is not.
+    private var throttledSince: ContinuousClock.Instant?
 
     /// A loop over `client`, blocking on its consumer `queue`.
     init(client: RDKafkaClient, queue: RDQueue, shared: ConsumerShared) {
@@ -53,9 +56,18 @@ final class ConsumerPollLoop: @unchecked Sendable {
                 close(handle, closers)
                 return
             }
-            applyPause(handle, wanted: wantsPause || shared.buffer.isThrottled)
+            // A full buffer first only stops the taking of records; fetching pauses if it stays full.
+            let throttled = shared.buffer.isThrottled
+            throttledSince = throttled ? (throttledSince ?? .now) : nil
+            let holdingOff = throttledSince.map { $0.duration(to: .now) < options.throttlePauseDelay } ?? false
+            applyPause(handle, wanted: wantsPause || (throttled && !holdingOff))
             if let interval = options.commitInterval, lastCommit.duration(to: .now) >= interval {
                 commit(handle, queuePointer, onlyChanged: true, waiter: nil)
+            }
+            if holdingOff && !wantsPause {
+                // Short waits: commands and commits are looked at every round.
+                shared.buffer.waitForDrain(upTo: .milliseconds(20))
+                continue
             }
             pollBatch(handle, timeout: timeout, limit: options.pollBatchSize)
         }

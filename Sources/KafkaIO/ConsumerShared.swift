@@ -51,7 +51,10 @@ final class ConsumerShared: Sendable {
             state.commands.append(command)
             return true
         }
-        if accepted { waker.wake() }
+        if accepted {
+            waker.wake()
+            buffer.interruptWait()
+        }
         return accepted
     }
 

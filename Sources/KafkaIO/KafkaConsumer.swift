@@ -124,6 +124,9 @@ public final class KafkaConsumer: Sendable {
         return try await promise.value()
     }
 
+    /// Records fetched and waiting for the reader (at most `maxBufferedRecords` plus one poll batch).
+    public var bufferedRecordCount: Int { shared.buffer.count }
+
     /// Records between this consumer's fetch position and the end of each owned partition, summed: how far behind
     /// it is. Uses the high watermarks librdkafka learned from recent fetches (no broker round trip), so partitions
     /// not fetched yet count as 0.

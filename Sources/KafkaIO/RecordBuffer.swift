@@ -1,10 +1,12 @@
+import Dispatch
 import Synchronization
 
 /// The bounded hand-over between the consumer's poll thread and the task reading records.
 ///
 /// The poll thread pushes whole batches (one lock per batch); the reader takes one record or a batch at a time.
-/// When the buffer reaches its high mark it reports itself throttled, the poll thread pauses fetching, and the
-/// reader's first take at or below the low mark calls `onDrained` so the poll thread resumes at once.
+/// When the buffer reaches its high mark it reports itself throttled and the poll thread stops taking records (and,
+/// if that lasts, pauses fetching); the reader's first take at or below the low mark calls `onDrained` and ends
+/// `waitForDrain`, so the poll thread carries on at once.
 final class RecordBuffer: Sendable {
     private enum Waiter {
         case one(CheckedContinuation<KafkaRecord?, Never>)
@@ -40,6 +42,8 @@ final class RecordBuffer: Sendable {
     private let highMark: Int
     private let lowMark: Int
     private let onDrained: @Sendable () -> Void
+    /// Signalled when the buffer drains (or `interruptWait` is called) to end the poll thread's `waitForDrain`.
+    private let drainSignal = DispatchSemaphore(value: 0)
 
     /// A buffer that throttles at `highMark` records and calls `onDrained` when it falls back to half of that.
     init(highMark: Int, onDrained: @escaping @Sendable () -> Void) {
@@ -139,7 +143,21 @@ final class RecordBuffer: Sendable {
             state.isThrottled = false
             return true
         }
-        if drained { onDrained() }
+        if drained {
+            drainSignal.signal()
+            onDrained()
+        }
+    }
+
+    /// Blocks the calling (poll) thread until the buffer drains to its low mark, `interruptWait` is called, or
+    /// `timeout` passes. A signal given while nobody waited only makes the next wait return at once.
+    func waitForDrain(upTo timeout: Duration) {
+        _ = drainSignal.wait(timeout: .now() + .milliseconds(Int(timeout.clampedMilliseconds)))
+    }
+
+    /// Ends a `waitForDrain` early, so the poll thread sees new commands.
+    func interruptWait() {
+        drainSignal.signal()
     }
 
     private func cancelWaiter() {

@@ -84,20 +84,24 @@ final class DeliveryLog: Sendable {
         #expect(assignment == [TopicPartition(topic, 0)])
     }
 
-    @Test func aSlowReaderPausesFetchingInsteadOfBufferingWithoutBound() async throws {
+    @Test(arguments: [Duration.seconds(1), .zero])
+    func aSlowReaderPausesFetchingInsteadOfBufferingWithoutBound(pauseDelay: Duration) async throws {
         let (cluster, topic) = try await SharedMockCluster.topic("backpressure")
         let producer = try KafkaProducer(configuration: SharedMockCluster.configuration(cluster))
         _ = await producer.send((0..<200).map { KafkaProducerRecord(topic: topic, key: nil, value: Data([UInt8($0 % 256)])) })
         try await producer.close()
         let consumer = try KafkaConsumer(
             configuration: SharedMockCluster.configuration(cluster, group: SharedMockCluster.unique("group")),
-            topics: [topic], options: KafkaConsumerOptions(maxBufferedRecords: 20, pollBatchSize: 10))
+            topics: [topic], options: KafkaConsumerOptions(maxBufferedRecords: 20, throttlePauseDelay: pauseDelay, pollBatchSize: 10))
         var iterator = consumer.records.makeAsyncIterator()
         var offsets: [Int64] = []
+        var mostBuffered = 0
         while offsets.count < 200, let record = await iterator.next() {
             offsets.append(record.offset)
+            mostBuffered = max(mostBuffered, consumer.bufferedRecordCount)
         }
         try await consumer.close()
         #expect(offsets == Array(0..<200))
+        #expect(mostBuffered <= 20 + 10, "the buffer stops at its mark plus one poll batch, whether or not fetching paused")
     }
 }

@@ -34,11 +34,24 @@ final class JobIntake: Sendable {
     }
 
     /// Takes records until the consumer closes; after `stop()` records are left alone (uncommitted, replayed later).
+    ///
+    /// The records of each fetched batch are taken one partition per task: in order within a partition (a batch's
+    /// records share its key, hence its partition), and side by side across partitions, so intake is not held to
+    /// one core.
     func consume() async {
         var records = consumer.records.makeAsyncIterator()
         while let batch = await records.nextBatch(maximum: 512) {
             guard !stopped.load(ordering: .relaxed) else { continue }
-            for record in batch { take(record) }
+            let partitions = Dictionary(grouping: batch, by: \.partition)
+            guard partitions.count > 1 else {
+                batch.forEach(take)
+                continue
+            }
+            await withTaskGroup(of: Void.self) { group in
+                for records in partitions.values {
+                    group.addTask { [self] in records.forEach(take) }
+                }
+            }
         }
     }
 
