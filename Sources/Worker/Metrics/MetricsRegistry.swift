@@ -19,6 +19,7 @@ public final class MetricsRegistry: Sendable {
 
     private let families = Mutex<[String: Family]>([:])
     private let order = Mutex<[String]>([])
+    private let renderedLabels = Mutex<[[String: String]: String]>([:])
 
     public init() {}
 
@@ -33,17 +34,17 @@ public final class MetricsRegistry: Sendable {
     }
 
     public func increment(_ name: String, by value: Double = 1, labels: [String: String] = [:]) {
-        let key = Self.labelText(labels)
+        let key = labelText(labels)
         families.withLock { $0[name]?.series[key, default: 0] += value }
     }
 
     public func set(_ name: String, _ value: Double, labels: [String: String] = [:]) {
-        let key = Self.labelText(labels)
+        let key = labelText(labels)
         families.withLock { $0[name]?.series[key] = value }
     }
 
     public func observe(_ name: String, _ value: Double, labels: [String: String] = [:]) {
-        let key = Self.labelText(labels)
+        let key = labelText(labels)
         families.withLock { families in
             // Mutated in place: a copy of the family would copy its every series on each observation.
             guard let bounds = families[name]?.bounds else { return }
@@ -61,7 +62,8 @@ public final class MetricsRegistry: Sendable {
 
     /// The current value of a counter or gauge series (0 when never set).
     public func value(_ name: String, labels: [String: String] = [:]) -> Double {
-        families.withLock { $0[name]?.series[Self.labelText(labels)] ?? 0 }
+        let key = labelText(labels)
+        return families.withLock { $0[name]?.series[key] ?? 0 }
     }
 
     /// Everything, in the Prometheus text exposition format.
@@ -86,6 +88,20 @@ public final class MetricsRegistry: Sendable {
                     text += "\(name)\(labels) \(Self.number(value))\n"
                 }
             }
+        }
+        return text
+    }
+
+    /// The rendered form of a label set, `{a="1",b="2"}`. Memoised: hot paths count with a handful of label sets
+    /// over and over, and looking one up costs a fraction of rendering it.
+    func labelText(_ labels: [String: String]) -> String {
+        guard !labels.isEmpty else { return "" }
+        if let known = renderedLabels.withLock({ $0[labels] }) { return known }
+        let text = Self.labelText(labels)
+        renderedLabels.withLock { cache in
+            // Label values come from a small closed set (kinds, outcomes, error codes); the bound only guards
+            // against a caller that labels with something unbounded.
+            if cache.count < 4096 { cache[labels] = text }
         }
         return text
     }
