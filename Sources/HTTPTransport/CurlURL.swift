@@ -11,7 +11,8 @@ enum CurlURL {
             throw HTTPTransportError(.invalidURL, "cannot allocate a URL parser", retryable: true)
         }
         defer { curl_url_cleanup(handle) }
-        let redacted = RedactedURL.redact(url)
+        // Redacting is only for the error text: not worth its cost on every request that passes.
+        var redacted: String { RedactedURL.redact(url) }
         let parsed = curl_url_set(handle, CURLUPART_URL, url, 0)
         guard parsed == CURLUE_OK else {
             let reason = String(cString: curl_url_strerror(parsed))
