@@ -1,4 +1,5 @@
 import Foundation
+import UploadEngine
 
 /// A signing instant in the two UTC forms SigV4 uses: `20130524T000000Z` and `20130524`.
 ///
@@ -17,7 +18,7 @@ public struct SigV4Timestamp: Sendable, Hashable {
         secondsSince1970 = seconds
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = Self.civilDate(daysSince1970: days)
+        let (year, month, day) = CivilDate.from(daysSince1970: days)
         let hour = secondOfDay / 3_600
         let minute = secondOfDay % 3_600 / 60
         let second = secondOfDay % 60
@@ -27,20 +28,6 @@ public struct SigV4Timestamp: Sendable, Hashable {
 
     /// The instant as a `Date`.
     public var date: Date { Date(timeIntervalSince1970: TimeInterval(secondsSince1970)) }
-
-    /// Proleptic Gregorian year, month and day of a day count since the epoch (H. Hinnant's `civil_from_days`).
-    private static func civilDate(daysSince1970: Int64) -> (Int64, Int64, Int64) {
-        let z = daysSince1970 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day)
-    }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {
         let digits = String(value)

@@ -1,4 +1,5 @@
 import Foundation
+import UploadEngine
 
 /// RFC 3339 timestamps with milliseconds in UTC (`2026-11-29T21:00:00.123Z`), written digit by digit into 24 bytes.
 ///
@@ -36,7 +37,7 @@ enum EventTime {
         let (quotient, remainder) = total.quotientAndRemainder(dividingBy: millisecondsPerDay)
         let days = remainder < 0 ? quotient - 1 : quotient
         let millisecondOfDay = remainder < 0 ? remainder + millisecondsPerDay : remainder
-        let (year, month, day) = civilDate(daysSince1970: days)
+        let (year, month, day) = CivilDate.from(daysSince1970: days)
         let seconds = millisecondOfDay / 1000
         writeDigits(year, count: 4, at: 0, in: buffer)
         buffer[4] = UInt8(ascii: "-")
@@ -52,19 +53,6 @@ enum EventTime {
         buffer[19] = UInt8(ascii: ".")
         writeDigits(millisecondOfDay % 1000, count: 3, at: 20, in: buffer)
         buffer[23] = UInt8(ascii: "Z")
-    }
-
-    /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`), as `gmtime` gives.
-    private static func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468 // days since 0000-03-01: years then end with February's leap day
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthFromMarch = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
-        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     private static func writeDigits(_ value: Int64, count: Int, at offset: Int, in buffer: UnsafeMutableBufferPointer<UInt8>) {
