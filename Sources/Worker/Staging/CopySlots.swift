@@ -27,7 +27,17 @@ final class CopySlots: Sendable {
         return try await work()
     }
 
+    /// Copies waiting for a slot now.
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
     private func acquire() async {
+        // A free slot is taken without suspending: most copies never wait.
+        let taken = state.withLock { state -> Bool in
+            guard state.free > 0, state.waiting.isEmpty else { return false }
+            state.free -= 1
+            return true
+        }
+        if taken { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let granted = state.withLock { state -> Bool in
                 guard state.free > 0 else {
