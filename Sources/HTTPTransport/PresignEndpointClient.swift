@@ -27,9 +27,7 @@ public struct PresignEndpointClient: Presigner {
 
     /// Presigns `files` in one call; see the type's notes for what throws and what is refused.
     public func presign(_ files: [PresignFile], in context: BatchContext) async throws -> [String: PresignOutcome] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let body = try encoder.encode(PresignEndpointRequest(files: files, context: context))
+        let body = PresignEndpointRequest(files: files, context: context).body
         let request = HTTPRequest(
             method: "POST", url: url,
             headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")] + headers,

@@ -1,11 +1,12 @@
+import Foundation
 import UploadEngine
 
 /// The body of a presign endpoint call (`docs/wire-format.md#presign-endpoint`):
 /// `{"batchId","receiver":{"id","type"},"sender","parentMessageId","files":[{"fileId","name","mimeType","size"}]}`.
 /// `sender` and `parentMessageId` are left out when the batch has none.
-struct PresignEndpointRequest: Encodable, Sendable, Hashable {
+struct PresignEndpointRequest: Sendable, Hashable {
     /// One file as the endpoint sees it.
-    struct File: Encodable, Sendable, Hashable {
+    struct File: Sendable, Hashable {
         /// The app-supplied id.
         var fileId: String
         /// The display name.
@@ -34,5 +35,32 @@ struct PresignEndpointRequest: Encodable, Sendable, Hashable {
         sender = context.sender
         parentMessageId = context.parentMessageId
         self.files = files.map { File(fileId: $0.fileId, name: $0.name, mimeType: $0.mimeType, size: $0.size) }
+    }
+
+    /// The JSON body, written directly (one per presign call, on every job's path).
+    var body: Data {
+        var json = JSONWriter(capacity: 256 + 160 * files.count)
+        json.beginObject()
+        json.field("batchId", batchId)
+        json.key("receiver")
+        json.beginObject()
+        json.field("id", receiver.id)
+        json.field("type", receiver.type.rawValue)
+        json.endObject()
+        if let sender { json.field("sender", sender) }
+        if let parentMessageId { json.field("parentMessageId", parentMessageId) }
+        json.key("files")
+        json.beginArray()
+        for file in files {
+            json.beginObject()
+            json.field("fileId", file.fileId)
+            json.field("name", file.name)
+            json.field("mimeType", file.mimeType)
+            json.field("size", file.size)
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
+        return Data(json.bytes)
     }
 }

@@ -5,8 +5,8 @@ import UploadEngine
 @testable import HTTPTransport
 
 @Suite struct PresignEndpointWireTests {
-    static func json(_ value: some Encodable) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: try JSONEncoder().encode(value))
+    static func json(_ request: PresignEndpointRequest) throws -> JSONValue {
+        try JSONParser.parse(request.body)
     }
 
     @Test func theRequestBodyHasExactlyTheDesignedFields() throws {
@@ -23,6 +23,15 @@ import UploadEngine
                     "sender": "cometchat-uid-7", "parentMessageId": "1234",
                     "files": [["fileId": "f1", "name": "photo-1.jpg", "mimeType": "image/jpeg", "size": 48213]],
                 ])
+    }
+
+    @Test func namesThatNeedEscapingRoundTrip() throws {
+        let name = "a \"quoted\" \\ name\twith é and 🙂.jpg"
+        let request = PresignEndpointRequest(
+            files: [PresignFile(fileId: "f\u{1}", name: name, mimeType: "image/jpeg", size: 1, sha256: "")],
+            context: BatchContext(batchId: "b", receiver: Receiver(id: "u", type: .user)))
+        let files = try Self.json(request)["files"]
+        #expect(files == [["fileId": "f\u{1}", "name": .string(name), "mimeType": "image/jpeg", "size": 1]])
     }
 
     @Test func absentSenderAndParentAreLeftOut() throws {

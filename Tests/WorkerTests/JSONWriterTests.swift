@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UploadEngine
 @testable import Worker
 
 @Suite struct JSONWriterTests {

@@ -1,4 +1,5 @@
 import Foundation
+import UploadEngine
 import Synchronization
 
 /// Structured logs on standard error: one JSON object per line (or plain text), never a credential.

@@ -1,80 +1,89 @@
-import Foundation
-import UploadEngine
-
-/// A small, fast JSON writer for the worker's hot output (one or more events per job): fields in a fixed order,
-/// no reflection. Values are written as they come; the caller keeps objects balanced.
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+/// A small, fast JSON writer for hot output (events, presign calls, messages): fields in a fixed order, no
+/// reflection. Values are written as they come; the caller keeps objects balanced.
+public struct JSONWriter: Sendable {
+    /// The JSON written so far.
+    public private(set) var bytes: [UInt8] = []
     private var needsComma = false
 
-    init(capacity: Int = 512) {
+    /// An empty writer with room for `capacity` bytes.
+    public init(capacity: Int = 512) {
         bytes.reserveCapacity(capacity)
     }
 
-    mutating func beginObject() {
+    /// Opens an object (`{`).
+    public mutating func beginObject() {
         separate()
         bytes.append(UInt8(ascii: "{"))
         needsComma = false
     }
 
-    mutating func endObject() {
+    /// Closes the innermost object (`}`).
+    public mutating func endObject() {
         bytes.append(UInt8(ascii: "}"))
         needsComma = true
     }
 
-    mutating func beginArray() {
+    /// Opens an array (`[`).
+    public mutating func beginArray() {
         separate()
         bytes.append(UInt8(ascii: "["))
         needsComma = false
     }
 
-    mutating func endArray() {
+    /// Closes the innermost array (`]`).
+    public mutating func endArray() {
         bytes.append(UInt8(ascii: "]"))
         needsComma = true
     }
 
     /// Writes `"name":` — the value follows.
-    mutating func key(_ name: String) {
+    public mutating func key(_ name: String) {
         separate()
         writeString(name)
         bytes.append(UInt8(ascii: ":"))
         needsComma = false
     }
 
-    mutating func string(_ value: String) {
+    /// Writes a string value, escaped.
+    public mutating func string(_ value: String) {
         separate()
         writeString(value)
         needsComma = true
     }
 
-    mutating func int(_ value: some BinaryInteger) {
+    /// Writes an integer value.
+    public mutating func int(_ value: some BinaryInteger) {
         separate()
         bytes.append(contentsOf: String(value).utf8)
         needsComma = true
     }
 
-    mutating func bool(_ value: Bool) {
+    /// Writes `true` or `false`.
+    public mutating func bool(_ value: Bool) {
         separate()
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
         needsComma = true
     }
 
-    /// Writes an `EventTime` timestamp as a string, straight into the output.
-    mutating func time(_ date: Date) {
+    /// Writes a string whose bytes `append` adds straight to the output, unescaped: for text the caller knows needs
+    /// no escaping (timestamps, digits), without building a `String` first.
+    public mutating func rawString(_ append: (inout [UInt8]) -> Void) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        EventTime.append(date, to: &bytes)
+        append(&bytes)
         bytes.append(UInt8(ascii: "\""))
         needsComma = true
     }
 
-    mutating func null() {
+    /// Writes `null`.
+    public mutating func null() {
         separate()
         bytes.append(contentsOf: "null".utf8)
         needsComma = true
     }
 
-    mutating func value(_ value: JSONValue) {
+    /// Writes any JSON value; object members are written sorted by name, so equal values give equal bytes.
+    public mutating func value(_ value: JSONValue) {
         switch value {
         case .null: null()
         case .bool(let flag): bool(flag)
@@ -98,10 +107,12 @@ struct JSONWriter {
         }
     }
 
-    // Convenience for `"name": value` pairs.
-    mutating func field(_ name: String, _ value: String) { key(name); string(value) }
-    mutating func field(_ name: String, _ value: some BinaryInteger) { key(name); int(value) }
-    mutating func field(_ name: String, _ value: Bool) { key(name); bool(value) }
+    /// Writes `"name": value`.
+    public mutating func field(_ name: String, _ value: String) { key(name); string(value) }
+    /// Writes `"name": value`.
+    public mutating func field(_ name: String, _ value: some BinaryInteger) { key(name); int(value) }
+    /// Writes `"name": value`.
+    public mutating func field(_ name: String, _ value: Bool) { key(name); bool(value) }
 
     private mutating func separate() {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
