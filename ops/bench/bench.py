@@ -837,7 +837,8 @@ NOTES = """How the figures are taken:
   worker (fresh group and topics) that already holds its partitions and has finished warm-up jobs. curl/rclone: the
   process's whole life. The contenders take turns going first from run to run.
 - Attache stages every file (a copy into its staging directory with SHA-256 on the way) before uploading it; curl
-  and rclone read the source files directly. All three PUT to the same nginx (WebDAV, `worker_processes auto`).
+  and rclone read the source files directly. Copies run one per core, so the first files upload while later ones
+  are still being copied. All three PUT to the same nginx (WebDAV, `worker_processes auto`).
   "Time to its first progress event" is the part of Attache's time spent before the first bytes went out.
 - Peak RSS: the worker's VmHWM at the end of the run; curl/rclone from `/usr/bin/time`. "Flat" = the 8×256 MiB
   median exceeds the 8×64 MiB median by at most 8 MiB.
