@@ -38,7 +38,7 @@ extension BatchRunner {
         case .cancel(let token):
             attempts.removeValue(forKey: token)?.cancel()
         case .release(let staged):
-            Task { await stager.release(staged) }
+            stager.releaseInBackground(staged)
         case .deleteObject(let attachment, let target):
             // Best effort: an object left behind is storage the backend's lifecycle rules reclaim, not a lost file.
             Task { try? await presigner.deleteObject(attachment, target: target) }

@@ -99,7 +99,7 @@ public final class BatchRunner: Sendable {
             return state.batch.retainedFiles
         }
         for staged in retained {
-            Task { await stager.release(staged) }
+            stager.releaseInBackground(staged)
         }
     }
 
@@ -112,7 +112,7 @@ public final class BatchRunner: Sendable {
         let now = clock.now()
         let outcome = state.withLock { state -> ControlOutcome in
             guard !state.abandoned else {
-                if let staged { Task { await stager.release(staged) } }
+                if let staged { stager.releaseInBackground(staged) }
                 return .notApplicable
             }
             if let (requestId, observer) = observer { state.callObservers[requestId] = observer }

@@ -25,4 +25,14 @@ public protocol SourceStager: Sendable {
     func stage(_ file: FileItem, batchId: String, sizeLimit: Int64) async throws -> StagedFile
     /// Gives the bytes back (delete, or hand them to a cache). Called once per staged file that leaves the batch.
     func release(_ staged: StagedFile) async
+    /// `release` without the caller waiting for it: how the engine gives bytes back, from under its lock, so it
+    /// must not block. The default starts a task that calls `release`.
+    func releaseInBackground(_ staged: StagedFile)
+}
+
+extension SourceStager {
+    /// Starts a task that calls `release`.
+    public func releaseInBackground(_ staged: StagedFile) {
+        Task { await release(staged) }
+    }
 }

@@ -68,12 +68,22 @@ public struct SourceStaging: SourceStager {
         await discard(staged.path)
     }
 
+    /// Deletes the staged file on the staging queue, without a task or a wait: the engine gives every uploaded
+    /// file back this way.
+    public func releaseInBackground(_ staged: StagedFile) {
+        let cache = cache
+        let path = staged.path
+        StagingArea.queue.async { Self.delete(path, cache: cache) }
+    }
+
     /// Deletes a staged file, unpinning the cache entry it shares bytes with.
     private func discard(_ path: String) async {
         let cache = cache
-        _ = try? await StagingArea.offPool {
-            if let cache { cache.release(path) } else { unlink(path) }
-        }
+        _ = try? await StagingArea.offPool { Self.delete(path, cache: cache) }
+    }
+
+    private static func delete(_ path: String, cache: SourceCache?) {
+        if let cache { cache.release(path) } else { unlink(path) }
     }
 
     private func copy(

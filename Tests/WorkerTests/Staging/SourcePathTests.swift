@@ -23,6 +23,20 @@ import UploadEngine
         #expect(fixture.stagingFiles.isEmpty)
     }
 
+    @Test func aFileReleasedInTheBackgroundIsDeletedWithoutAWait() async throws {
+        let fixture = try await StagingFixture()
+        defer { fixture.stop() }
+        try fixture.writeSource("a.pdf", SampleBytes.pdf)
+        let staged = try await fixture.stage(.path("a.pdf"))
+        #expect(fixture.stagedFiles.count == 1)
+
+        fixture.stager.releaseInBackground(staged)
+        // Everything queued on the staging queue before this barrier has run once it passes.
+        StagingArea.queue.sync(flags: .barrier) {}
+        #expect(fixture.stagingFiles.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: fixture.sourceRoot.appendingPathComponent("a.pdf").path), "the source stays")
+    }
+
     @Test func dotDotEscapesAreRefusedWhetherOrNotTheTargetExists() async throws {
         let fixture = try await StagingFixture()
         defer { fixture.stop() }
