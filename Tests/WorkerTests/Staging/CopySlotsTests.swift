@@ -18,19 +18,25 @@ import UploadEngineTesting
         for _ in 0..<100_000 where slots.waitingCount != count { await Task.yield() }
     }
 
-    @Test func aCopyWaitsForAFreeSlotAndWaitersRunInArrivalOrder() async throws {
-        let slots = CopySlots(width: 1)
-        let log = Log()
+    /// Starts a copy that logs `name` and holds its slot until `release` opens; returns once it holds it.
+    private func holdSlot(of slots: CopySlots, logging name: String, to log: Log, until release: Gate) async -> Task<Void, any Error> {
         let holding = Gate()
-        let release = Gate()
-        let first = Task {
+        let copy = Task {
             try await slots.run {
-                log.append("a")
+                log.append(name)
                 holding.open()
                 await release.wait()
             }
         }
         await holding.wait()
+        return copy
+    }
+
+    @Test func aCopyWaitsForAFreeSlotAndWaitersRunInArrivalOrder() async throws {
+        let slots = CopySlots(width: 1)
+        let log = Log()
+        let release = Gate()
+        let first = await holdSlot(of: slots, logging: "a", to: log, until: release)
         let second = Task { try await slots.run { log.append("b") } }
         await waitUntil(slots, hasWaiting: 1)
         let third = Task { try await slots.run { log.append("c") } }
@@ -47,22 +53,15 @@ import UploadEngineTesting
     @Test func aCopyCancelledWhileWaitingNeverStarts() async throws {
         let slots = CopySlots(width: 1)
         let log = Log()
-        let holding = Gate()
         let release = Gate()
-        let first = Task {
-            try await slots.run {
-                holding.open()
-                await release.wait()
-            }
-        }
-        await holding.wait()
+        let first = await holdSlot(of: slots, logging: "holder", to: log, until: release)
         let waiter = Task { try await slots.run { log.append("waiter") } }
         await waitUntil(slots, hasWaiting: 1)
         waiter.cancel()
         release.open()
         try await first.value
         await #expect(throws: CancellationError.self) { try await waiter.value }
-        #expect(log.all.isEmpty)
+        #expect(log.all == ["holder"])
         let after = try await slots.run { 42 }
         #expect(after == 42, "the cancelled waiter gave its slot back")
     }
