@@ -55,6 +55,32 @@ import UploadEngineTesting
         #expect(sequences == Array(1...UInt64(sequences.count)), "sequence increases per batch")
     }
 
+    @Test func eventsOfOneBatchPublishedFromManyThreadsLeaveInSequenceOrderAndOtherBatchesKeepTheirOwn() async {
+        let fixture = Fixture()
+        fixture.registry.handle(Self.job("a", files: []), done: {})
+        fixture.registry.handle(Self.job("b", files: []), done: {})
+        let before = fixture.publisher.published.count
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for step in 0..<100 {
+                        let batchId = (worker + step).isMultiple(of: 2) ? "a" : "b"
+                        fixture.registry.publish(.jobInvalid(batchId: batchId, requestId: "r", reason: "x", topic: "t",
+                                                             partition: 0, offset: Int64(step)), batchId: batchId)
+                    }
+                }
+            }
+        }
+        let published = fixture.publisher.published.dropFirst(before)
+        #expect(published.count == 800)
+        for batchId in ["a", "b"] {
+            let numbers = published.filter { $0.event.batchId == batchId }.map(\.sequence)
+            #expect(numbers.count == 400)
+            #expect(numbers == numbers.sorted() && Set(numbers).count == numbers.count,
+                    "the producer sees a batch's events in the order of their numbers")
+        }
+    }
+
     @Test func aRecordIsNotLetGoWhileItsFilesAreInFlight() async {
         let gate = Gate()
         let fixture = Fixture(uploader: ScriptedUploader { transfer, progress in

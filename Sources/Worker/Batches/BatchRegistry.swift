@@ -165,16 +165,13 @@ public final class BatchRegistry: Sendable {
         settleIfIdle(batchId)
     }
 
-    /// Publishes with the batch's next sequence number; under the lock so sequence order is publish order.
+    /// Publishes with the batch's next sequence number. The registry lock only finds the batch; the batch's own
+    /// sequence lock keeps its events in number order, so different batches publish side by side.
     func publish(_ event: WorkerEvent, batchId: String) {
-        sessions.withLock { sessions in
-            var sequence: UInt64 = 0
-            if var session = sessions[batchId] {
-                session.sequence += 1
-                sequence = session.sequence
-                sessions[batchId] = session
-            }
-            dependencies.publisher.publish(event, sequence: sequence)
+        if let sequence = sessions.withLock({ $0[batchId]?.events }) {
+            sequence.publish(event, to: dependencies.publisher)
+        } else {
+            dependencies.publisher.publish(event, sequence: 0)
         }
     }
 

@@ -8,8 +8,8 @@ struct BatchSession: Sendable {
     var options: MessageOptions
     /// The partition the batch's records come from (its key decides it), for rebalances.
     var partition: Int32?
-    /// The CloudEvents `sequence` of the last event published for the batch.
-    var sequence: UInt64 = 0
+    /// The batch's CloudEvents `sequence`, and the order its events leave in.
+    let events = EventSequence()
     /// Records to let go (commit) when the batch next settles: idle, with no send under way.
     var waiting: [@Sendable () -> Void] = []
     var sending = false
