@@ -35,25 +35,29 @@ final class JobIntake: Sendable {
 
     /// Takes records until the consumer closes; after `stop()` records are left alone (uncommitted, replayed later).
     ///
-    /// The records of each fetched batch are taken one partition per task: in order within a partition (a batch's
-    /// records share its key, hence its partition), and side by side across partitions, so intake is not held to
-    /// one core.
+    /// Each fetched batch is decoded in order, then applied in lanes that run side by side, one per core: every
+    /// record of a batch id goes to the same lane, in fetch order, so a batch sees its records in the order they
+    /// were written, while different batches do not wait for each other.
     func consume() async {
         var records = consumer.records.makeAsyncIterator()
         while let batch = await records.nextBatch(maximum: 512) {
             guard !stopped.load(ordering: .relaxed) else { continue }
-            let partitions = Dictionary(grouping: batch, by: \.partition)
-            guard partitions.count > 1 else {
-                batch.forEach(take)
+            let decoded = batch.map(decode)
+            guard decoded.count >= 2 * Self.laneCount else {
+                decoded.forEach(apply)
                 continue
             }
+            var lanes = [[DecodedRecord]](repeating: [], count: Self.laneCount)
+            for item in decoded { lanes[item.lane(of: Self.laneCount)].append(item) }
             await withTaskGroup(of: Void.self) { group in
-                for records in partitions.values {
-                    group.addTask { [self] in records.forEach(take) }
+                for lane in lanes where !lane.isEmpty {
+                    group.addTask { [self] in lane.forEach(apply) }
                 }
             }
         }
     }
+
+    private static let laneCount = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
     func stop() {
         stopped.store(true, ordering: .relaxed)
@@ -89,16 +93,37 @@ final class JobIntake: Sendable {
         }
     }
 
-    private func take(_ record: KafkaRecord) {
+    /// A record and what it decodes to.
+    private struct DecodedRecord: Sendable {
+        let record: KafkaRecord
+        let provenance: JobDecoder.Provenance
+        let command: Result<JobCommand, InvalidJob>
+
+        func lane(of count: Int) -> Int { JobIntake.lane(of: command, among: count) }
+    }
+
+    /// The lane that applies a record: by batch id, so one batch's records stay in order whatever their key or
+    /// partition. Invalid records have no batch; they only go to the dead-letter topic, from the first lane.
+    static func lane(of command: Result<JobCommand, InvalidJob>, among count: Int) -> Int {
+        guard case .success(let command) = command else { return 0 }
+        return Int(UInt(bitPattern: command.batchId.hashValue) % UInt(max(count, 1)))
+    }
+
+    private func decode(_ record: KafkaRecord) -> DecodedRecord {
         open.add(1, ordering: .relaxed)
         let provenance = JobDecoder.Provenance(topic: record.topic, partition: record.partition, offset: record.offset, key: record.keyString)
-        switch decoder.decode(record.value ?? Data(), from: provenance) {
+        return DecodedRecord(record: record, provenance: provenance, command: decoder.decode(record.value ?? Data(), from: provenance))
+    }
+
+    private func apply(_ decoded: DecodedRecord) {
+        let record = decoded.record
+        switch decoded.command {
         case .success(let command):
             metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": command.kindName, "outcome": "accepted"])
             registry.handle(command, partition: record.partition) { [self] in finish(record) }
         case .failure(let invalid):
             metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": "invalid", "outcome": "dead-lettered"])
-            deadLetter(record, provenance: provenance, reason: invalid.reason)
+            deadLetter(record, provenance: decoded.provenance, reason: invalid.reason)
         }
     }
 
