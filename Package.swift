@@ -29,7 +29,7 @@ let package = Package(
         // Loopback helpers shared by the server tests: the curl CLI, held sockets, temporary files.
         .target(name: "LoopbackTestSupport", dependencies: ["EmbeddedHTTP"], path: "Tests/LoopbackTestSupport"),
         .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "UploadEngineTesting"]),
-        .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "DevServices", "UploadEngine"]),
+        .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "DevServices", "UploadEngine", "UploadEngineTesting"]),
         .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "UploadEngine", "LoopbackTestSupport"]),
         .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "EmbeddedHTTP", "UploadEngine", "LoopbackTestSupport"]),

@@ -1,4 +1,5 @@
 import Foundation
+import UploadEngine
 
 /// An HTTP client on one libcurl multi loop: small JSON exchanges, streaming uploads and downloads.
 ///
@@ -13,14 +14,14 @@ public final class HTTPClient: Sendable {
     /// The libcurl thread all transfers run on.
     let loop: CurlMultiLoop
     /// The global cap; a slot is held from before a transfer starts until it ends.
-    let slots: TransferSlots
+    let slots: FairSlots
 
     /// Starts the transfer thread.
     public init(configuration: Configuration = Configuration()) throws {
         let configuration = configuration.validated()
         self.configuration = configuration
         loop = try CurlMultiLoop()
-        slots = TransferSlots(capacity: configuration.maxConcurrentTransfers)
+        slots = FairSlots(capacity: configuration.maxConcurrentTransfers)
     }
 
     deinit {

@@ -16,12 +16,9 @@ struct FileEntry: Sendable {
     var target: UploadTarget?
     /// Files started together from the queue by one request; their presign goes out as one call.
     var cohort = 0
-    /// Waiting in `presigning` for its cohort's call to be made.
-    var awaitingPresign = false {
-        didSet { readySince = nil }
-    }
-    /// When the file, waiting for its cohort, became ready to presign.
-    var readySince: Date?
+    /// Since when the file has waited in `presigning` for its cohort's call to be made; nil when it is not waiting.
+    var awaitingPresignSince: Date?
+    var awaitingPresign: Bool { awaitingPresignSince != nil }
     /// A queued file waiting for its automatic retry is not started before this.
     var notBefore: Date?
     var error: UploadError?

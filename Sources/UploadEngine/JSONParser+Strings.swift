@@ -77,7 +77,7 @@ extension JSONParser {
         }
     }
 
-    /// Reads the four hex digits after `\u` (and a second `\uXXXX` for a surrogate pair) as one scalar.
+    /// Reads the four hex digits after `\u` (and the second `\u` escape of a surrogate pair) as one scalar.
     private mutating func readEscapedScalar(escapeStart: Int) throws(JSONParseError) -> Unicode.Scalar {
         let unit = try readHexQuad(escapeStart: escapeStart)
         switch unit {

@@ -19,8 +19,7 @@ extension UploadBatch {
                 reject(index, UploadError(.fileSizeExceeded, "the file's \(staged.size) bytes exceed limits.fileSizeMax (\(limit))"), into: &effects)
             } else {
                 entries[index].state = .presigning
-                entries[index].awaitingPresign = true
-                entries[index].readySince = now
+                entries[index].awaitingPresignSince = now
             }
         case .failure(let error):
             settle(index, error, now: now, into: &effects)
@@ -162,7 +161,7 @@ extension UploadBatch {
         entries[index].generation += 1
         entries[index].state = .rejected
         entries[index].error = rejected
-        entries[index].awaitingPresign = false
+        entries[index].awaitingPresignSince = nil
         lastSettledRequestId = entries[index].requestId
         effects.events.append(event(entries[index], .rejected(rejected)))
     }
@@ -175,7 +174,7 @@ extension UploadBatch {
         let delay = configuration.retry.delay(afterAttempt: attempt, retryAfter: error.retryAfter, using: &random)
         entries[index].generation += 1
         entries[index].error = error
-        entries[index].awaitingPresign = false
+        entries[index].awaitingPresignSince = nil
         entries[index].lastMovement = nil
         if error.code == .presignedURLExpired || error.code == .invalidURL {
             entries[index].target = nil

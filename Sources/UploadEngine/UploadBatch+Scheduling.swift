@@ -35,8 +35,7 @@ extension UploadBatch {
         } else {
             entries[index].target = nil
             entries[index].state = .presigning
-            entries[index].awaitingPresign = true
-            entries[index].readySince = now
+            entries[index].awaitingPresignSince = now
         }
     }
 
@@ -48,18 +47,19 @@ extension UploadBatch {
         for cohort in cohorts where gatherDeadline(of: cohort).map({ $0 <= now }) ?? true {
             var calls: [PresignCall] = []
             for index in entries.indices where entries[index].awaitingPresign && entries[index].cohort == cohort {
-                entries[index].awaitingPresign = false
+                entries[index].awaitingPresignSince = nil
                 calls.append(presignCall(for: entries[index]))
             }
             effects.actions.append(.presign(calls, isolated: false))
         }
     }
 
-    /// When a cohort's ready files stop waiting for its members still staging; nil when none is staging.
+    /// When a cohort's ready files stop waiting for its members still staging: the gather window after the first
+    /// of them became ready. nil when no member is staging (or none is waiting): nothing holds the call back.
     func gatherDeadline(of cohort: Int) -> Date? {
         guard entries.contains(where: { $0.cohort == cohort && $0.state == .staging }) else { return nil }
-        let firstReady = entries.lazy.filter { $0.cohort == cohort && $0.awaitingPresign }.compactMap(\.readySince).min()
-        return firstReady.map { $0 + configuration.presignGatherWindow } ?? .distantFuture
+        let firstReady = entries.lazy.filter { $0.cohort == cohort }.compactMap(\.awaitingPresignSince).min()
+        return firstReady.map { $0 + configuration.presignGatherWindow }
     }
 
     func presignCall(for entry: FileEntry) -> PresignCall {

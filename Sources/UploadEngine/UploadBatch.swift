@@ -97,7 +97,7 @@ public struct UploadBatch: Sendable {
                 deadlines.append(moved + configuration.stallTimeout)
             } else if entry.state == .queued, let notBefore = entry.notBefore {
                 deadlines.append(notBefore)
-            } else if entry.awaitingPresign, let gathered = gatherDeadline(of: entry.cohort), gathered != .distantFuture {
+            } else if entry.awaitingPresign, let gathered = gatherDeadline(of: entry.cohort) {
                 deadlines.append(gathered)
             }
         }

@@ -3,6 +3,7 @@ import Testing
 import UploadEngine
 
 @testable import HTTPTransport
+import UploadEngineTesting
 
 /// Each classification from a real fault: nginx locations, raw sockets, an expired target.
 @Suite(.nginx, .timeLimit(.minutes(1))) struct CurlUploaderTests {

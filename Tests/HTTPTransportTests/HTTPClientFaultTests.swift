@@ -3,6 +3,7 @@ import Testing
 import UploadEngine
 
 @testable import HTTPTransport
+import UploadEngineTesting
 
 /// Transfers against raw loopback sockets that never read, reset, or refuse.
 @Suite(.timeLimit(.minutes(1))) struct HTTPClientFaultTests {

@@ -3,6 +3,7 @@ import Testing
 import UploadEngine
 
 @testable import HTTPTransport
+import UploadEngineTesting
 
 /// Uploads of a byte range of a file, as multipart parts send them.
 @Suite(.nginx) struct HTTPClientRangeTests {

@@ -3,6 +3,7 @@ import Testing
 import UploadEngine
 
 @testable import HTTPTransport
+import UploadEngineTesting
 
 @Suite(.nginx) struct HTTPClientTests {
     let nginx = NginxServer.current!

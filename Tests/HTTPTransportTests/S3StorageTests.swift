@@ -3,6 +3,7 @@ import Testing
 import UploadEngine
 
 @testable import HTTPTransport
+import UploadEngineTesting
 
 /// `S3Storage` against a real moto server: single `PUT`s, multipart uploads with concurrent, retried parts,
 /// completion errors, aborts and deletes. Faults are put between the storage and moto by a scripted transport.

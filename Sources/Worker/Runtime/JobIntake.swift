@@ -48,7 +48,7 @@ final class JobIntake: Sendable {
                 continue
             }
             var lanes = [[DecodedRecord]](repeating: [], count: Self.laneCount)
-            for item in decoded { lanes[item.lane(of: Self.laneCount)].append(item) }
+            for item in decoded { lanes[Self.lane(of: item.command, among: Self.laneCount)].append(item) }
             await withTaskGroup(of: Void.self) { group in
                 for lane in lanes where !lane.isEmpty {
                     group.addTask { [self] in lane.forEach(apply) }
@@ -99,7 +99,6 @@ final class JobIntake: Sendable {
         let provenance: JobDecoder.Provenance
         let command: Result<JobCommand, InvalidJob>
 
-        func lane(of count: Int) -> Int { JobIntake.lane(of: command, among: count) }
     }
 
     /// The lane that applies a record: by batch id, so one batch's records stay in order whatever their key or

@@ -9,8 +9,10 @@ public struct StagingArea: Sendable {
     public let directory: String
     static let queue = DispatchQueue(label: "attache.staging", qos: .utility, attributes: .concurrent)
     static let chunkSize = 1 << 20
-    /// Copies of `path` sources run one per core; see `CopySlots`.
-    static let copySlots = CopySlots(width: ProcessInfo.processInfo.activeProcessorCount)
+    /// Copies of `path` sources run one per core. A copy is CPU work (SHA-256 over every byte) as much as I/O:
+    /// one per core finishes a job's first files early, so their presign and upload overlap the copies still
+    /// under way instead of every file finishing its copy at the same late moment.
+    static let copySlots = FairSlots(capacity: max(1, ProcessInfo.processInfo.activeProcessorCount))
 
     /// Creates the directory (0700) if needed.
     public init(directory: String) throws {

@@ -1,4 +1,4 @@
 /// Yields until `condition` holds: for state another task reaches without a signal to await (a queued waiter).
-func yieldUntil(_ condition: () -> Bool) async {
+public func yieldUntil(_ condition: () -> Bool) async {
     while !condition() { await Task.yield() }
 }

@@ -1,9 +1,10 @@
 import Synchronization
 
-/// The global cap on concurrent transfers: a first-in-first-out counting semaphore whose waiters can be cancelled.
+/// A cap on work running at once: a first-in-first-out counting semaphore whose waiters can be cancelled. The HTTP
+/// client caps its transfers with one, staging its bulk copies with another.
 ///
-/// A released slot goes straight to the longest waiter, so a steady stream of new requests cannot starve it.
-final class TransferSlots: Sendable {
+/// A released slot goes straight to the longest waiter, so a steady stream of new work cannot starve it.
+public final class FairSlots: Sendable {
     private struct Waiter {
         var id: UInt64
         var continuation: CheckedContinuation<Void, any Error>
@@ -17,25 +18,25 @@ final class TransferSlots: Sendable {
 
     private let state: Mutex<State>
     /// The cap this semaphore enforces.
-    let capacity: Int
+    public let capacity: Int
 
     /// A cap of `capacity` (at least 1) concurrent holders.
-    init(capacity: Int) {
-        precondition(capacity > 0, "the transfer cap must be positive")
+    public init(capacity: Int) {
+        precondition(capacity > 0, "the cap must be positive")
         self.capacity = capacity
         state = Mutex(State(free: capacity))
     }
 
     /// Requests waiting for a slot right now.
-    var waitingCount: Int { state.withLock { $0.waiters.count } }
+    public var waitingCount: Int { state.withLock { $0.waiters.count } }
 
     /// Slots held right now.
-    var heldCount: Int { state.withLock { capacity - $0.free } }
+    public var heldCount: Int { state.withLock { capacity - $0.free } }
 
     /// Waits for a slot in arrival order; throws `CancellationError` (holding nothing) if the task is cancelled first.
     /// Every successful call must be balanced by one `release()`.
-    func acquire() async throws {
-        // A free slot nobody waits for is taken without suspending: an uncontended transfer costs no task switch.
+    public func acquire() async throws {
+        // A free slot nobody waits for is taken without suspending: uncontended work costs no task switch.
         let id = state.withLock { state -> UInt64? in
             if !Task.isCancelled, state.free > 0, state.waiters.isEmpty {
                 state.free -= 1
@@ -70,15 +71,23 @@ final class TransferSlots: Sendable {
     }
 
     /// Gives a slot back: to the longest waiter if there is one, else to the pool.
-    func release() {
+    public func release() {
         let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in
             if state.waiters.isEmpty {
                 state.free += 1
-                precondition(state.free <= capacity, "a transfer slot was released twice")
+                precondition(state.free <= capacity, "a slot was released twice")
                 return nil
             }
             return state.waiters.removeFirst().continuation
         }
         next?.resume()
+    }
+
+    /// Runs `work` holding a slot, waiting for one first if need be; a task cancelled while it waits does not run
+    /// `work` and throws `CancellationError`.
+    public func run<T: Sendable>(_ work: () async throws -> T) async throws -> T {
+        try await acquire()
+        defer { release() }
+        return try await work()
     }
 }
