@@ -20,7 +20,8 @@ public final class BatchRunner: Sendable {
         var batch: UploadBatch
         /// The stage or upload under way for an attempt; cancelled by the batch's `cancel` action.
         var attempts: [AttemptToken: Task<Void, Never>] = [:]
-        var timer: (deadline: Date, task: Task<Void, Never>)?
+        /// The batch's one pending deadline with the shared scheduler.
+        var timer: (deadline: Date, ticket: DeadlineScheduler.Ticket)?
         /// Per-call observers by request id; dropped once the request has no file left in the batch.
         var callObservers: [String: UploadObserver] = [:]
         /// The single global slot (`addUploadListener`): a later observer replaces the earlier one.
@@ -36,14 +37,18 @@ public final class BatchRunner: Sendable {
     let uploader: any Uploader
     let stager: any SourceStager
     private let clock: any EngineClock
+    private let timers: DeadlineScheduler
 
+    /// A runner for `batch`. Its deadlines (stalls, backoff, presign gathering) go to `timers`, which a worker shares
+    /// across its batches; without one the runner keeps a scheduler of its own on `clock`.
     public init(batch: UploadBatch, presigner: any Presigner, uploader: any Uploader, stager: any SourceStager,
-                clock: any EngineClock = SystemClock()) {
+                clock: any EngineClock = SystemClock(), timers: DeadlineScheduler? = nil) {
         self.state = Mutex(State(batch: batch))
         self.presigner = presigner
         self.uploader = uploader
         self.stager = stager
         self.clock = clock
+        self.timers = timers ?? DeadlineScheduler(clock: clock)
     }
 
     public var batchId: String { state.withLock { $0.batch.batchId } }
@@ -93,7 +98,7 @@ public final class BatchRunner: Sendable {
             state.abandoned = true
             state.attempts.values.forEach { $0.cancel() }
             state.attempts.removeAll()
-            state.timer?.task.cancel()
+            if let timer = state.timer { timers.cancel(timer.ticket) }
             state.timer = nil
             state.outbox.removeAll()
             return state.batch.retainedFiles
@@ -107,7 +112,7 @@ public final class BatchRunner: Sendable {
 
     @discardableResult
     private func apply(registering observer: (String, UploadObserver)? = nil, finishing token: AttemptToken? = nil,
-                       stagedForAbandoned staged: StagedFile? = nil, clearingTimer: Bool = false,
+                       stagedForAbandoned staged: StagedFile? = nil, firedTimer: DeadlineScheduler.Ticket? = nil,
                        _ transition: (inout UploadBatch, Date) -> BatchEffects) -> ControlOutcome {
         let now = clock.now()
         let outcome = state.withLock { state -> ControlOutcome in
@@ -117,7 +122,7 @@ public final class BatchRunner: Sendable {
             }
             if let (requestId, observer) = observer { state.callObservers[requestId] = observer }
             if let token { state.attempts.removeValue(forKey: token) }
-            if clearingTimer { state.timer = nil }
+            if let firedTimer, state.timer?.ticket == firedTimer { state.timer = nil }
             let effects = transition(&state.batch, now)
             for event in effects.events { state.outbox.append(Delivery(event: event, observers: recipients(of: event, in: state))) }
             for action in effects.actions { perform(action, in: &state.attempts, context: state.batch.context) }
@@ -175,20 +180,20 @@ public final class BatchRunner: Sendable {
     }
 
     /// Keeps one timer at the batch's next deadline. A deadline that moved later (progress pushes stall deadlines
-    /// out on every callback) keeps the earlier timer: it fires, finds nothing due, and re-arms. That spares a task
-    /// per progress callback.
+    /// out on every callback) keeps the earlier timer: it fires, finds nothing due, and re-arms. That spares a
+    /// scheduling per progress callback.
     private func rescheduleTimer(in state: inout State) {
         guard let deadline = state.batch.nextDeadline else {
-            state.timer?.task.cancel()
+            if let timer = state.timer { timers.cancel(timer.ticket) }
             state.timer = nil
             return
         }
         if let timer = state.timer, timer.deadline <= deadline { return }
-        state.timer?.task.cancel()
-        let task = Task { [clock] in
-            do { try await clock.sleep(until: deadline) } catch { return }
-            self.apply(clearingTimer: true) { $0.tick(now: $1) }
+        if let timer = state.timer { timers.cancel(timer.ticket) }
+        // Weak: a batch dropped by its owner should not be kept alive by a stall deadline 30 s out.
+        let ticket = timers.schedule(at: deadline) { [weak self] ticket in
+            self?.apply(firedTimer: ticket) { $0.tick(now: $1) }
         }
-        state.timer = (deadline, task)
+        state.timer = (deadline, ticket)
     }
 }

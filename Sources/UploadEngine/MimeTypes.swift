@@ -22,11 +22,34 @@ public enum MimeTypes {
 
     /// Whether a string has the shape `type/subtype` with token characters (parameters after `;` allowed).
     public static func isWellFormed(_ mimeType: String) -> Bool {
+        // Every job's every file passes here: ASCII, by far the usual case, is judged on its bytes.
+        if let verdict = asciiVerdict(mimeType.utf8) { return verdict }
         let essence = mimeType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
             .trimmingCharacters(in: .whitespaces)
         let parts = essence.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return false }
-        let token = Set("!#$&-^_.+0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-        return parts.allSatisfy { !$0.isEmpty && $0.count <= 127 && $0.allSatisfy(token.contains) }
+        return parts.allSatisfy { !$0.isEmpty && $0.count <= 127 && $0.unicodeScalars.allSatisfy(isTokenScalar) }
+    }
+
+    private static let tokenBytes: [Bool] = (0..<128).map { byte in
+        "!#$&-^_.+0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8.contains(UInt8(byte))
+    }
+
+    private static func isTokenScalar(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII && tokenBytes[Int(scalar.value)]
+    }
+
+    /// The verdict when the essence (before any `;`) is ASCII; nil sends other input to the general path, which
+    /// also trims Unicode spaces.
+    private static func asciiVerdict(_ bytes: String.UTF8View) -> Bool? {
+        var essence = bytes.prefix { $0 != UInt8(ascii: ";") }[...]
+        guard essence.allSatisfy({ $0 < 0x80 }) else { return nil }
+        while let first = essence.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { essence.removeFirst() }
+        while let last = essence.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { essence.removeLast() }
+        guard let slash = essence.firstIndex(of: UInt8(ascii: "/")) else { return false }
+        let type = essence[..<slash], subtype = essence[essence.index(after: slash)...]
+        return [type, subtype].allSatisfy { part in
+            !part.isEmpty && part.count <= 127 && part.allSatisfy { tokenBytes[Int($0)] }
+        }
     }
 }

@@ -8,12 +8,13 @@ import UploadEngineTesting
 @Suite(.timeLimit(.minutes(1))) struct BatchRunnerTests {
     private func runner(presigner: ScriptedPresigner = ScriptedPresigner(), uploader: ScriptedUploader = ScriptedUploader(),
                         stager: ScriptedStager = ScriptedStager(), clock: ManualClock = ManualClock(),
-                        configure: (inout EngineConfiguration) -> Void = { _ in }, concurrency: Int? = nil) -> BatchRunner {
+                        configure: (inout EngineConfiguration) -> Void = { _ in }, concurrency: Int? = nil,
+                        batchId: String = "trip-42", timers: DeadlineScheduler? = nil) -> BatchRunner {
         var configuration = EngineConfiguration()
         configure(&configuration)
-        let batch = UploadBatch(context: BatchContext(batchId: "trip-42", receiver: Receiver(id: "u1", type: .user)),
+        let batch = UploadBatch(context: BatchContext(batchId: batchId, receiver: Receiver(id: "u1", type: .user)),
                                 configuration: configuration, concurrency: concurrency, random: JitterRandom(seed: 3))
-        return BatchRunner(batch: batch, presigner: presigner, uploader: uploader, stager: stager, clock: clock)
+        return BatchRunner(batch: batch, presigner: presigner, uploader: uploader, stager: stager, clock: clock, timers: timers)
     }
 
     private static let photo = FileItem(fileId: "f1", name: "photo.jpg", mimeType: "image/jpeg", source: .data(Data(count: 2048)))
@@ -78,6 +79,37 @@ import UploadEngineTesting
         await cancelled.wait()
         let failure = recorder.events.first { if case .failed = $0.kind { true } else { false } }
         #expect(failure?.kind == .failed(UploadError(.uploadStalled, "no progress for 30s; the upload was aborted"), attempt: 1, willRetry: false))
+    }
+
+    @Test func batchesSharingOneSchedulerEachStallOnTheirOwnDeadlineWithOneSleeper() async {
+        let clock = ManualClock()
+        let timers = DeadlineScheduler(clock: clock)
+        let started = Locked(0)
+        let uploader = ScriptedUploader { _, _ in
+            started.update { $0 += 1 }
+            try? await Task.sleep(for: .seconds(3600))
+        }
+        let recorder = EventRecorder()
+        let first = runner(uploader: uploader, clock: clock, configure: { $0.retry.maxAttempts = 1 }, batchId: "a", timers: timers)
+        let second = runner(uploader: uploader, clock: clock, configure: { $0.retry.maxAttempts = 1 }, batchId: "b", timers: timers)
+        first.setGlobalObserver(recorder.observer)
+        second.setGlobalObserver(recorder.observer)
+        first.upload([Self.photo], requestId: "r1")
+        await yieldUntil { started.value == 1 && clock.sleeperCount == 1 }
+        clock.advance(by: .seconds(10))
+        second.upload([Self.photo], requestId: "r2")
+        await yieldUntil { started.value == 2 && timers.scheduledCount == 2 }
+        #expect(clock.sleeperCount == 1)
+
+        clock.advance(by: .seconds(20))
+        await recorder.waitForCompletions(1)
+        #expect(recorder.events.filter { if case .completed = $0.kind { true } else { false } }.map(\.batchId) == ["a"])
+        #expect(second.status == .inProgress)
+
+        clock.advance(by: .seconds(10))
+        await recorder.waitForCompletions(2)
+        #expect(second.status == .idle)
+        #expect(timers.scheduledCount == 0)
     }
 
     @Test func automaticRetriesWaitForTheirBackoffOnTheClock() async {

@@ -12,6 +12,7 @@ import datetime
 import json
 import os
 import platform
+import resource
 import shutil
 import signal
 import socket
@@ -122,20 +123,73 @@ def wait_for_port(port, timeout=10):
 
 
 def timed(argv, workdir, name):
-    """Runs a peer under /usr/bin/time; returns (seconds, peak RSS KiB). Fails on a non-zero exit."""
+    """Runs a peer under /usr/bin/time; returns (seconds, peak RSS KiB, CPU seconds). Fails on a non-zero exit."""
     stats = os.path.join(workdir, "logs", name + ".time")
     err = os.path.join(workdir, "logs", name + ".err")
     os.makedirs(os.path.dirname(stats), exist_ok=True)
     with open(err, "wb") as errors:
         start = time.time()
-        code = subprocess.call(["/usr/bin/time", "-f", "%M", "-o", stats] + argv, stdout=subprocess.DEVNULL, stderr=errors)
+        code = subprocess.call(["/usr/bin/time", "-f", "%M %U %S", "-o", stats] + argv, stdout=subprocess.DEVNULL, stderr=errors)
         seconds = time.time() - start
     if code != 0:
         with open(err, errors="replace") as f:
             raise BenchFailure("{} exited {}: {}".format(name, code, f.read()[-2000:]))
     with open(stats) as f:
-        rss = int(f.read().strip().splitlines()[-1])
-    return seconds, rss
+        rss, user, system = f.read().strip().splitlines()[-1].split()
+    return seconds, int(rss), float(user) + float(system)
+
+
+def process_cpu_seconds(pid):
+    """User + system CPU a live process has used so far (all its threads); 0 once it is gone."""
+    try:
+        with open("/proc/{}/stat".format(pid)) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def child_pids(pid):
+    """The live processes whose parent is `pid` (nginx's workers under its master)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/{}/stat".format(entry)) as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    return found
+
+
+class CPUAccount:
+    """CPU seconds each process of a run used between `start` and `stop`: the client under test and every service
+    it leans on (broker, nginx, presign endpoint, kcat), so a time can be read against what the 2 cores could do.
+    Processes are given as label -> list of pids; processes that run to completion inside the window (kcat's
+    producer, curl) are added with `add`."""
+
+    def __init__(self, groups):
+        self.groups = groups
+        self.before = self._sample()
+        self.used = {}
+
+    def _sample(self):
+        return {label: sum(process_cpu_seconds(pid) for pid in pids) for label, pids in self.groups.items()}
+
+    def add(self, label, seconds):
+        self.used[label] = self.used.get(label, 0.0) + seconds
+
+    def stop(self):
+        after = self._sample()
+        for label in self.groups:
+            self.add(label, after[label] - self.before[label])
+        return self.used
+
+
+def reaped_children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 # --- Kafka through kcat -------------------------------------------------------------------------------------------
@@ -335,6 +389,7 @@ class Bench:
         self.runs = options.runs
         self.results = {}
         self.profiled = set()
+        self.cpu = {}  # scenario -> who -> process label -> Figure of CPU seconds
         root = options.dir or ("/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir())
         self.workdir = tempfile.mkdtemp(prefix="attache-bench-", dir=root)
         self.on_tmpfs = self._filesystem(self.workdir) == "tmpfs"
@@ -352,12 +407,12 @@ class Bench:
     # --- services ---
 
     def start_services(self):
-        broker = Child("broker", [self.attache, "dev-broker"], self.workdir)
+        broker = self.broker = Child("broker", [self.attache, "dev-broker"], self.workdir)
         self.kafka = Kafka(broker.first_stdout_line())
         self.nginx_port = free_port()
         self._start_nginx()
         self.base = "http://127.0.0.1:{}".format(self.nginx_port)
-        presign = Child("presign", [sys.executable, os.path.join(HERE, "presign.py"), "--upload-base", self.base + "/attache"],
+        presign = self.presign = Child("presign", [sys.executable, os.path.join(HERE, "presign.py"), "--upload-base", self.base + "/attache"],
                         self.workdir)
         self.presign_url = presign.first_stdout_line()
         log("broker {}, nginx {}, presign {}, work dir {} ({})".format(self.kafka.brokers, self.base, self.presign_url,
@@ -394,8 +449,21 @@ http {{
     }}
 }}
 """.format(module=module, user="user root;" if os.getuid() == 0 else "", srv=srv, port=self.nginx_port, store=self.store))
-        Child("nginx", ["/usr/sbin/nginx", "-p", srv, "-c", conf, "-g", "daemon off;"], self.workdir)
+        self.nginx = Child("nginx", ["/usr/sbin/nginx", "-p", srv, "-c", conf, "-g", "daemon off;"], self.workdir)
         wait_for_port(self.nginx_port)
+
+    def services_cpu(self, extra=None):
+        """A CPU account of the shared services (and `extra` label -> pids) from now on."""
+        groups = {"nginx": [self.nginx.pid] + child_pids(self.nginx.pid), "broker": [self.broker.pid],
+                  "presign": [self.presign.pid]}
+        groups.update(extra or {})
+        return CPUAccount(groups)
+
+    def note_cpu(self, scenario, who, used):
+        """Keeps one run's CPU seconds by process for the table."""
+        runs = self.cpu.setdefault(scenario, {}).setdefault(who, {})
+        for label, seconds in used.items():
+            runs.setdefault(label, Figure()).add(seconds)
 
     def clear_store(self):
         for entry in os.listdir(self.store):
@@ -472,9 +540,13 @@ http {{
                 self.profiled.add(scenario)
                 perf = self.start_perf(started[0], scenario)
             cpu_before = sum(w.cpu_seconds() for w in started)
+            account = self.services_cpu({"worker": [w.child.pid for w in started], "kcat": [watcher.kcat.pid]})
+            reaped = reaped_children_cpu()
             start = time.time()
             self.kafka.produce(jobs_topic, path)
             end = watcher.wait(ids, timeout=timeout)
+            account.add("kcat", reaped_children_cpu() - reaped)
+            self.cpu_used = account.stop()
             if perf:
                 self.stop_perf(perf)
             seconds = end - start
@@ -527,6 +599,7 @@ http {{
                                      for i, r in enumerate(relative)],
                            "message": {"send": "none"}}
                     seconds, _, peak, results = self.attache_run(tag, [(batch, job)], measure_rss=True, timeout=600)
+                    self.note_cpu("large{}".format(size_mib), who, self.cpu_used)
                     figures["attache-first-event"].add(self.first_event_delay)
                     if len(results[batch].get("successful", [])) != 8:
                         raise BenchFailure("batch {} uploaded {} files".format(batch, len(results[batch].get("successful", []))))
@@ -536,12 +609,18 @@ http {{
                     argv = ["curl", "-sS", "--fail", "--parallel", "--parallel-max", "8", "-o", "/dev/null"]
                     for p in paths:
                         argv += ["-T", p, "{}/curl/{}/{}".format(self.base, tag, os.path.basename(p))]
-                    seconds, peak = timed(argv, self.workdir, "curl-" + tag)
+                    account = self.services_cpu()
+                    seconds, peak, cpu = timed(argv, self.workdir, "curl-" + tag)
+                    account.add("curl", cpu)
+                    self.note_cpu("large{}".format(size_mib), who, account.stop())
                     self.stored_check([(p, os.path.join(self.store, "curl", tag, os.path.basename(p))) for p in paths], compare)
                 else:
                     argv = ["rclone", "copy", os.path.dirname(paths[0]), ":webdav:rclone/" + tag, "--webdav-url", self.base,
                             "--transfers", "8", "--config", os.devnull, "-q"]
-                    seconds, peak = timed(argv, self.workdir, "rclone-" + tag)
+                    account = self.services_cpu()
+                    seconds, peak, cpu = timed(argv, self.workdir, "rclone-" + tag)
+                    account.add("rclone", cpu)
+                    self.note_cpu("large{}".format(size_mib), who, account.stop())
                     self.stored_check([(p, os.path.join(self.store, "rclone", tag, os.path.basename(p))) for p in paths], compare)
                 figures[who].add(seconds)
                 rss[who].add(peak / 1024)
@@ -579,8 +658,11 @@ http {{
                         for p in paths:
                             f.write('upload-file = "{}"\nurl = "{}/curl/{}/{}"\noutput = "/dev/null"\n'.format(
                                 p, self.base, tag, os.path.basename(p)))
-                    seconds, _ = timed(["curl", "-sS", "--fail", "--parallel", "--parallel-max", "32", "-K", config],
-                                       self.workdir, tag)
+                    account = self.services_cpu()
+                    seconds, _, cpu = timed(["curl", "-sS", "--fail", "--parallel", "--parallel-max", "32", "-K", config],
+                                            self.workdir, tag)
+                    account.add("curl", cpu)
+                    self.note_cpu("small", who, account.stop())
                     self.stored_check([(p, os.path.join(self.store, "curl", tag, os.path.basename(p))) for p in paths], False)
                     figures["curl"].add(seconds)
                     log("small run {}: curl {:.3f} s ({:.0f} files/s)".format(run, seconds, count / seconds))
@@ -588,6 +670,7 @@ http {{
                     tag = "small{}w-{}".format(who, run)
                     jobs = self.small_jobs(tag, paths)
                     seconds, n_events, _, _ = self.attache_run(tag, jobs, workers=who, extra=extra)
+                    self.note_cpu("small", who, self.cpu_used)
                     self.stored_check([(p, os.path.join(self.store, "attache", b, "f1", os.path.basename(p)))
                                        for p, (b, _) in zip(paths, jobs)], False)
                     figures[who].add(seconds)
@@ -712,6 +795,28 @@ http {{
         def ratio(a, b):
             return a.median / b.median if a.values and b.values else float("nan")
 
+        def cpu_totals(scenario, who):
+            labels = self.cpu.get(scenario, {}).get(who, {})
+            runs = min((len(f.values) for f in labels.values()), default=0)
+            return labels, Figure(sum(f.values[i] for f in labels.values()) for i in range(runs))
+
+        def cpu_text(scenario, who, name=""):
+            labels, total = cpu_totals(scenario, who)
+            if not total.values:
+                return "—"
+            parts = ["{} {:.2f}".format(label, f.median)
+                     for label, f in sorted(labels.items(), key=lambda item: -item[1].median) if f.median >= 0.005]
+            return "{}{} = {:.2f} ({:.2f} s on {} cores)".format(name, " · ".join(parts), total.median,
+                                                                 total.median / cores, cores)
+
+        def cpu_row(title, scenario, who, peer):
+            if who not in self.cpu.get(scenario, {}) or peer not in self.cpu.get(scenario, {}):
+                return
+            rows.append([title + ": CPU s by process, total (÷ cores)", cpu_text(scenario, who), cpu_text(scenario, peer),
+                         "{:.2f}×".format(ratio(cpu_totals(scenario, who)[1], cpu_totals(scenario, peer)[1])), "", ""])
+
+        cores = os.cpu_count() or 1
+
         if "large64" in r:
             times, rss = r["large64"]
             mib = 8 * 64
@@ -727,6 +832,7 @@ http {{
                          "curl {} · rclone {}".format(rss["curl"].text("{:.1f}"), rss["rclone"].text("{:.1f}")),
                          "{:.2f}×".format(ratio(rss["attache"], rss["curl"])), "≤ 64 MiB",
                          verdict(rss["attache"].median <= 64)])
+            cpu_row("large 8×64 MiB", "large64", "attache", "curl")
         if "large256" in r:
             times, rss = r["large256"]
             a = times["attache"]
@@ -745,6 +851,7 @@ http {{
             rows.append(["large 8×256 MiB: peak RSS MiB", rss["attache"].text("{:.1f}") + flat,
                          "curl {}".format(rss["curl"].text("{:.1f}")), "{:.2f}×".format(ratio(rss["attache"], rss["curl"])),
                          "≤ 64 MiB, flat (≤ +8 MiB)", verdict(ok)])
+            cpu_row("large 8×256 MiB", "large256", "attache", "curl")
         if "small" in r:
             times, events = r["small"]
             n = self.options.small_jobs
@@ -754,6 +861,7 @@ http {{
                 rows.append(["small {}×16 KiB jobs, 1 worker: time s".format(n), a.text("{:.2f}"),
                              "curl {}".format(times["curl"].text()), "{:.2f}×".format(x), "≤ 2.0×", verdict(x <= 2.0)])
             rows.append(["small: worker CPU per job µs (1 worker)", self.small_cpu[1].text("{:.0f}"), "—", "—", "", ""])
+            cpu_row("small, 1 worker", "small", 1, "curl")
             for w in sorted(k for k in times if k != "curl"):
                 jobs_rate = Figure(n / s for s in times[w].values)
                 rows.append(["small, {} worker{}: jobs/s · events/s".format(w, "s" if w > 1 else ""),
@@ -840,6 +948,11 @@ NOTES = """How the figures are taken:
   and rclone read the source files directly. Copies run one per core, so the first files upload while later ones
   are still being copied. All three PUT to the same nginx (WebDAV, `worker_processes auto`).
   "Time to its first progress event" is the part of Attache's time spent before the first bytes went out.
+- CPU by process: user + system seconds each process used during the timed part of a run (from /proc, and from
+  `/usr/bin/time` for curl and rclone), summed with the services it drove (nginx master and workers, the broker,
+  the presign endpoint, kcat producing and following). Total ÷ cores is the shortest time that work could take on
+  this machine if nothing ever waited: when it is close to the measured time, the machine was saturated and the
+  time can only fall with the CPU.
 - Peak RSS: the worker's VmHWM at the end of the run; curl/rclone from `/usr/bin/time`. "Flat" = the 8×256 MiB
   median exceeds the 8×64 MiB median by at most 8 MiB.
 - Small files: the same 16 KiB files as `path` sources, one job each, `worker.maxTransfers=32`; curl runs

@@ -9,6 +9,8 @@ struct WorkerComponents: Sendable {
     let stager: SourceStaging
     let presigner: any Presigner
     let uploader: any Uploader
+    /// The deadlines of all the worker's batches, kept by one timer.
+    let timers = DeadlineScheduler(clock: SystemClock())
 
     /// Builds the components; the staging directory is reconciled against the source cache's index first.
     static func make(configuration: AttacheConfiguration, metrics: WorkerMetrics = WorkerMetrics()) async throws -> WorkerComponents {
@@ -53,7 +55,7 @@ struct WorkerComponents: Sendable {
     }
 
     func makeRunner(_ batch: UploadBatch) -> BatchRunner {
-        BatchRunner(batch: batch, presigner: presigner, uploader: uploader, stager: stager)
+        BatchRunner(batch: batch, presigner: presigner, uploader: uploader, stager: stager, timers: timers)
     }
 }
 

@@ -1,0 +1,56 @@
+import Foundation
+
+/// A binary min-heap of deadlines, earliest first; ties keep scheduling order. The scheduler's bookkeeping: it
+/// holds tickets, and a cancelled ticket's entry is skipped when it reaches the top instead of being searched for.
+struct DeadlineQueue {
+    struct Entry {
+        var deadline: Date
+        var ticket: DeadlineScheduler.Ticket
+
+        func precedes(_ other: Entry) -> Bool {
+            deadline != other.deadline ? deadline < other.deadline : ticket.rawValue < other.ticket.rawValue
+        }
+    }
+
+    private(set) var entries: [Entry] = []
+
+    var count: Int { entries.count }
+    var first: Entry? { entries.first }
+
+    mutating func insert(_ entry: Entry) {
+        entries.append(entry)
+        var child = entries.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard entries[child].precedes(entries[parent]) else { break }
+            entries.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    @discardableResult
+    mutating func removeFirst() -> Entry? {
+        guard !entries.isEmpty else { return nil }
+        entries.swapAt(0, entries.count - 1)
+        let first = entries.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < entries.count, entries[left].precedes(entries[smallest]) { smallest = left }
+            if right < entries.count, entries[right].precedes(entries[smallest]) { smallest = right }
+            guard smallest != parent else { break }
+            entries.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return first
+    }
+
+    /// Keeps only the entries `isLive` accepts, rebuilt as a heap in O(n).
+    mutating func retain(where isLive: (Entry) -> Bool) {
+        let live = entries.filter(isLive)
+        entries = []
+        entries.reserveCapacity(live.count)
+        for entry in live { insert(entry) }
+    }
+}
