@@ -59,6 +59,19 @@ import UploadEngineTesting
         #expect(refused.status == 412)
     }
 
+    /// Asking for `100 Continue` costs a round trip; only a body of 1 MiB or more is worth it.
+    @Test(arguments: [(16 << 10, "expect="), ((1 << 20) - 1, "expect="), (1 << 20, "expect=100-continue")])
+    func onlyLargeBodiesWaitForContinue(size: Int, seen: String) async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let source = try scratch.patternFile("body.bin", size: size)
+
+        let response = try await HTTPClient().upload(fromFile: source, request: HTTPRequest(method: "PUT", url: nginx.url("/expect")))
+
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self) == seen)
+    }
+
     @Test func sendReturnsStatusHeadersAndBody() async throws {
         let client = try HTTPClient()
 

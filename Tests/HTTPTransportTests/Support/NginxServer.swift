@@ -143,6 +143,7 @@ final class NginxServer: Sendable {
                     location = /fault/400 { return 400 '{"error":"bad"}'; }
                     location = /json { default_type application/json; return 200 '{"ok":true}'; }
                     location = /connection { return 200 '$pid/$connection'; }
+                    location = /expect { return 200 'expect=$http_expect'; }
                     location = /presign/batch {
                         if ($request_method != POST) { return 405; }
                         if ($http_content_type != "application/json") { return 415; }
