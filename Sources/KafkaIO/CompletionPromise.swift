@@ -9,7 +9,6 @@ final class CompletionPromise<Value: Sendable>: Sendable {
     private struct State {
         var result: Result<Value, KafkaError>?
         var waiters: [UInt64: CheckedContinuation<Value, any Error>] = [:]
-        var callbacks: [@Sendable (Result<Value, KafkaError>) -> Void] = []
         var nextWaiter: UInt64 = 0
     }
 
@@ -20,27 +19,13 @@ final class CompletionPromise<Value: Sendable>: Sendable {
 
     /// Delivers the result and wakes every awaiting task.
     func fulfill(_ result: Result<Value, KafkaError>) {
-        let (waiters, callbacks) = state.withLock { state -> ([CheckedContinuation<Value, any Error>], [@Sendable (Result<Value, KafkaError>) -> Void]) in
-            guard state.result == nil else { return ([], []) }
+        let waiters = state.withLock { state -> [CheckedContinuation<Value, any Error>] in
+            guard state.result == nil else { return [] }
             state.result = result
-            defer {
-                state.waiters = [:]
-                state.callbacks = []
-            }
-            return (Array(state.waiters.values), state.callbacks)
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume(with: result.mapError { $0 }) }
-        for callback in callbacks { callback(result) }
-    }
-
-    /// Calls `callback` with the result on the thread that delivers it (at once if it is already there).
-    func whenFulfilled(_ callback: @escaping @Sendable (Result<Value, KafkaError>) -> Void) {
-        let ready = state.withLock { state -> Result<Value, KafkaError>? in
-            if let result = state.result { return result }
-            state.callbacks.append(callback)
-            return nil
-        }
-        if let ready { callback(ready) }
     }
 
     /// Whether the result has arrived.

@@ -73,8 +73,9 @@ public final class KafkaProducer: Sendable {
     ///   is closed; `CancellationError` if cancelled while waiting for queue room.
     public func enqueue(_ record: KafkaProducerRecord) async throws -> KafkaDeliveryTicket {
         let promise = CompletionPromise<KafkaDeliveryReport>()
+        let handler = DeliveryHandler(topic: record.topic) { promise.fulfill($0) }
         while true {
-            let error = produce(record, promise)
+            let error = produce(record, handler)
             if error == RD_KAFKA_RESP_ERR_NO_ERROR { return KafkaDeliveryTicket(promise: promise) }
             guard error == RD_KAFKA_RESP_ERR__QUEUE_FULL else {
                 throw error == RD_KAFKA_RESP_ERR__DESTROY ? KafkaError(.closed, "the producer is closed")
@@ -92,9 +93,7 @@ public final class KafkaProducer: Sendable {
     ///   was sent; try again after deliveries), or another refusal.
     public func produce(_ record: KafkaProducerRecord,
                         onDelivery: @escaping @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void) throws(KafkaError) {
-        let promise = CompletionPromise<KafkaDeliveryReport>()
-        promise.whenFulfilled(onDelivery)
-        let error = produce(record, promise)
+        let error = produce(record, DeliveryHandler(topic: record.topic, deliver: onDelivery))
         guard error == RD_KAFKA_RESP_ERR_NO_ERROR else {
             if error == RD_KAFKA_RESP_ERR__QUEUE_FULL { throw KafkaError(.queueFull, "the producer's queue is full") }
             throw error == RD_KAFKA_RESP_ERR__DESTROY ? KafkaError(.closed, "the producer is closed") : KafkaError(error)
@@ -121,11 +120,10 @@ public final class KafkaProducer: Sendable {
         try await promise.value()
     }
 
-    /// One produce call; the promise travels as the message opaque, retained until its delivery report.
-    private func produce(_ record: KafkaProducerRecord, _ promise: CompletionPromise<KafkaDeliveryReport>)
-        -> rd_kafka_resp_err_t {
+    /// One produce call; the handler travels as the message opaque, retained until its delivery report.
+    private func produce(_ record: KafkaProducerRecord, _ handler: DeliveryHandler) -> rd_kafka_resp_err_t {
         let headers = RDHeaders(record.headers)
-        let opaque = Unmanaged.passRetained(promise).toOpaque()
+        let opaque = Unmanaged.passRetained(handler).toOpaque()
         var error = RD_KAFKA_RESP_ERR__DESTROY
         // Under the state lock so close() cannot slip between the open check and the hand-over.
         shared.state.withLock { state in
@@ -144,7 +142,7 @@ public final class KafkaProducer: Sendable {
             }
         }
         if error != RD_KAFKA_RESP_ERR_NO_ERROR {
-            Unmanaged<CompletionPromise<KafkaDeliveryReport>>.fromOpaque(opaque).release()
+            Unmanaged<DeliveryHandler>.fromOpaque(opaque).release()
         }
         return error
     }

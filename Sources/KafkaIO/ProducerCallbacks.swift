@@ -10,17 +10,16 @@ extension RDConfiguration {
     }
 }
 
-/// One delivery report; the message opaque is the record's retained promise, released here exactly once.
+/// One delivery report; the message opaque is the record's retained `DeliveryHandler`, released here exactly once.
 private func deliveryReportCallback(client: OpaquePointer?, message: UnsafePointer<rd_kafka_message_t>?,
                                     opaque: UnsafeMutableRawPointer?) {
     guard let message, let token = message.pointee._private else { return }
-    let promise = Unmanaged<CompletionPromise<KafkaDeliveryReport>>.fromOpaque(token).takeRetainedValue()
+    let handler = Unmanaged<DeliveryHandler>.fromOpaque(token).takeRetainedValue()
     let raw = message.pointee
     if raw.err == RD_KAFKA_RESP_ERR_NO_ERROR {
-        promise.fulfill(.success(KafkaDeliveryReport(topic: String(cString: rd_kafka_topic_name(raw.rkt)),
-                                                     partition: raw.partition, offset: raw.offset)))
+        handler.deliver(.success(KafkaDeliveryReport(topic: handler.topic, partition: raw.partition, offset: raw.offset)))
     } else {
-        promise.fulfill(.failure(KafkaError(raw.err)))
+        handler.deliver(.failure(KafkaError(raw.err)))
     }
 }
 

@@ -159,7 +159,9 @@ public final class BatchRunner: Sendable {
                     state.delivering = false
                     return []
                 }
-                defer { state.outbox.removeAll(keepingCapacity: true) }
+                // Taken whole, not emptied in place: emptying a buffer that is also being returned would copy it,
+                // and an idle batch (most batches, most of the time) is left holding no buffer at all.
+                defer { state.outbox = [] }
                 return state.outbox
             }
             if deliveries.isEmpty { return }

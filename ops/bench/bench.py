@@ -339,6 +339,13 @@ class Worker:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    def rss_kib(self):
+        with open("/proc/{}/status".format(self.child.pid)) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        raise BenchFailure("no VmRSS for " + self.name)
+
     def peak_rss_kib(self):
         with open("/proc/{}/status".format(self.child.pid)) as f:
             for line in f:
@@ -685,6 +692,7 @@ http {{
         count = self.options.intake_jobs
         rates, event_rates = Figure(), Figure()
         self.intake_cpu = Figure()
+        self.intake_held = Figure()
         for run in range(1, self.runs + 1):
             tag = "intake-{}".format(run)
             jobs_topic, events_topic = "bench.{}.jobs".format(tag), "bench.{}.events".format(tag)
@@ -704,6 +712,7 @@ http {{
             try:
                 assigned = worker.wait_assigned()
                 cpu_before = worker.cpu_seconds()
+                rss_before = worker.rss_kib()
                 if self.options.perf and run == 1:
                     perf = self.start_perf(worker)
                 expected = 2 * count + 1  # file.rejected + batch.completed per job, and the marker
@@ -720,6 +729,7 @@ http {{
                     self.stop_perf(perf)
                 accepted = worker.metric("attache_jobs_total", 'outcome="accepted"')
                 self.intake_cpu.add((worker.cpu_seconds() - cpu_before) / count * 1e6)
+                self.intake_held.add((worker.rss_kib() - rss_before) * 1024 / count)
             finally:
                 worker.stop()
             events = self.kafka.end_offsets(events_topic) - 1
@@ -880,6 +890,8 @@ http {{
                          verdict(rates.median >= 20000)])
             rows.append(["intake: worker CPU per job µs", self.intake_cpu.text("{:.0f}"), "—", "—",
                          "(≤ 50 µs ≈ 20,000 jobs/s on one core)", ""])
+            rows.append(["intake: worker memory still held per finished job, bytes (RSS growth ÷ jobs)",
+                         self.intake_held.text("{:.0f}"), "—", "—", "", ""])
         header = ["scenario", "Attache median [min–max]", "peer median [min–max]", "Attache/peer", "target", "met"]
         return [header] + rows
 
