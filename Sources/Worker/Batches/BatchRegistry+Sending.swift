@@ -5,30 +5,24 @@ extension BatchRegistry {
     /// Starts sending the batch's unsent attachments unless a send is under way (then it runs again afterwards).
     /// `requested` marks a drain in auto mode; a `send` control sets the request itself.
     func startSendingIfDue(_ batchId: String, requested: Bool = false) {
-        let start = sessions.withLock { sessions -> BatchSession? in
-            guard var session = sessions[batchId] else { return nil }
-            if requested { session.sendRequested = true }
-            guard session.sendRequested, !session.sending else {
-                sessions[batchId] = session
-                return nil
-            }
-            session.sendRequested = false
-            guard dependencies.sender != nil, !session.runner.unsentAttachments.isEmpty else {
-                sessions[batchId] = session
-                return nil
-            }
-            session.sending = true
-            sessions[batchId] = session
-            return session
+        let start = sessions.withLock { sessions in
+            sessions.update(batchId) { session -> BatchSession? in
+                if requested { session.sendRequested = true }
+                guard session.sendRequested, !session.sending else { return nil }
+                session.sendRequested = false
+                guard dependencies.sender != nil, !session.runner.unsentAttachments.isEmpty else { return nil }
+                session.sending = true
+                return session
+            } ?? nil
         }
         guard let session = start, let sender = dependencies.sender else { return }
         Task {
             await send(session, batchId: batchId, through: sender)
-            let again = sessions.withLock { sessions -> Bool in
-                guard var session = sessions[batchId] else { return false }
-                session.sending = false
-                sessions[batchId] = session
-                return session.sendRequested
+            let again = sessions.withLock { sessions in
+                sessions.update(batchId) { session in
+                    session.sending = false
+                    return session.sendRequested
+                } ?? false
             }
             if again { startSendingIfDue(batchId) }
             settleIfIdle(batchId)
@@ -53,7 +47,7 @@ extension BatchRegistry {
             guard await deliver(message, outcome: outcome, through: sender) else { return }
             session.runner.markSent(planned.fileIds)
             if planned.caption != nil {
-                sessions.withLock { sessions in sessions[batchId]?.captionSent = true }
+                sessions.withLock { sessions in sessions.update(batchId) { $0.captionSent = true } }
             }
         }
     }

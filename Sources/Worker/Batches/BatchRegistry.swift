@@ -47,29 +47,35 @@ public final class BatchRegistry: Sendable {
     /// Applies one record's command; `done` runs when the record may be committed.
     public func handle(_ command: JobCommand, partition: Int32? = nil, done: @escaping @Sendable () -> Void) {
         let batchId = command.batchId
+        let now = dependencies.clock.now()
         if case .upload(let job) = command {
             let runner = sessions.withLock { sessions in
-                var session = sessions[batchId] ?? newSession(for: job, partition: partition)
-                session.options = job.message
-                session.waiting.append(done)
-                session.intake += 1
-                session.lastActivity = dependencies.clock.now()
-                sessions[batchId] = session
-                return session.runner
+                let take = { (session: inout BatchSession) -> BatchRunner in
+                    session.options = job.message
+                    session.waiting.append(done)
+                    session.intake += 1
+                    session.lastActivity = now
+                    return session.runner
+                }
+                if let runner = sessions.update(batchId, take) { return runner }
+                var session = newSession(for: job, partition: partition)
+                let runner = take(&session)
+                sessions.insert(session, for: batchId)
+                return runner
             }
             if let concurrency = job.concurrency { runner.setConcurrency(concurrency) }
             runner.upload(job.files, requestId: job.requestId)
             finishIntake(batchId)
             return
         }
-        guard let runner = sessions.withLock({ sessions -> BatchRunner? in
-            guard var session = sessions[batchId] else { return nil }
-            session.waiting.append(done)
-            session.intake += 1
-            session.lastActivity = dependencies.clock.now()
-            if case .send = command { session.sendRequested = true }
-            sessions[batchId] = session
-            return session.runner
+        guard let runner = sessions.withLock({ sessions in
+            sessions.update(batchId) { session in
+                session.waiting.append(done)
+                session.intake += 1
+                session.lastActivity = now
+                if case .send = command { session.sendRequested = true }
+                return session.runner
+            }
         }) else {
             dependencies.logger.warn("control for a batch this worker does not hold: nothing to do", ["batchId": batchId, "control": "\(command)"])
             done()
@@ -93,7 +99,7 @@ public final class BatchRegistry: Sendable {
     }
 
     private func finishIntake(_ batchId: String) {
-        sessions.withLock { sessions in sessions[batchId]?.intake -= 1 }
+        sessions.withLock { sessions in sessions.update(batchId) { $0.intake -= 1 } }
         settleIfIdle(batchId)
     }
 
@@ -125,7 +131,7 @@ public final class BatchRegistry: Sendable {
 
     /// Batches with work under way or records waiting: the measure for pausing intake.
     public var busyBatchCount: Int {
-        sessions.withLock { $0.busy.count }
+        sessions.withLock { $0.busyCount }
     }
 
     /// Batches held in memory.
@@ -133,7 +139,7 @@ public final class BatchRegistry: Sendable {
 
     /// The runner of a batch, for inspection.
     public func runner(for batchId: String) -> BatchRunner? {
-        sessions.withLock { $0[batchId]?.runner }
+        sessions.withLock { sessions in sessions.read(batchId) { $0.runner } }
     }
 
     private func newSession(for job: UploadJob, partition: Int32?) -> BatchSession {
@@ -155,11 +161,11 @@ public final class BatchRegistry: Sendable {
     private func observe(_ event: UploadEvent, batchId: String) {
         publish(.upload(event), batchId: batchId)
         guard event.isCompletion else { return }
-        let autoSend = sessions.withLock { sessions -> Bool in
-            guard var session = sessions[batchId] else { return false }
-            session.sendRequestId = event.requestId
-            sessions[batchId] = session
-            return session.options.send == .auto
+        let autoSend = sessions.withLock { sessions in
+            sessions.update(batchId) { session in
+                session.sendRequestId = event.requestId
+                return session.options.send == .auto
+            } ?? false
         }
         if autoSend { startSendingIfDue(batchId, requested: true) }
         settleIfIdle(batchId)
@@ -168,7 +174,7 @@ public final class BatchRegistry: Sendable {
     /// Publishes with the batch's next sequence number. The registry lock only finds the batch; the batch's own
     /// sequence lock keeps its events in number order, so different batches publish side by side.
     func publish(_ event: WorkerEvent, batchId: String) {
-        if let sequence = sessions.withLock({ $0[batchId]?.events }) {
+        if let sequence = sessions.withLock({ sessions in sessions.read(batchId) { $0.events } }) {
             sequence.publish(event, to: dependencies.publisher)
         } else {
             dependencies.publisher.publish(event, sequence: 0)
@@ -180,11 +186,13 @@ public final class BatchRegistry: Sendable {
     /// Reading the runner's status under the registry lock is safe: it only takes the runner's own lock, and runners
     /// never hold theirs while calling back here.
     func settleIfIdle(_ batchId: String) {
-        let released = sessions.withLock { sessions -> [@Sendable () -> Void] in
-            guard var session = sessions[batchId], session.intake == 0, !session.sending, !session.sendRequested,
-                  !session.waiting.isEmpty, session.runner.status == .idle else { return [] }
-            defer { session.waiting.removeAll(); sessions[batchId] = session }
-            return session.waiting
+        let released = sessions.withLock { sessions in
+            sessions.update(batchId) { session -> [@Sendable () -> Void] in
+                guard session.intake == 0, !session.sending, !session.sendRequested, !session.waiting.isEmpty,
+                      session.runner.status == .idle else { return [] }
+                defer { session.waiting = [] }
+                return session.waiting
+            } ?? []
         }
         guard !released.isEmpty else { return }
         dependencies.publisher.whenDelivered { released.forEach { $0() } }

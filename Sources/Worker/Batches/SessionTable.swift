@@ -1,25 +1,45 @@
-/// The registry's batches by id, keeping the set of busy ones (records waiting or a send under way) up to date on
-/// every write, so the backpressure check costs nothing however many idle batches are kept for retries.
+/// The registry's batches by id, keeping the count of busy ones (records waiting or a send under way) up to date on
+/// every change, so the backpressure check costs nothing however many idle batches are kept for retries.
+///
+/// Changes go through `update`, which finds the session once and changes it where it is: every record touches its
+/// batch's session several times, and a copy out and back in would cost two more lookups and a retain of every
+/// field each time.
 struct SessionTable: Sendable {
     private var storage: [String: BatchSession] = [:]
-    private(set) var busy: Set<String> = []
+    /// Sessions with records waiting or a send under way.
+    private(set) var busyCount = 0
 
-    subscript(batchId: String) -> BatchSession? {
-        get { storage[batchId] }
-        set {
-            storage[batchId] = newValue
-            if let session = newValue, !session.waiting.isEmpty || session.sending {
-                busy.insert(batchId)
-            } else {
-                busy.remove(batchId)
-            }
-        }
+    /// A copy of a session, for reading.
+    subscript(batchId: String) -> BatchSession? { storage[batchId] }
+
+    /// Reads one field or two of a session without copying the rest; nil when there is none.
+    func read<Result>(_ batchId: String, _ body: (borrowing BatchSession) -> Result) -> Result? {
+        guard let index = storage.index(forKey: batchId) else { return nil }
+        return body(storage.values[index])
+    }
+
+    /// Adds a session under an id that has none.
+    mutating func insert(_ session: BatchSession, for batchId: String) {
+        precondition(storage.updateValue(session, forKey: batchId) == nil, "a batch id has one session")
+        if session.isBusy { busyCount += 1 }
+    }
+
+    /// Changes one session in place; nil (and `body` not called) when there is none.
+    @discardableResult
+    mutating func update<Result>(_ batchId: String, _ body: (inout BatchSession) -> Result) -> Result? {
+        guard let index = storage.index(forKey: batchId) else { return nil }
+        let wasBusy = storage.values[index].isBusy
+        let result = body(&storage.values[index])
+        let isBusy = storage.values[index].isBusy
+        if isBusy != wasBusy { busyCount += isBusy ? 1 : -1 }
+        return result
     }
 
     @discardableResult
     mutating func removeValue(forKey batchId: String) -> BatchSession? {
-        busy.remove(batchId)
-        return storage.removeValue(forKey: batchId)
+        guard let removed = storage.removeValue(forKey: batchId) else { return nil }
+        if removed.isBusy { busyCount -= 1 }
+        return removed
     }
 
     var count: Int { storage.count }
@@ -27,4 +47,9 @@ struct SessionTable: Sendable {
     func filter(_ isIncluded: ((key: String, value: BatchSession)) -> Bool) -> [String: BatchSession] {
         storage.filter(isIncluded)
     }
+}
+
+extension BatchSession {
+    /// Records wait for it or a send is under way: it counts against `worker.maxInFlightBatches`.
+    var isBusy: Bool { !waiting.isEmpty || sending }
 }

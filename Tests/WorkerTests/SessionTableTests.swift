@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import UploadEngine
+import UploadEngineTesting
+@testable import Worker
+
+/// The session table's busy count follows every change made through it, however the change is made.
+@Suite struct SessionTableTests {
+    private func session() -> BatchSession {
+        let context = BatchContext(batchId: "b", receiver: Receiver(id: "u", type: .user))
+        let runner = BatchRunner(batch: UploadBatch(context: context, configuration: EngineConfiguration()), presigner: ScriptedPresigner(),
+                                 uploader: ScriptedUploader(), stager: ScriptedStager(), clock: ManualClock())
+        return BatchSession(runner: runner, context: context, options: MessageOptions(), lastActivity: Date())
+    }
+
+    @Test func theBusyCountFollowsWaitingRecordsAndSendsThroughUpdates() {
+        var table = SessionTable()
+        var busy = session()
+        busy.waiting.append {}
+        table.insert(busy, for: "a")
+        table.insert(session(), for: "b")
+        #expect(table.count == 2)
+        #expect(table.busyCount == 1)
+
+        table.update("b") { $0.sending = true }
+        #expect(table.busyCount == 2)
+        table.update("b") { $0.waiting.append {} }  // busy for two reasons is still one busy batch
+        #expect(table.busyCount == 2)
+        table.update("b") { $0.sending = false }
+        #expect(table.busyCount == 2)
+        table.update("a") { $0.waiting = [] }
+        #expect(table.busyCount == 1)
+
+        #expect(table.update("missing") { $0.sending = true } == nil)
+        #expect(table.busyCount == 1)
+
+        #expect(table.removeValue(forKey: "b") != nil)
+        #expect(table.busyCount == 0)
+        #expect(table.removeValue(forKey: "b") == nil)
+        #expect(table.count == 1)
+    }
+
+    @Test func updatesChangeTheStoredSessionAndReadsSeeIt() {
+        var table = SessionTable()
+        table.insert(session(), for: "a")
+        let result = table.update("a") { session -> Int in
+            session.intake += 2
+            return session.intake
+        }
+        #expect(result == 2)
+        #expect(table.read("a") { $0.intake } == 2)
+        #expect(table["a"]?.intake == 2)
+        #expect(table.read("missing") { $0.intake } == nil)
+    }
+}
