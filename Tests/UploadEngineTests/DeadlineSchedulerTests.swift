@@ -124,7 +124,7 @@ import UploadEngineTesting
     @Test func theQueueOrdersByDeadlineThenBySchedulingOrder() {
         var queue = DeadlineQueue()
         let start = Date(timeIntervalSince1970: 0)
-        var generator = SplitMix(seed: 7)
+        var generator = JitterRandom(seed: 7)
         var expected: [(Double, UInt64)] = []
         for ticket in 1...500 as ClosedRange<UInt64> {
             let seconds = Double(generator.next() % 50)
@@ -138,18 +138,5 @@ import UploadEngineTesting
         expected.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
         #expect(popped.map(\.0) == expected.map(\.0))
         #expect(popped.map(\.1) == expected.map(\.1))
-    }
-}
-
-/// A small deterministic generator, so the heap test's input is the same on every run.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

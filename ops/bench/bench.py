@@ -335,23 +335,20 @@ class Worker:
 
     def cpu_seconds(self):
         """User + system CPU time the worker has used so far."""
-        with open("/proc/{}/stat".format(self.child.pid)) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return process_cpu_seconds(self.child.pid)
+
+    def _status_kib(self, field):
+        with open("/proc/{}/status".format(self.child.pid)) as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+        raise BenchFailure("no {} for {}".format(field, self.name))
 
     def rss_kib(self):
-        with open("/proc/{}/status".format(self.child.pid)) as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-        raise BenchFailure("no VmRSS for " + self.name)
+        return self._status_kib("VmRSS")
 
     def peak_rss_kib(self):
-        with open("/proc/{}/status".format(self.child.pid)) as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-        raise BenchFailure("no VmHWM for " + self.name)
+        return self._status_kib("VmHWM")
 
     def metric(self, name, contains=""):
         body = urllib.request.urlopen("http://127.0.0.1:{}/metrics".format(self.admin_port), timeout=5).read().decode()
