@@ -6,6 +6,9 @@ public enum FileSource: Sendable, Hashable {
     case data(Data)
     /// Inline bytes that were too large to decode; only their size is kept.
     case oversizedData(byteCount: Int64)
+    /// Inline bytes of a file that settled for good (uploaded or rejected): nothing stages it again, so only their
+    /// size is kept rather than the bytes, which an idle batch would otherwise hold for `worker.batchTTL`.
+    case releasedData(byteCount: Int64)
     /// An http(s) URL to fetch.
     case url(String)
     /// A path relative to the configured source root.
@@ -33,6 +36,13 @@ public struct FileItem: Sendable, Hashable {
         self.declaredSize = declaredSize
         self.source = source
         self.stripLocation = stripLocation
+    }
+}
+
+extension FileItem {
+    /// Lets go of inline bytes once the file can no longer be staged (see `FileSource.releasedData`).
+    mutating func releaseInlineBytes() {
+        if case .data(let bytes) = source { source = .releasedData(byteCount: Int64(bytes.count)) }
     }
 }
 

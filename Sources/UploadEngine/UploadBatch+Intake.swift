@@ -131,6 +131,7 @@ extension UploadBatch {
         var entry = FileEntry(slot: takeSlot(), item: item, requestId: requestId)
         entry.state = .rejected
         entry.error = error
+        entry.item.releaseInlineBytes()
         entries.append(entry)
         effects.events.append(event(entry, .rejected(error)))
     }

@@ -139,6 +139,7 @@ extension UploadBatch {
         entries[index].attachment = attachment
         entries[index].error = nil
         entries[index].staged = nil
+        entries[index].item.releaseInlineBytes()
         effects.actions.append(.release(staged))
         lastSettledRequestId = entry.requestId
         effects.events.append(event(entries[index], .uploaded(attachment)))
@@ -158,6 +159,7 @@ extension UploadBatch {
         rejected.isRetryable = false
         if let staged = entries[index].staged { effects.actions.append(.release(staged)) }
         entries[index].staged = nil
+        entries[index].item.releaseInlineBytes()
         entries[index].generation += 1
         entries[index].state = .rejected
         entries[index].error = rejected

@@ -114,6 +114,9 @@ public struct SourceStaging: SourceStager {
             throw UploadError(.fileSizeExceeded, "the inline data (\(count) bytes) exceeds limits.inlineMax", retryable: false)
         case .malformed(let reason):
             throw UploadError(.invalidFileObject, "the source cannot be staged: \(reason)", retryable: false)
+        case .releasedData:
+            // The engine releases inline bytes only of files it never stages again; reaching here is a bug.
+            throw UploadError(.invalidFileObject, "the inline data was already released", retryable: false)
         }
         return StagedFile(path: path, size: summary.size, sha256: summary.sha256,
                           mimeType: ContentSignature.stagedType(declared: file.mimeType, shown: summary.signature))
