@@ -164,8 +164,9 @@ def child_pids(pid):
 
 
 class CPUAccount:
-    """CPU seconds each process of a run used between `start` and `stop`: the client under test and every service
-    it leans on (broker, nginx, presign endpoint, kcat), so a time can be read against what the 2 cores could do.
+    """CPU seconds each process of a run used between the account's creation and `stop`: the client under test and
+    every service it leans on (broker, nginx, presign endpoint, kcat), so a time can be read against what the
+    machine's cores could do.
     Processes are given as label -> list of pids; processes that run to completion inside the window (kcat's
     producer, curl) are added with `add`."""
 
@@ -970,7 +971,9 @@ NOTES = """How the figures are taken:
 - Fan-out: the small run with 2 worker processes in one group, both started together (4 partitions, 2 each).
 - Intake: all jobs are produced before the worker starts; from the worker's `partitions assigned` log line to the
   Kafka timestamp of the last event it produced. Each job yields `file.rejected` + `batch.completed`; the counts are
-  checked against the events topic's end offsets and the worker's metrics.
+  checked against the events topic's end offsets and the worker's metrics. "Memory still held per finished job" is
+  the worker's RSS growth over the run divided by the jobs: the batches kept idle for `worker.batchTTL`, plus
+  whatever the allocator keeps after the run's peak.
 - Ratios are Attache/peer of the medians (time or RSS): below 1 means Attache is faster or smaller.
 - Kafka is librdkafka's mock cluster (`attache dev-broker`). It holds an empty fetch for the consumer's whole
   `fetch.wait.max.ms` even when records arrive meanwhile, so the workers run with `fetch.wait.max.ms=10` (a real
