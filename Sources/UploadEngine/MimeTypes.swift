@@ -47,9 +47,9 @@ public enum MimeTypes {
         while let first = essence.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { essence.removeFirst() }
         while let last = essence.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { essence.removeLast() }
         guard let slash = essence.firstIndex(of: UInt8(ascii: "/")) else { return false }
-        let type = essence[..<slash], subtype = essence[essence.index(after: slash)...]
-        return [type, subtype].allSatisfy { part in
+        func isToken(_ part: Substring.UTF8View) -> Bool {
             !part.isEmpty && part.count <= 127 && part.allSatisfy { tokenBytes[Int($0)] }
         }
+        return isToken(essence[..<slash]) && isToken(essence[essence.index(after: slash)...])
     }
 }

@@ -49,7 +49,6 @@ import UploadEngineTesting
         }
         #expect(result == 2)
         #expect(table.read("a") { $0.intake } == 2)
-        #expect(table["a"]?.intake == 2)
         #expect(table.read("missing") { $0.intake } == nil)
     }
 }

@@ -124,7 +124,7 @@ public final class BatchRegistry: Sendable {
         let expired = candidates.filter { (entry: (key: String, value: BatchSession)) in entry.value.runner.status == .idle }
         guard !expired.isEmpty else { return }
         sessions.withLock { sessions in
-            for batchId in expired.keys where sessions[batchId]?.waiting.isEmpty == true { sessions.removeValue(forKey: batchId) }
+            for batchId in expired.keys where sessions.read(batchId, { $0.waiting.isEmpty }) == true { sessions.removeValue(forKey: batchId) }
         }
         expired.values.forEach { $0.runner.releaseRetainedBytes() }
     }

@@ -9,9 +9,6 @@ struct SessionTable: Sendable {
     /// Sessions with records waiting or a send under way.
     private(set) var busyCount = 0
 
-    /// A copy of a session, for reading.
-    subscript(batchId: String) -> BatchSession? { storage[batchId] }
-
     /// Reads one field or two of a session without copying the rest; nil when there is none.
     func read<Result>(_ batchId: String, _ body: (borrowing BatchSession) -> Result) -> Result? {
         guard let index = storage.index(forKey: batchId) else { return nil }

@@ -98,7 +98,6 @@ final class JobIntake: Sendable {
         let record: KafkaRecord
         let provenance: JobDecoder.Provenance
         let command: Result<JobCommand, InvalidJob>
-
     }
 
     /// The lane that applies a record: by batch id, so one batch's records stay in order whatever their key or
