@@ -71,14 +71,25 @@ private let hasIPv6Loopback: Bool = {
         #expect(error.message.contains("127.0.0.1:\(first.port)"))
     }
 
-    @Test func stoppedServerFreesItsPortForTheNextServer() throws {
+    @Test func stoppedServerFreesItsPortForTheNextServer() async throws {
         // An address no other test binds, so no parallel test can take the freed port in between.
         let first = try EmbeddedHTTPServer(host: "127.0.0.3") { _ in .respond(.text(200, "first")) }
         let port = first.port
         first.stop()
 
-        // The stopped daemon closed the socket it was given; binding the same port again proves it.
-        let second = try EmbeddedHTTPServer(host: "127.0.0.3", port: port) { _ in .respond(.text(200, "second")) }
+        // The stopped daemon closed the socket it was given; binding the same port again proves it. A process that a
+        // parallel test is spawning holds a copy of every descriptor from its fork until its exec closes them
+        // (close-on-exec), so the port may stay taken for a moment: a socket that was never closed stays taken.
+        let deadline = ContinuousClock.now + .seconds(2)
+        var rebound: EmbeddedHTTPServer?
+        while rebound == nil {
+            do {
+                rebound = try EmbeddedHTTPServer(host: "127.0.0.3", port: port) { _ in .respond(.text(200, "second")) }
+            } catch let error as EmbeddedHTTPError where error.code == .addressInUse && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        let second = try #require(rebound)
         defer { second.stop() }
 
         #expect(second.port == port)
