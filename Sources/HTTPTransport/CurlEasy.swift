@@ -49,6 +49,14 @@ final class CurlEasy {
         try check(attache_curl_easy_setopt_pointer(handle, option, value), option)
     }
 
+    /// Makes `bytes` the request body, copied by libcurl. Unlike a body read through the read callback, a body of
+    /// at most 64 KiB leaves in the same write as the request head: one segment instead of two.
+    func setCopiedBody(_ bytes: UnsafeRawBufferPointer) throws(HTTPTransportError) {
+        try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(bytes.count))
+        let copied = UnsafeMutableRawPointer(mutating: bytes.baseAddress)
+        try check(attache_curl_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, copied), CURLOPT_COPYPOSTFIELDS)
+    }
+
     /// Replaces the request's header lines (`"Name: value"`); libcurl copies each line.
     func setHeaderLines(_ lines: [String]) throws(HTTPTransportError) {
         var list: UnsafeMutablePointer<curl_slist>?

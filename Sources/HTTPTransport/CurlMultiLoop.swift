@@ -6,7 +6,9 @@ import Synchronization
 ///
 /// One shared multi handle means one connection cache, so requests to the same host reuse connections.
 /// Callers hand work over through a locked inbox and `curl_multi_wakeup`; the thread never blocks anywhere but
-/// in `curl_multi_poll` (and in the brief file reads and writes of the body callbacks).
+/// in `curl_multi_poll` (and in the brief file reads and writes of the body callbacks). A wake-up is a write to a
+/// socket pair and an extra turn of the loop, so callers send one only while the thread sleeps, or is about to:
+/// a thread that is awake takes the inbox before it next sleeps.
 ///
 /// `@unchecked Sendable`: `multi` is used by the loop thread, except `curl_multi_wakeup` (documented thread-safe),
 /// which is only called under the inbox lock while `closed` is false — the same lock under which the thread cleans
@@ -21,6 +23,16 @@ final class CurlMultiLoop: @unchecked Sendable {
         var commands: [Command] = []
         var stopping = false
         var closed = false
+        /// Set by the thread, under the lock, after it found the inbox empty and before it polls; a caller that
+        /// adds a command while it is set clears it and wakes the thread.
+        var sleeping = false
+
+        /// Adds a command; true when the thread must be woken to see it.
+        mutating func post(_ command: Command) -> Bool {
+            commands.append(command)
+            defer { sleeping = false }
+            return sleeping
+        }
     }
 
     private let multi: UnsafeMutableRawPointer
@@ -30,15 +42,19 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let peakActiveCount = Atomic<Int>(0)
     private var active: [UInt64: Transfer] = [:]
 
-    /// The longest the loop sleeps when nothing is due, so a missed wake-up costs at most this much.
-    private static let idlePollMilliseconds: Int32 = 1000
+    /// The longest the loop sleeps when nothing is due.
+    private let idlePoll: Duration
 
     /// Creates the multi handle and starts the thread that owns it.
-    init() throws(HTTPTransportError) {
+    ///
+    /// - Parameter idlePoll: the longest the thread sleeps when no transfer has a deadline. Correctness never
+    ///   depends on it (work arrives with a wake-up); tests make it long to prove that.
+    init(idlePoll: Duration = .seconds(1)) throws(HTTPTransportError) {
         guard CurlRuntime.isInitialized, let multi = curl_multi_init() else {
             throw HTTPTransportError(.transport, "libcurl could not create a multi handle", retryable: false)
         }
         self.multi = multi
+        self.idlePoll = idlePoll
         let thread = Thread { [self] in run() }
         thread.name = "attache-curl"
         thread.start()
@@ -63,8 +79,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                         return HTTPTransportError(.shutDown, "the HTTP client is shut down", retryable: false)
                     }
                     if Task.isCancelled { return CancellationError() }
-                    inbox.commands.append(.start(transfer))
-                    curl_multi_wakeup(multi)
+                    if inbox.post(.start(transfer)) { curl_multi_wakeup(multi) }
                     return nil
                 }
                 if let refusal {
@@ -89,8 +104,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func send(_ command: Command) {
         inbox.withLock { inbox in
             guard !inbox.closed else { return }
-            inbox.commands.append(command)
-            curl_multi_wakeup(multi)
+            if inbox.post(command) { curl_multi_wakeup(multi) }
         }
     }
 
@@ -100,6 +114,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         while true {
             let (commands, stopping) = inbox.withLock { inbox in
                 defer { inbox.commands.removeAll(keepingCapacity: true) }
+                inbox.sleeping = false
                 return (inbox.commands, inbox.stopping)
             }
             for command in commands { apply(command) }
@@ -109,7 +124,12 @@ final class CurlMultiLoop: @unchecked Sendable {
             _ = curl_multi_perform(multi, &running)
             collectCompletions()
             let wait = abortStalledTransfers(now: .now)
-            _ = curl_multi_poll(multi, nil, 0, wait, nil)
+            // Commands posted since the inbox was taken were posted without a wake-up: take them before sleeping.
+            let idle = inbox.withLock { inbox in
+                inbox.sleeping = inbox.commands.isEmpty && !inbox.stopping
+                return inbox.sleeping
+            }
+            if idle { _ = curl_multi_poll(multi, nil, 0, wait, nil) }
         }
         for transfer in Array(active.values) {
             abort(transfer, HTTPTransportError(.shutDown, "the HTTP client shut down", retryable: false))
@@ -189,7 +209,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Aborts transfers whose bytes stopped moving; returns how long to poll before the next deadline.
     private func abortStalledTransfers(now: ContinuousClock.Instant) -> Int32 {
-        var nearest = now + .milliseconds(Int(Self.idlePollMilliseconds))
+        var nearest = now + idlePoll
         var stalled: [Transfer] = []
         for transfer in active.values {
             guard let deadline = transfer.stallDeadline else { continue }

@@ -32,7 +32,7 @@ public struct CurlUploader: Uploader {
         let target = transfer.target
         try refuseIfExpired(target)
         var headers = target.headers
-        let hasContentType = headers.contains { $0.name.caseInsensitiveCompare("Content-Type") == .orderedSame }
+        let hasContentType = headers.contains { $0.name.equalsIgnoringASCIICase("Content-Type") }
         if !hasContentType, !transfer.mimeType.isEmpty {
             headers.append(HTTPHeader("Content-Type", transfer.mimeType))
         }

@@ -17,10 +17,15 @@ public final class HTTPClient: Sendable {
     let slots: FairSlots
 
     /// Starts the transfer thread.
-    public init(configuration: Configuration = Configuration()) throws {
+    public convenience init(configuration: Configuration = Configuration()) throws {
+        try self.init(configuration: configuration, idlePoll: .seconds(1))
+    }
+
+    /// Starts the transfer thread, which sleeps at most `idlePoll` when nothing is due.
+    init(configuration: Configuration, idlePoll: Duration) throws {
         let configuration = configuration.validated()
         self.configuration = configuration
-        loop = try CurlMultiLoop()
+        loop = try CurlMultiLoop(idlePoll: idlePoll)
         slots = FairSlots(capacity: configuration.maxConcurrentTransfers)
     }
 
@@ -45,7 +50,8 @@ public final class HTTPClient: Sendable {
     }
 
     /// Streams a file from disk as the request body (`PUT` unless the request says otherwise), never holding it
-    /// in memory, with `Content-Length` set to the file's size, or to the length of `range`.
+    /// in memory, with `Content-Length` set to the file's size, or to the length of `range`. A body of at most
+    /// 64 KiB is the exception: it is read whole and leaves in the same write as the request head.
     ///
     /// - Parameters:
     ///   - range: the bytes of the file to send (a multipart part); nil sends the whole file. A range that reaches

@@ -23,6 +23,6 @@ public struct HTTPResponse: Sendable, Hashable {
 
     /// The first value of a header field, matched case-insensitively.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 }

@@ -29,7 +29,7 @@ extension Transfer {
         let name = String(decoding: Self.trimmed(bytes[..<colon]), as: UTF8.self)
         let value = String(decoding: Self.trimmed(bytes[bytes.index(after: colon)...]), as: UTF8.self)
         headers.append(HTTPHeader(name, value))
-        if name.utf8.count == 14, name.lowercased() == "content-length" {
+        if name.equalsIgnoringASCIICase("Content-Length") {
             contentLength = Int64(value)
         }
         return line.count

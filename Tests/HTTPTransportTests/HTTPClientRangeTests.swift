@@ -9,7 +9,7 @@ import UploadEngineTesting
 @Suite(.nginx) struct HTTPClientRangeTests {
     let nginx = NginxServer.current!
 
-    @Test(arguments: [(1 << 20 + 7, 3 << 20 + 11), (0, 1), (5 << 20, 5 << 20 + 123)])
+    @Test(arguments: [(1 << 20 + 7, 3 << 20 + 11), (0, 1), (4097, 4097 + 16 << 10), (5 << 20, 5 << 20 + 123)])
     func aRangeOfAFileIsSentAsTheWholeBody(start: Int, end: Int) async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

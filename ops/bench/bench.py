@@ -749,10 +749,13 @@ http {{
         return rates, event_rates
 
     def start_perf(self, worker, scenario="intake"):
-        """Samples the worker's stacks (cpu-clock: works in VMs without hardware counters) into ops/bench/work/."""
+        """Samples the worker's stacks into ops/bench/work/: by default on cpu-clock (works in VMs without hardware
+        counters); `--perf-event sched:sched_switch` instead records every stack a thread went to sleep from."""
         data = os.path.join(HERE, "work", scenario + "-perf.data")
         os.makedirs(os.path.dirname(data), exist_ok=True)
-        child = Child("perf", ["perf", "record", "-e", "cpu-clock", "-F", "1999", "-g", "-o", data, "-p", str(worker.child.pid)],
+        event = self.options.perf_event
+        sampling = ["-F", "1999"] if event == "cpu-clock" else []
+        child = Child("perf", ["perf", "record", "-e", event] + sampling + ["-g", "-o", data, "-p", str(worker.child.pid)],
                       self.workdir)
         time.sleep(0.2)
         return child, data, scenario
@@ -997,6 +1000,8 @@ def main():
     parser.add_argument("--attache", default=os.path.join(REPO, ".build", "release", "attache"))
     parser.add_argument("--results", default=os.path.join(HERE, "results.md"), help="where to write the table")
     parser.add_argument("--perf", action="store_true", help="profile the first one-worker run of each scenario with perf (ops/bench/work/)")
+    parser.add_argument("--perf-event", default="cpu-clock",
+                        help="what --perf records: cpu-clock (default) or a tracepoint such as sched:sched_switch")
     parser.add_argument("--verify-all", action="store_true", help="compare stored bytes for 256 MiB files too")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     options = parser.parse_args()

@@ -144,6 +144,7 @@ final class NginxServer: Sendable {
                     location = /json { default_type application/json; return 200 '{"ok":true}'; }
                     location = /connection { return 200 '$pid/$connection'; }
                     location = /expect { return 200 'expect=$http_expect'; }
+                    location = /request-line { return 200 '$request_method content-type=$http_content_type length=$http_content_length'; }
                     location = /presign/batch {
                         if ($request_method != POST) { return 405; }
                         if ($http_content_type != "application/json") { return 415; }
