@@ -47,12 +47,17 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Creates the multi handle and starts the thread that owns it.
     ///
-    /// - Parameter idlePoll: the longest the thread sleeps when no transfer has a deadline. Correctness never
-    ///   depends on it (work arrives with a wake-up); tests make it long to prove that.
-    init(idlePoll: Duration = .seconds(1)) throws(HTTPTransportError) {
+    /// - Parameters:
+    ///   - idlePoll: the longest the thread sleeps when no transfer has a deadline. Correctness never depends on
+    ///     it (work arrives with a wake-up); tests make it long to prove that.
+    ///   - idleConnections: how many finished connections are kept for reuse. libcurl's default follows the
+    ///     transfers attached at the moment (four each), so each lull closed connections the next burst had to
+    ///     open again.
+    init(idlePoll: Duration = .seconds(1), idleConnections: Int = 64) throws(HTTPTransportError) {
         guard CurlRuntime.isInitialized, let multi = curl_multi_init() else {
             throw HTTPTransportError(.transport, "libcurl could not create a multi handle", retryable: false)
         }
+        _ = attache_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, idleConnections))
         self.multi = multi
         self.idlePoll = idlePoll
         let thread = Thread { [self] in run() }

@@ -25,7 +25,9 @@ public final class HTTPClient: Sendable {
     init(configuration: Configuration, idlePoll: Duration) throws {
         let configuration = configuration.validated()
         self.configuration = configuration
-        loop = try CurlMultiLoop(idlePoll: idlePoll)
+        // Each transfer under the cap holds one connection, to a presign endpoint, storage or a message API:
+        // twice the cap keeps a full set for the two hosts a worker talks to most.
+        loop = try CurlMultiLoop(idlePoll: idlePoll, idleConnections: 2 * configuration.maxConcurrentTransfers)
         slots = FairSlots(capacity: configuration.maxConcurrentTransfers)
     }
 

@@ -147,6 +147,40 @@ import UploadEngineTesting
         #expect(connections.count == 1)
     }
 
+    /// libcurl sizes its connection cache by the transfers attached at the moment (four each): in a lull of a
+    /// single transfer, every finished request closed an idle connection, and the next burst opened them again.
+    /// nginx paces each answer at 64 KiB/s beyond its first 64 KiB, so a burst's 16 downloads overlap and hold
+    /// 16 connections; after a lull of 8 single requests the second burst must find all of them still open.
+    @Test func aBurstLeavesItsConnectionsForTheNext() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        for index in 0..<16 {
+            try Data(count: 96 << 10).write(to: URL(fileURLWithPath: "\(nginx.root)/files/paced-\(index).bin"))
+        }
+        let client = try HTTPClient()
+        func burst(_ round: Int) async throws -> Set<String> {
+            try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<16 {
+                    group.addTask {
+                        let response = try await client.download(
+                            HTTPRequest(url: nginx.url("/paced/paced-\(index).bin")), toFile: scratch.file("p\(round)-\(index)"))
+                        return response.header("X-Connection") ?? "none"
+                    }
+                }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+        }
+
+        let first = try await burst(1)
+        for _ in 0..<8 {
+            #expect(try await client.send(HTTPRequest(url: nginx.url("/connection"))).status == 200)
+        }
+        let second = try await burst(2)
+
+        #expect(first.count == 16)
+        #expect(second.subtracting(first).isEmpty, "\(second.subtracting(first).count) new connections in the second burst")
+    }
+
     @Test func sendReturnsErrorStatusesInsteadOfThrowing() async throws {
         let client = try HTTPClient()
 

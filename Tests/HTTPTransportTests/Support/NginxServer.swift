@@ -114,6 +114,11 @@ final class NginxServer: Sendable {
                     }
                     location /files/ { }
                     location /slow/ { alias \(directory)/www/files/; limit_rate 2m; }
+                    location /paced/ {
+                        alias \(directory)/www/files/;
+                        limit_rate 64k;
+                        add_header X-Connection $pid/$connection;
+                    }
                     location /chunked/ {
                         alias \(directory)/www/files/;
                         sub_filter 'attache-never-matches' 'x';
