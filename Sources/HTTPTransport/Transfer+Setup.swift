@@ -63,7 +63,8 @@ extension Transfer {
                     .localFile, "\(path) has \(fileSize) bytes; bytes \(bytes.lowerBound)..<\(bytes.upperBound) are outside it",
                     retryable: false)
             }
-            guard lseek(descriptor, off_t(bytes.lowerBound), SEEK_SET) == off_t(bytes.lowerBound) else {
+            // A descriptor just opened is at 0 already; only a later part needs the seek.
+            if bytes.lowerBound > 0, lseek(descriptor, off_t(bytes.lowerBound), SEEK_SET) != off_t(bytes.lowerBound) {
                 throw localFileError("cannot seek in \(path)")
             }
             sourceBase = bytes.lowerBound

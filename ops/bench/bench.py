@@ -301,7 +301,7 @@ class Worker:
             "ATTACHE_KAFKA_CREATE_TOPICS": "false", "ATTACHE_PRESIGN_URL": bench.presign_url,
             "ATTACHE_MESSAGES_MODE": "none", "ATTACHE_ADMIN_LISTEN": "127.0.0.1:{}".format(self.admin_port),
             "ATTACHE_STAGING_DIR": staging, "ATTACHE_SOURCES_ROOT": bench.sources, "ATTACHE_WORKER_ID": name,
-            "ATTACHE_LIMITS_FILE_SIZE_MAX": "1GiB", "ATTACHE_LOG_FORMAT": "text", "ATTACHE_LOG_LEVEL": "info",
+            "ATTACHE_LIMITS_FILE_SIZE_MAX": "1GiB", "ATTACHE_LOG_FORMAT": "text", "ATTACHE_LOG_LEVEL": os.environ.get("BENCH_DEBUG_LEVEL", "info"),
             # librdkafka's mock cluster holds an empty fetch for the whole fetch.wait.max.ms (default 500 ms) even when
             # records arrive meanwhile (rdkafka_mock_handlers.c); a real broker answers as soon as data is there.
             # Without this every job would wait a random 0–500 ms in the mock, which says nothing about Attache.

@@ -62,8 +62,9 @@ extension SourceStaging {
         if let root, let opened = openedPath(input), !opened.hasPrefix(root + "/") {
             throw UploadError(.sourceForbidden, "source.path resolves outside the source root", retryable: false)
         }
-        // Reads of a regular file never block; the flag only kept a swapped-in FIFO from hanging `open`.
-        _ = fcntl(input, F_SETFL, fcntl(input, F_GETFL) & ~O_NONBLOCK)
+        // Reads of a regular file never block; the flag only kept a swapped-in FIFO from hanging `open`. F_SETFL
+        // changes only the status flags, and O_NONBLOCK is the only one this descriptor was opened with.
+        _ = fcntl(input, F_SETFL, 0)
         let total = Int64(info.st_size)
         let output = try StagingArea.create(path)
         defer { close(output) }
