@@ -163,17 +163,38 @@ def child_pids(pid):
     return found
 
 
+# Above this share of stolen CPU a run's time is logged as unreliable.
+STEAL_WARNING = 10.0
+
+
+def host_cpu_ticks():
+    """The machine's CPU time so far, in ticks: (busy, stolen). Busy is user, nice, system, irq and softirq time;
+    stolen is time the hypervisor gave to someone else while a vCPU of this machine wanted to run."""
+    with open("/proc/stat") as f:
+        user, nice, system, _idle, _iowait, irq, softirq, steal = [int(x) for x in f.readline().split()[1:9]]
+    return user + nice + system + irq + softirq, steal
+
+
+def steal_percent(before, after):
+    """Of the CPU time this machine wanted between two `host_cpu_ticks`, the share its host took away."""
+    busy, stolen = after[0] - before[0], after[1] - before[1]
+    return 100.0 * stolen / (busy + stolen) if busy + stolen > 0 else 0.0
+
+
 class CPUAccount:
     """CPU seconds each process of a run used between the account's creation and `stop`: the client under test and
     every service it leans on (broker, nginx, presign endpoint, kcat), so a time can be read against what the
-    machine's cores could do.
+    machine's cores could do; and how much CPU the host stole meanwhile (`steal`, a percentage), which slows
+    whatever ran then and explains runs far from their neighbours.
     Processes are given as label -> list of pids; processes that run to completion inside the window (kcat's
     producer, curl) are added with `add`."""
 
     def __init__(self, groups):
         self.groups = groups
         self.before = self._sample()
+        self.host_before = host_cpu_ticks()
         self.used = {}
+        self.steal = None
 
     def _sample(self):
         return {label: sum(process_cpu_seconds(pid) for pid in pids) for label, pids in self.groups.items()}
@@ -182,9 +203,12 @@ class CPUAccount:
         self.used[label] = self.used.get(label, 0.0) + seconds
 
     def stop(self):
-        after = self._sample()
-        for label in self.groups:
-            self.add(label, after[label] - self.before[label])
+        """Closes the window (once) and returns the seconds by label."""
+        if self.steal is None:
+            self.steal = steal_percent(self.host_before, host_cpu_ticks())
+            after = self._sample()
+            for label in self.groups:
+                self.add(label, after[label] - self.before[label])
         return self.used
 
 
@@ -395,6 +419,7 @@ class Bench:
         self.results = {}
         self.profiled = set()
         self.cpu = {}  # scenario -> who -> process label -> Figure of CPU seconds
+        self.steal = {}  # scenario -> who -> Figure of the host's steal while timed, %
         root = options.dir or ("/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir())
         self.workdir = tempfile.mkdtemp(prefix="attache-bench-", dir=root)
         self.on_tmpfs = self._filesystem(self.workdir) == "tmpfs"
@@ -464,11 +489,15 @@ http {{
         groups.update(extra or {})
         return CPUAccount(groups)
 
-    def note_cpu(self, scenario, who, used):
-        """Keeps one run's CPU seconds by process for the table."""
+    def note_cpu(self, scenario, who, account):
+        """Keeps one run's CPU seconds by process, and the host's steal, for the table."""
         runs = self.cpu.setdefault(scenario, {}).setdefault(who, {})
-        for label, seconds in used.items():
+        for label, seconds in account.stop().items():
             runs.setdefault(label, Figure()).add(seconds)
+        self.steal.setdefault(scenario, {}).setdefault(who, Figure()).add(account.steal)
+        if account.steal >= STEAL_WARNING:
+            log("{} run of {}: the host stole {:.0f}% of this machine's CPU meanwhile; its time says more about the host"
+                .format(who, scenario, account.steal))
 
     def clear_store(self):
         for entry in os.listdir(self.store):
@@ -551,7 +580,8 @@ http {{
             self.kafka.produce(jobs_topic, path)
             end = watcher.wait(ids, timeout=timeout)
             account.add("kcat", reaped_children_cpu() - reaped)
-            self.cpu_used = account.stop()
+            account.stop()
+            self.account = account
             if perf:
                 self.stop_perf(perf)
             seconds = end - start
@@ -604,7 +634,7 @@ http {{
                                      for i, r in enumerate(relative)],
                            "message": {"send": "none"}}
                     seconds, _, peak, results = self.attache_run(tag, [(batch, job)], measure_rss=True, timeout=600)
-                    self.note_cpu("large{}".format(size_mib), who, self.cpu_used)
+                    self.note_cpu("large{}".format(size_mib), who, self.account)
                     figures["attache-first-event"].add(self.first_event_delay)
                     if len(results[batch].get("successful", [])) != 8:
                         raise BenchFailure("batch {} uploaded {} files".format(batch, len(results[batch].get("successful", []))))
@@ -617,7 +647,7 @@ http {{
                     account = self.services_cpu()
                     seconds, peak, cpu = timed(argv, self.workdir, "curl-" + tag)
                     account.add("curl", cpu)
-                    self.note_cpu("large{}".format(size_mib), who, account.stop())
+                    self.note_cpu("large{}".format(size_mib), who, account)
                     self.stored_check([(p, os.path.join(self.store, "curl", tag, os.path.basename(p))) for p in paths], compare)
                 else:
                     argv = ["rclone", "copy", os.path.dirname(paths[0]), ":webdav:rclone/" + tag, "--webdav-url", self.base,
@@ -625,7 +655,7 @@ http {{
                     account = self.services_cpu()
                     seconds, peak, cpu = timed(argv, self.workdir, "rclone-" + tag)
                     account.add("rclone", cpu)
-                    self.note_cpu("large{}".format(size_mib), who, account.stop())
+                    self.note_cpu("large{}".format(size_mib), who, account)
                     self.stored_check([(p, os.path.join(self.store, "rclone", tag, os.path.basename(p))) for p in paths], compare)
                 figures[who].add(seconds)
                 rss[who].add(peak / 1024)
@@ -667,7 +697,7 @@ http {{
                     seconds, _, cpu = timed(["curl", "-sS", "--fail", "--parallel", "--parallel-max", "32", "-K", config],
                                             self.workdir, tag)
                     account.add("curl", cpu)
-                    self.note_cpu("small", who, account.stop())
+                    self.note_cpu("small", who, account)
                     self.stored_check([(p, os.path.join(self.store, "curl", tag, os.path.basename(p))) for p in paths], False)
                     figures["curl"].add(seconds)
                     log("small run {}: curl {:.3f} s ({:.0f} files/s)".format(run, seconds, count / seconds))
@@ -675,7 +705,7 @@ http {{
                     tag = "small{}w-{}".format(who, run)
                     jobs = self.small_jobs(tag, paths)
                     seconds, n_events, _, _ = self.attache_run(tag, jobs, workers=who, extra=extra)
-                    self.note_cpu("small", who, self.cpu_used)
+                    self.note_cpu("small", who, self.account)
                     self.stored_check([(p, os.path.join(self.store, "attache", b, "f1", os.path.basename(p)))
                                        for p, (b, _) in zip(paths, jobs)], False)
                     figures[who].add(seconds)
@@ -691,6 +721,7 @@ http {{
         rates, event_rates = Figure(), Figure()
         self.intake_cpu = Figure()
         self.intake_held = Figure()
+        self.intake_steal = Figure()
         for run in range(1, self.runs + 1):
             tag = "intake-{}".format(run)
             jobs_topic, events_topic = "bench.{}.jobs".format(tag), "bench.{}.events".format(tag)
@@ -711,6 +742,7 @@ http {{
                 assigned = worker.wait_assigned()
                 cpu_before = worker.cpu_seconds()
                 rss_before = worker.rss_kib()
+                host_before = host_cpu_ticks()
                 if self.options.perf and run == 1:
                     perf = self.start_perf(worker)
                 expected = 2 * count + 1  # file.rejected + batch.completed per job, and the marker
@@ -727,6 +759,7 @@ http {{
                     self.stop_perf(perf)
                 accepted = worker.metric("attache_jobs_total", 'outcome="accepted"')
                 self.intake_cpu.add((worker.cpu_seconds() - cpu_before) / count * 1e6)
+                self.intake_steal.add(steal_percent(host_before, host_cpu_ticks()))
                 self.intake_held.add((worker.rss_kib() - rss_before) * 1024 / count)
             finally:
                 worker.stop()
@@ -825,6 +858,10 @@ http {{
                 return
             rows.append([title + ": CPU s by process, total (÷ cores)", cpu_text(scenario, who), cpu_text(scenario, peer),
                          "{:.2f}×".format(ratio(cpu_totals(scenario, who)[1], cpu_totals(scenario, peer)[1])), "", ""])
+            stolen = self.steal.get(scenario, {})
+            rows.append([title + ": CPU the host stole while timed, %", stolen[who].text("{:.1f}"),
+                         "{} {}".format(peer if isinstance(peer, str) else "", stolen[peer].text("{:.1f}")).strip(),
+                         "—", "", ""])
 
         cores = os.cpu_count() or 1
 
@@ -893,6 +930,7 @@ http {{
                          "(≤ 50 µs ≈ 20,000 jobs/s on one core)", ""])
             rows.append(["intake: worker memory still held per finished job, bytes (RSS growth ÷ jobs)",
                          self.intake_held.text("{:.0f}"), "—", "—", "", ""])
+            rows.append(["intake: CPU the host stole while timed, %", self.intake_steal.text("{:.1f}"), "—", "—", "", ""])
         header = ["scenario", "Attache median [min–max]", "peer median [min–max]", "Attache/peer", "target", "met"]
         return [header] + rows
 
@@ -986,7 +1024,11 @@ NOTES = """How the figures are taken:
   Attache writes each file twice (staging copy, then nginx's copy) where the peers write it once, so on such a
   machine the gap grows with the bytes, and nginx's own CPU for the same upload rises with it.
 - Everything (broker, nginx, presign endpoint, kcat, the client under test) shares the machine's cores, and other
-  work on the machine is not stopped, so spreads can be wide; the ratios are the point."""
+  work on the machine is not stopped, so spreads can be wide; the ratios are the point.
+- "CPU the host stole": on a virtual machine, the share of the CPU time the machine wanted during a timed run that
+  the hypervisor gave to other guests instead (`steal` in /proc/stat, over busy + steal). Every process of the run
+  loses it alike, so a run with much steal is slow for a reason outside it; when Attache's and the peer's runs
+  saw very different steal, their ratio says more about the host than about them."""
 
 
 def main():
