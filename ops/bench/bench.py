@@ -163,10 +163,6 @@ def child_pids(pid):
     return found
 
 
-# Above this share of stolen CPU a run's time is logged as unreliable.
-STEAL_WARNING = 10.0
-
-
 def host_cpu_ticks():
     """The machine's CPU time so far, in ticks: (busy, stolen). Busy is user, nice, system, irq and softirq time;
     stolen is time the hypervisor gave to someone else while a vCPU of this machine wanted to run."""
@@ -210,6 +206,26 @@ class CPUAccount:
             for label in self.groups:
                 self.add(label, after[label] - self.before[label])
         return self.used
+
+
+class HostSteal:
+    """The host's steal over a window, for runs without a CPU account: `steal` is set by `stop`."""
+
+    def __init__(self):
+        self.before = host_cpu_ticks()
+        self.steal = None
+
+    def stop(self):
+        if self.steal is None:
+            self.steal = steal_percent(self.before, host_cpu_ticks())
+
+
+class Measured:
+    """One timed run: its seconds, the account (or `HostSteal`) that saw the host's steal, and scenario extras."""
+
+    def __init__(self, seconds, account, peak=None, first_event=None, events=None, cpu_per_job=None, held=None):
+        self.seconds, self.account, self.peak, self.first_event = seconds, account, peak, first_event
+        self.events, self.cpu_per_job, self.held = events, cpu_per_job, held
 
 
 def reaped_children_cpu():
@@ -418,6 +434,7 @@ class Bench:
         self.runs = options.runs
         self.results = {}
         self.profiled = set()
+        self.retried = 0  # runs measured again because the host stole too much CPU during them
         self.cpu = {}  # scenario -> who -> process label -> Figure of CPU seconds
         self.steal = {}  # scenario -> who -> Figure of the host's steal while timed, %
         root = options.dir or ("/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir())
@@ -495,9 +512,9 @@ http {{
         for label, seconds in account.stop().items():
             runs.setdefault(label, Figure()).add(seconds)
         self.steal.setdefault(scenario, {}).setdefault(who, Figure()).add(account.steal)
-        if account.steal >= STEAL_WARNING:
-            log("{} run of {}: the host stole {:.0f}% of this machine's CPU meanwhile; its time says more about the host"
-                .format(who, scenario, account.steal))
+        if account.steal >= self.options.max_steal:
+            log("{} run of {}: kept although the host stole {:.0f}% of this machine's CPU meanwhile".format(
+                who, scenario, account.steal))
 
     def clear_store(self):
         for entry in os.listdir(self.store):
@@ -613,6 +630,17 @@ http {{
 
     # --- scenarios ---
 
+    def steadily(self, measure, what):
+        """Runs `measure(attempt)`, which returns a `Measured`, again while the host stole `--max-steal` % or more of
+        the CPU during it, at most `--steal-retries` more times: such a run measured the host, not the contenders.
+        Every attempt gets its own `attempt` number, for fresh topic and object names."""
+        for attempt in range(self.options.steal_retries + 1):
+            measured = measure(attempt)
+            if measured.account.steal < self.options.max_steal or attempt == self.options.steal_retries:
+                return measured
+            self.retried += 1
+            log("{}: the host stole {:.0f}% of the CPU meanwhile; measuring it again".format(what, measured.account.steal))
+
     def large(self, size_mib, peers):
         """8 files of `size_mib` at concurrency 8: Attache (job produced → batch.completed seen) against the peers."""
         paths = self.make_files("large{}".format(size_mib), 8, size_mib * MIB)
@@ -620,46 +648,50 @@ http {{
         figures = {name: Figure() for name in ["attache", "attache-first-event"] + peers}
         rss = {name: Figure() for name in ["attache"] + peers}
         compare = size_mib <= 64 or self.options.verify_all
+        scenario = "large{}".format(size_mib)
+
+        def measure(who, run, attempt):
+            self.clear_store()
+            tag = "{}-{}{}".format(scenario, run, "r{}".format(attempt) if attempt else "")
+            if who == "attache":
+                batch = "b-" + tag
+                job = {"kind": "upload", "batchId": batch, "receiver": {"id": "u", "type": "user"}, "concurrency": 8,
+                       "files": [{"fileId": "f{}".format(i + 1), "name": os.path.basename(r),
+                                  "mimeType": "application/octet-stream", "source": {"path": r}}
+                                 for i, r in enumerate(relative)],
+                       "message": {"send": "none"}}
+                seconds, _, peak, results = self.attache_run(tag, [(batch, job)], measure_rss=True, timeout=600)
+                if len(results[batch].get("successful", [])) != 8:
+                    raise BenchFailure("batch {} uploaded {} files".format(batch, len(results[batch].get("successful", []))))
+                self.stored_check([(p, os.path.join(self.store, "attache", batch, "f{}".format(i + 1), os.path.basename(p)))
+                                   for i, p in enumerate(paths)], compare)
+                return Measured(seconds, self.account, peak=peak, first_event=self.first_event_delay)
+            if who == "curl":
+                argv = ["curl", "-sS", "--fail", "--parallel", "--parallel-max", "8", "-o", "/dev/null"]
+                for p in paths:
+                    argv += ["-T", p, "{}/curl/{}/{}".format(self.base, tag, os.path.basename(p))]
+            else:
+                argv = ["rclone", "copy", os.path.dirname(paths[0]), ":webdav:rclone/" + tag, "--webdav-url", self.base,
+                        "--transfers", "8", "--config", os.devnull, "-q"]
+            account = self.services_cpu()
+            seconds, peak, cpu = timed(argv, self.workdir, "{}-{}".format(who, tag))
+            account.add(who, cpu)
+            account.stop()
+            self.stored_check([(p, os.path.join(self.store, who, tag, os.path.basename(p))) for p in paths], compare)
+            return Measured(seconds, account, peak=peak)
+
         for run in range(1, self.runs + 1):
             order = ["attache"] + peers
             order = order[(run - 1) % len(order):] + order[:(run - 1) % len(order)]
             for who in order:
-                self.clear_store()
-                tag = "large{}-{}".format(size_mib, run)
-                if who == "attache":
-                    batch = "b-" + tag
-                    job = {"kind": "upload", "batchId": batch, "receiver": {"id": "u", "type": "user"}, "concurrency": 8,
-                           "files": [{"fileId": "f{}".format(i + 1), "name": os.path.basename(r),
-                                      "mimeType": "application/octet-stream", "source": {"path": r}}
-                                     for i, r in enumerate(relative)],
-                           "message": {"send": "none"}}
-                    seconds, _, peak, results = self.attache_run(tag, [(batch, job)], measure_rss=True, timeout=600)
-                    self.note_cpu("large{}".format(size_mib), who, self.account)
-                    figures["attache-first-event"].add(self.first_event_delay)
-                    if len(results[batch].get("successful", [])) != 8:
-                        raise BenchFailure("batch {} uploaded {} files".format(batch, len(results[batch].get("successful", []))))
-                    self.stored_check([(p, os.path.join(self.store, "attache", batch, "f{}".format(i + 1), os.path.basename(p)))
-                                       for i, p in enumerate(paths)], compare)
-                elif who == "curl":
-                    argv = ["curl", "-sS", "--fail", "--parallel", "--parallel-max", "8", "-o", "/dev/null"]
-                    for p in paths:
-                        argv += ["-T", p, "{}/curl/{}/{}".format(self.base, tag, os.path.basename(p))]
-                    account = self.services_cpu()
-                    seconds, peak, cpu = timed(argv, self.workdir, "curl-" + tag)
-                    account.add("curl", cpu)
-                    self.note_cpu("large{}".format(size_mib), who, account)
-                    self.stored_check([(p, os.path.join(self.store, "curl", tag, os.path.basename(p))) for p in paths], compare)
-                else:
-                    argv = ["rclone", "copy", os.path.dirname(paths[0]), ":webdav:rclone/" + tag, "--webdav-url", self.base,
-                            "--transfers", "8", "--config", os.devnull, "-q"]
-                    account = self.services_cpu()
-                    seconds, peak, cpu = timed(argv, self.workdir, "rclone-" + tag)
-                    account.add("rclone", cpu)
-                    self.note_cpu("large{}".format(size_mib), who, account)
-                    self.stored_check([(p, os.path.join(self.store, "rclone", tag, os.path.basename(p))) for p in paths], compare)
-                figures[who].add(seconds)
-                rss[who].add(peak / 1024)
-                log("{} run {}: {} {:.3f} s, peak RSS {:.1f} MiB".format(tag.rsplit("-", 1)[0], run, who, seconds, peak / 1024))
+                measured = self.steadily(lambda attempt: measure(who, run, attempt), "{} run {}: {}".format(scenario, run, who))
+                self.note_cpu(scenario, who, measured.account)
+                if measured.first_event is not None:
+                    figures["attache-first-event"].add(measured.first_event)
+                figures[who].add(measured.seconds)
+                rss[who].add(measured.peak / 1024)
+                log("{} run {}: {} {:.3f} s, peak RSS {:.1f} MiB".format(scenario, run, who, measured.seconds,
+                                                                         measured.peak / 1024))
             self.clear_store()
         return figures, rss
 
@@ -681,38 +713,45 @@ http {{
         figures.update({n: Figure() for n in worker_counts})
         events = {n: Figure() for n in worker_counts}
         self.small_cpu = {n: Figure() for n in worker_counts}
+
+        def measure(who, run, attempt):
+            self.clear_store()
+            suffix = "{}{}".format(run, "r{}".format(attempt) if attempt else "")
+            if who == "curl":
+                tag = "small-curl-" + suffix
+                config = os.path.join(self.workdir, tag + ".curlrc")
+                with open(config, "w") as f:
+                    for p in paths:
+                        f.write('upload-file = "{}"\nurl = "{}/curl/{}/{}"\noutput = "/dev/null"\n'.format(
+                            p, self.base, tag, os.path.basename(p)))
+                account = self.services_cpu()
+                seconds, _, cpu = timed(["curl", "-sS", "--fail", "--parallel", "--parallel-max", "32", "-K", config],
+                                        self.workdir, tag)
+                account.add("curl", cpu)
+                account.stop()
+                self.stored_check([(p, os.path.join(self.store, "curl", tag, os.path.basename(p))) for p in paths], False)
+                return Measured(seconds, account)
+            tag = "small{}w-{}".format(who, suffix)
+            jobs = self.small_jobs(tag, paths)
+            seconds, n_events, _, _ = self.attache_run(tag, jobs, workers=who, extra=extra)
+            self.stored_check([(p, os.path.join(self.store, "attache", b, "f1", os.path.basename(p)))
+                               for p, (b, _) in zip(paths, jobs)], False)
+            return Measured(seconds, self.account, events=n_events, cpu_per_job=self.cpu_per_job)
+
         for run in range(1, self.runs + 1):
             order = list(worker_counts) + (["curl"] if with_curl else [])
             order = order[(run - 1) % len(order):] + order[:(run - 1) % len(order)]
             for who in order:
-                self.clear_store()
+                measured = self.steadily(lambda attempt: measure(who, run, attempt), "small run {}: {}".format(run, who))
+                self.note_cpu("small", who, measured.account)
+                figures[who].add(measured.seconds)
                 if who == "curl":
-                    tag = "small-curl-{}".format(run)
-                    config = os.path.join(self.workdir, tag + ".curlrc")
-                    with open(config, "w") as f:
-                        for p in paths:
-                            f.write('upload-file = "{}"\nurl = "{}/curl/{}/{}"\noutput = "/dev/null"\n'.format(
-                                p, self.base, tag, os.path.basename(p)))
-                    account = self.services_cpu()
-                    seconds, _, cpu = timed(["curl", "-sS", "--fail", "--parallel", "--parallel-max", "32", "-K", config],
-                                            self.workdir, tag)
-                    account.add("curl", cpu)
-                    self.note_cpu("small", who, account)
-                    self.stored_check([(p, os.path.join(self.store, "curl", tag, os.path.basename(p))) for p in paths], False)
-                    figures["curl"].add(seconds)
-                    log("small run {}: curl {:.3f} s ({:.0f} files/s)".format(run, seconds, count / seconds))
+                    log("small run {}: curl {:.3f} s ({:.0f} files/s)".format(run, measured.seconds, count / measured.seconds))
                 else:
-                    tag = "small{}w-{}".format(who, run)
-                    jobs = self.small_jobs(tag, paths)
-                    seconds, n_events, _, _ = self.attache_run(tag, jobs, workers=who, extra=extra)
-                    self.note_cpu("small", who, self.account)
-                    self.stored_check([(p, os.path.join(self.store, "attache", b, "f1", os.path.basename(p)))
-                                       for p, (b, _) in zip(paths, jobs)], False)
-                    figures[who].add(seconds)
-                    events[who].add(n_events / seconds)
-                    self.small_cpu[who].add(self.cpu_per_job * 1e6)
+                    events[who].add(measured.events / measured.seconds)
+                    self.small_cpu[who].add(measured.cpu_per_job * 1e6)
                     log("small run {}: attache ×{} {:.3f} s ({:.0f} jobs/s, {:.0f} events/s)".format(
-                        run, who, seconds, count / seconds, n_events / seconds))
+                        run, who, measured.seconds, count / measured.seconds, measured.events / measured.seconds))
             self.clear_store()
         return figures, events
 
@@ -722,14 +761,15 @@ http {{
         self.intake_cpu = Figure()
         self.intake_held = Figure()
         self.intake_steal = Figure()
-        for run in range(1, self.runs + 1):
-            tag = "intake-{}".format(run)
+
+        def measure(run, attempt):
+            tag = "intake-{}{}".format(run, "r{}".format(attempt) if attempt else "")
             jobs_topic, events_topic = "bench.{}.jobs".format(tag), "bench.{}.events".format(tag)
             self.kafka.create_topic(events_topic, self.workdir)
             path = os.path.join(self.workdir, tag + ".tsv")
             with open(path, "w") as f:
                 for i in range(count):
-                    batch = "i-{}-{}".format(run, i)
+                    batch = "i-{}-{}".format(tag, i)
                     f.write("{}\t{}\n".format(batch, json.dumps(empty_job(batch), separators=(",", ":"))))
             if os.path.getsize(path) / 4 > 4.5 * MIB:
                 raise BenchFailure("--intake-jobs {} does not fit the mock cluster's partitions (5 MiB each, 4 per topic)"
@@ -742,8 +782,8 @@ http {{
                 assigned = worker.wait_assigned()
                 cpu_before = worker.cpu_seconds()
                 rss_before = worker.rss_kib()
-                host_before = host_cpu_ticks()
-                if self.options.perf and run == 1:
+                host = HostSteal()
+                if self.options.perf and run == 1 and attempt == 0:
                     perf = self.start_perf(worker)
                 expected = 2 * count + 1  # file.rejected + batch.completed per job, and the marker
                 deadline = time.time() + 300
@@ -755,12 +795,12 @@ http {{
                     if time.time() > deadline:
                         raise BenchFailure("intake events did not all arrive")
                     time.sleep(0.1)
+                host.stop()
                 if perf:
                     self.stop_perf(perf)
                 accepted = worker.metric("attache_jobs_total", 'outcome="accepted"')
-                self.intake_cpu.add((worker.cpu_seconds() - cpu_before) / count * 1e6)
-                self.intake_steal.add(steal_percent(host_before, host_cpu_ticks()))
-                self.intake_held.add((worker.rss_kib() - rss_before) * 1024 / count)
+                cpu_per_job = (worker.cpu_seconds() - cpu_before) / count
+                held = (worker.rss_kib() - rss_before) * 1024 / count
             finally:
                 worker.stop()
             events = self.kafka.end_offsets(events_topic) - 1
@@ -773,12 +813,20 @@ http {{
             if len({e["subject"] for e in completed}) != len(completed) or not all(
                     e["data"]["result"]["rejected"][0]["error"]["code"] == "ERR_FILE_DATA_EMPTY" for e in completed):
                 raise BenchFailure("intake: a batch completed twice or not with ERR_FILE_DATA_EMPTY")
-            seconds = max(r[0] for r in records) / 1000 - assigned
-            rates.add(count / seconds)
-            event_rates.add(events / seconds)
-            log("intake run {}: {} jobs in {:.3f} s ({:.0f} jobs/s, {:.0f} events/s)".format(
-                run, count, seconds, count / seconds, events / seconds))
             os.remove(path)
+            return Measured(max(r[0] for r in records) / 1000 - assigned, host, events=events, cpu_per_job=cpu_per_job,
+                            held=held)
+
+        for run in range(1, self.runs + 1):
+            measured = self.steadily(lambda attempt: measure(run, attempt), "intake run {}".format(run))
+            seconds = measured.seconds
+            rates.add(count / seconds)
+            event_rates.add(measured.events / seconds)
+            self.intake_cpu.add(measured.cpu_per_job * 1e6)
+            self.intake_held.add(measured.held)
+            self.intake_steal.add(measured.account.steal)
+            log("intake run {}: {} jobs in {:.3f} s ({:.0f} jobs/s, {:.0f} events/s)".format(
+                run, count, seconds, count / seconds, measured.events / seconds))
         return rates, event_rates
 
     def start_perf(self, worker, scenario="intake"):
@@ -987,6 +1035,8 @@ def environment(bench, started, finished):
                                                            time.strftime("%H:%M", time.localtime(finished)), finished - started),
         "- files, staging and nginx's store in {} ({})".format(os.path.dirname(bench.workdir),
                                                                 "tmpfs, RAM" if bench.on_tmpfs else "disk"),
+        "- runs during which the host stole {:.0f}% or more of the CPU are measured again, up to {} times: {} were".format(
+            bench.options.max_steal, bench.options.steal_retries, bench.retried),
     ]
 
 
@@ -1028,7 +1078,9 @@ NOTES = """How the figures are taken:
 - "CPU the host stole": on a virtual machine, the share of the CPU time the machine wanted during a timed run that
   the hypervisor gave to other guests instead (`steal` in /proc/stat, over busy + steal). Every process of the run
   loses it alike, so a run with much steal is slow for a reason outside it; when Attache's and the peer's runs
-  saw very different steal, their ratio says more about the host than about them."""
+  saw very different steal, their ratio says more about the host than about them. A run that lost `--max-steal`
+  (10%) or more is measured again (`--steal-retries`, 2), Attache's and the peers' alike; the line above says how
+  many were."""
 
 
 def main():
@@ -1044,6 +1096,9 @@ def main():
     parser.add_argument("--perf", action="store_true", help="profile the first one-worker run of each scenario with perf (ops/bench/work/)")
     parser.add_argument("--perf-event", default="cpu-clock",
                         help="what --perf records: cpu-clock (default) or a tracepoint such as sched:sched_switch")
+    parser.add_argument("--max-steal", type=float, default=10.0,
+                        help="measure a run again when the host stole this share (%%) of the CPU during it (default 10)")
+    parser.add_argument("--steal-retries", type=int, default=2, help="how many times a run is measured again (default 2)")
     parser.add_argument("--verify-all", action="store_true", help="compare stored bytes for 256 MiB files too")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     options = parser.parse_args()
