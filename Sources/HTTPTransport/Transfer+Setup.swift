@@ -143,12 +143,11 @@ extension Transfer {
             }
             return
         }
-        if uploadSize > 0, uploadSize <= Self.bodyWithHeadLimit {
+        if sendsBodyWithHead {
             // libcurl sends a copied body with the head only on its POST path; CUSTOMREQUEST renames the method.
             try easy.set(CURLOPT_POST, 1)
             if method != "POST" { try easy.set(CURLOPT_CUSTOMREQUEST, method) }
             try copyBody(into: easy)
-            bodyWithHead = true
             return
         }
         // A known size makes libcurl send Content-Length rather than chunked encoding.
@@ -163,39 +162,28 @@ extension Transfer {
         try easy.set(CURLOPT_UPLOAD_BUFFERSIZE, spec.uploadBufferSize)
     }
 
-    /// Hands a small body to libcurl whole: in-memory bytes as they are, a file's range read now. A file that
-    /// ends before its announced size fails the transfer, as it would half-way through a streamed body.
+    /// Hands a small body to libcurl whole, read through the same `supplyBody` a streamed body uses: a file that
+    /// ends before its announced size fails the transfer with the same error either way.
     private func copyBody(into easy: CurlEasy) throws(HTTPTransportError) {
-        switch spec.body {
-        case .none:
-            return
-        case .bytes(let data):
-            try data.withUnsafeBytes { bytes in
-                Result { () throws(HTTPTransportError) in try easy.setCopiedBody(bytes) }
-            }.get()
-        case .file(let path, _):
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(uploadSize), alignment: 16)
-            defer { buffer.deallocate() }
-            var filled = 0
-            while filled < buffer.count {
-                let count = read(sourceFile, buffer.baseAddress! + filled, buffer.count - filled)
-                if count > 0 {
-                    filled += count
-                } else if count == 0 {
-                    throw HTTPTransportError(
-                        .localFile, "\(path) ended \(buffer.count - filled) bytes early", retryable: false)
-                } else if errno != EINTR {
-                    throw localFileError("cannot read \(path)")
-                }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(uploadSize), alignment: 16)
+        defer { buffer.deallocate() }
+        var filled = 0
+        while filled < buffer.count {
+            let count = supplyBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+            guard count > 0, count != Int(CURL_READFUNC_ABORT) else {
+                throw failure ?? HTTPTransportError(.localFile, "the request body ended early", retryable: false)
             }
-            sourceRemaining = 0
-            try easy.setCopiedBody(UnsafeRawBufferPointer(buffer))
+            filled += count
         }
+        try easy.setCopiedBody(UnsafeRawBufferPointer(buffer))
     }
 
     /// The largest body sent with the request head (libcurl's own limit for doing so). Two writes per request
     /// were a measurable share of a small upload's cost, and the server's too; a larger body is streamed.
     static let bodyWithHeadLimit: Int64 = 64 << 10
+
+    /// Whether libcurl gets the whole body up front and sends it with the request head (no read callbacks).
+    var sendsBodyWithHead: Bool { uploadSize > 0 && uploadSize <= Self.bodyWithHeadLimit }
 
     /// The request's header lines; libcurl's own `Content-Length` wins, and a body gets no invented type.
     private func headerLines() -> [String] {
@@ -213,7 +201,7 @@ extension Transfer {
             lines.append(header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)")
         }
         // libcurl's POST path, which a body sent with the head takes whatever the method, would add a form type.
-        if spec.request.method.uppercased() == "POST" || bodyWithHead, !hasContentType {
+        if spec.request.method.uppercased() == "POST" || sendsBodyWithHead, !hasContentType {
             lines.append("Content-Type:")
         }
         if uploadSize > 0, uploadSize < Self.expectContinueThreshold, !hasExpect {

@@ -35,8 +35,6 @@ final class Transfer: @unchecked Sendable {
     var sourceBase: Int64 = 0
     /// Body bytes of the file not yet handed to libcurl.
     var sourceRemaining: Int64 = 0
-    /// Whether libcurl holds a copy of the whole body, sent with the request head (no read callbacks).
-    var bodyWithHead = false
 
     // The response as it arrives; `status` and `headers` belong to the header block being read.
     /// The status of the header block being read.

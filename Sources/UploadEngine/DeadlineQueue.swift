@@ -33,24 +33,27 @@ struct DeadlineQueue {
         guard !entries.isEmpty else { return nil }
         entries.swapAt(0, entries.count - 1)
         let first = entries.removeLast()
-        var parent = 0
+        siftDown(from: 0)
+        return first
+    }
+
+    /// Keeps only the entries `isLive` accepts, rebuilt as a heap in O(n) (sifting down from the last parent).
+    mutating func retain(where isLive: (Entry) -> Bool) {
+        entries.removeAll { !isLive($0) }
+        for parent in stride(from: entries.count / 2 - 1, through: 0, by: -1) { siftDown(from: parent) }
+    }
+
+    /// Moves the entry at `parent` down until neither child precedes it.
+    private mutating func siftDown(from parent: Int) {
+        var parent = parent
         while true {
             let left = 2 * parent + 1, right = left + 1
             var smallest = parent
             if left < entries.count, entries[left].precedes(entries[smallest]) { smallest = left }
             if right < entries.count, entries[right].precedes(entries[smallest]) { smallest = right }
-            guard smallest != parent else { break }
+            guard smallest != parent else { return }
             entries.swapAt(parent, smallest)
             parent = smallest
         }
-        return first
-    }
-
-    /// Keeps only the entries `isLive` accepts, rebuilt as a heap in O(n).
-    mutating func retain(where isLive: (Entry) -> Bool) {
-        let live = entries.filter(isLive)
-        entries = []
-        entries.reserveCapacity(live.count)
-        for entry in live { insert(entry) }
     }
 }

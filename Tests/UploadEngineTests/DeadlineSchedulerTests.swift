@@ -139,4 +139,25 @@ import UploadEngineTesting
         #expect(popped.map(\.0) == expected.map(\.0))
         #expect(popped.map(\.1) == expected.map(\.1))
     }
+
+    /// Compaction rebuilds the heap in place: what is left must still come out in deadline order.
+    @Test func aCompactedQueueStillOrdersByDeadline() {
+        var queue = DeadlineQueue()
+        let start = Date(timeIntervalSince1970: 0)
+        var generator = JitterRandom(seed: 11)
+        var kept: [(Double, UInt64)] = []
+        for ticket in 1...500 as ClosedRange<UInt64> {
+            let seconds = Double(generator.next() % 50)
+            if ticket % 3 == 0 { kept.append((seconds, ticket)) }
+            queue.insert(.init(deadline: start + .seconds(seconds), ticket: .init(rawValue: ticket)))
+        }
+        queue.retain { $0.ticket.rawValue % 3 == 0 }
+        var popped: [(Double, UInt64)] = []
+        while let entry = queue.removeFirst() {
+            popped.append((entry.deadline.timeIntervalSince1970, entry.ticket.rawValue))
+        }
+        kept.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+        #expect(popped.map(\.0) == kept.map(\.0))
+        #expect(popped.map(\.1) == kept.map(\.1))
+    }
 }

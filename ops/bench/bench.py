@@ -188,9 +188,12 @@ class CPUAccount:
     def __init__(self, groups):
         self.groups = groups
         self.before = self._sample()
-        self.host_before = host_cpu_ticks()
+        self.host = HostSteal()
         self.used = {}
-        self.steal = None
+
+    @property
+    def steal(self):
+        return self.host.steal
 
     def _sample(self):
         return {label: sum(process_cpu_seconds(pid) for pid in pids) for label, pids in self.groups.items()}
@@ -200,8 +203,8 @@ class CPUAccount:
 
     def stop(self):
         """Closes the window (once) and returns the seconds by label."""
-        if self.steal is None:
-            self.steal = steal_percent(self.host_before, host_cpu_ticks())
+        if self.host.steal is None:
+            self.host.stop()
             after = self._sample()
             for label in self.groups:
                 self.add(label, after[label] - self.before[label])
