@@ -122,42 +122,47 @@ import UploadEngineTesting
     }
 
     @Test func theQueueOrdersByDeadlineThenBySchedulingOrder() {
-        var queue = DeadlineQueue()
-        let start = Date(timeIntervalSince1970: 0)
-        var generator = JitterRandom(seed: 7)
-        var expected: [(Double, UInt64)] = []
-        for ticket in 1...500 as ClosedRange<UInt64> {
-            let seconds = Double(generator.next() % 50)
-            expected.append((seconds, ticket))
-            queue.insert(.init(deadline: start + .seconds(seconds), ticket: .init(rawValue: ticket)))
-        }
-        var popped: [(Double, UInt64)] = []
-        while let entry = queue.removeFirst() {
-            popped.append((entry.deadline.timeIntervalSince1970, entry.ticket.rawValue))
-        }
-        expected.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-        #expect(popped.map(\.0) == expected.map(\.0))
-        #expect(popped.map(\.1) == expected.map(\.1))
+        var (queue, scheduled) = Self.queueOf500(seed: 7)
+
+        #expect(Self.drain(&queue) == scheduled.sorted(by: Self.precedes))
     }
 
     /// Compaction rebuilds the heap in place: what is left must still come out in deadline order.
     @Test func aCompactedQueueStillOrdersByDeadline() {
-        var queue = DeadlineQueue()
-        let start = Date(timeIntervalSince1970: 0)
-        var generator = JitterRandom(seed: 11)
-        var kept: [(Double, UInt64)] = []
-        for ticket in 1...500 as ClosedRange<UInt64> {
-            let seconds = Double(generator.next() % 50)
-            if ticket % 3 == 0 { kept.append((seconds, ticket)) }
-            queue.insert(.init(deadline: start + .seconds(seconds), ticket: .init(rawValue: ticket)))
-        }
+        var (queue, scheduled) = Self.queueOf500(seed: 11)
+
         queue.retain { $0.ticket.rawValue % 3 == 0 }
-        var popped: [(Double, UInt64)] = []
-        while let entry = queue.removeFirst() {
-            popped.append((entry.deadline.timeIntervalSince1970, entry.ticket.rawValue))
+
+        #expect(Self.drain(&queue) == scheduled.filter { $0.ticket % 3 == 0 }.sorted(by: Self.precedes))
+    }
+
+    private struct Scheduled: Equatable {
+        var seconds: Double
+        var ticket: UInt64
+    }
+
+    private static func precedes(_ a: Scheduled, _ b: Scheduled) -> Bool {
+        a.seconds != b.seconds ? a.seconds < b.seconds : a.ticket < b.ticket
+    }
+
+    /// 500 entries with tickets 1...500 and seeded deadlines among 50 seconds, so many share a deadline.
+    private static func queueOf500(seed: UInt64) -> (DeadlineQueue, [Scheduled]) {
+        var queue = DeadlineQueue()
+        var generator = JitterRandom(seed: seed)
+        var scheduled: [Scheduled] = []
+        for ticket in 1...500 as ClosedRange<UInt64> {
+            let entry = Scheduled(seconds: Double(generator.next() % 50), ticket: ticket)
+            scheduled.append(entry)
+            queue.insert(.init(deadline: Date(timeIntervalSince1970: entry.seconds), ticket: .init(rawValue: ticket)))
         }
-        kept.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-        #expect(popped.map(\.0) == kept.map(\.0))
-        #expect(popped.map(\.1) == kept.map(\.1))
+        return (queue, scheduled)
+    }
+
+    private static func drain(_ queue: inout DeadlineQueue) -> [Scheduled] {
+        var popped: [Scheduled] = []
+        while let entry = queue.removeFirst() {
+            popped.append(Scheduled(seconds: entry.deadline.timeIntervalSince1970, ticket: entry.ticket.rawValue))
+        }
+        return popped
     }
 }
