@@ -100,6 +100,12 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    /// Returns once the poll thread has served delivery reports, which frees queue room, or the producer closed:
+    /// for callers of ``produce(_:onDelivery:)`` that were refused with ``KafkaError/Code/queueFull``.
+    public func waitForQueueSpace() async {
+        await shared.waitForSpace()
+    }
+
     /// Waits until every record sent so far is delivered or failed.
     ///
     /// - Throws: ``KafkaError`` with code `_TIMED_OUT` if records remain after `timeout`.

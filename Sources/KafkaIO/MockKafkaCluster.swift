@@ -12,7 +12,7 @@ public final class MockKafkaCluster: Sendable {
     public let bootstrapServers: String
     /// How many brokers the cluster has.
     public let brokerCount: Int
-    private let cluster: RDMockCluster
+    let cluster: RDMockCluster
 
     /// Starts a cluster of `brokers` brokers. Blocks briefly while the broker threads start; from async code
     /// use ``start(brokers:)``.

@@ -30,6 +30,11 @@ public final class BatchRunner: Sendable {
         var delivering = false
         /// Handed to another owner: nothing more happens, and late outcomes only give their bytes back.
         var abandoned = false
+        /// Told each time a delivery round ends with the batch idle; see ``setSettledObserver(_:)``.
+        var settledObserver: (@Sendable () -> Void)?
+
+        /// Idle, and every event of the transitions so far has reached the observers.
+        var isSettled: Bool { batch.status == .idle && outbox.isEmpty && !delivering }
     }
 
     private let state: Mutex<State>
@@ -59,6 +64,11 @@ public final class BatchRunner: Sendable {
     /// In progress while any file is queued or in flight.
     public var status: BatchStatus { state.withLock { $0.batch.status } }
 
+    /// Idle, with every event of the batch's transitions delivered to the observers: what a caller that commits
+    /// records once their batch settles must ask, since ``status`` turns idle before the events saying so (and
+    /// anything they trigger, such as a send on drain) have been delivered.
+    public var isSettled: Bool { state.withLock { $0.isSettled } }
+
     /// Uploaded attachments not yet sent in a message, in input order.
     public var unsentAttachments: [Attachment] { state.withLock { $0.batch.unsentAttachments } }
 
@@ -78,6 +88,12 @@ public final class BatchRunner: Sendable {
     public func clear() { apply { $0.clear(now: $1) } }
 
     public func setConcurrency(_ value: Int) { apply { $0.setConcurrency(value, now: $1) } }
+
+    /// Sets what to call when a round of deliveries ends with the batch idle: the moment ``isSettled`` may have
+    /// turned true for a caller that asked while the round was under way. Called outside the runner's lock.
+    public func setSettledObserver(_ observer: (@Sendable () -> Void)?) {
+        state.withLock { $0.settledObserver = observer }
+    }
 
     /// Sets the global observer, replacing any earlier one; nil removes it.
     public func setGlobalObserver(_ observer: UploadObserver?) {
@@ -154,17 +170,20 @@ public final class BatchRunner: Sendable {
         }
         guard claimed else { return }
         while true {
-            let deliveries: [Delivery] = state.withLock { state in
+            let (deliveries, settled) = state.withLock { state -> ([Delivery], (@Sendable () -> Void)?) in
                 guard !state.outbox.isEmpty else {
                     state.delivering = false
-                    return []
+                    return ([], state.isSettled && !state.abandoned ? state.settledObserver : nil)
                 }
                 // Taken whole, not emptied in place: emptying a buffer that is also being returned would copy it,
                 // and an idle batch (most batches, most of the time) is left holding no buffer at all.
                 defer { state.outbox = [] }
-                return state.outbox
+                return (state.outbox, nil)
             }
-            if deliveries.isEmpty { return }
+            if deliveries.isEmpty {
+                settled?()
+                return
+            }
             for delivery in deliveries {
                 delivery.observers.forEach { $0(delivery.event) }
             }

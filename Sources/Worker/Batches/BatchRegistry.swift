@@ -147,6 +147,7 @@ public final class BatchRegistry: Sendable {
         let runner = dependencies.makeRunner(batch)
         let batchId = job.batchId
         runner.setGlobalObserver { [weak self] event in self?.observe(event, batchId: batchId) }
+        runner.setSettledObserver { [weak self] in self?.settleIfIdle(batchId) }
         return BatchSession(runner: runner, context: job.context, options: job.message, partition: partition,
                             lastActivity: dependencies.clock.now())
     }
@@ -181,15 +182,17 @@ public final class BatchRegistry: Sendable {
         }
     }
 
-    /// Lets the batch's waiting records go if it is idle, not sending and not taking a record in.
+    /// Lets the batch's waiting records go if it is settled (idle, its events delivered to the registry), not
+    /// sending and not taking a record in. A batch whose events are still on their way is looked at again when the
+    /// runner says it settled.
     ///
-    /// Reading the runner's status under the registry lock is safe: it only takes the runner's own lock, and runners
-    /// never hold theirs while calling back here.
+    /// Reading the runner under the registry lock is safe: it only takes the runner's own lock, and runners never
+    /// hold theirs while calling back here.
     func settleIfIdle(_ batchId: String) {
         let released = sessions.withLock { sessions in
             sessions.update(batchId) { session -> [@Sendable () -> Void] in
                 guard session.intake == 0, !session.sending, !session.sendRequested, !session.waiting.isEmpty,
-                      session.runner.status == .idle else { return [] }
+                      session.runner.isSettled else { return [] }
                 defer { session.waiting = [] }
                 return session.waiting
             } ?? []

@@ -5,37 +5,43 @@ import Synchronization
 /// Publishes worker events to the events topic as CloudEvents, keyed by batch id, and tells when everything
 /// published so far has been delivered.
 ///
-/// `publish` never blocks (it is called from transfer threads): records go straight to librdkafka's queue, and
+/// `publish` never blocks (it is called from transfer threads): records go straight to the producer's queue, and
 /// only when that queue is full do they wait, in order, in an overflow list that a task drains.
-/// Delivery tracking keeps a contiguous "delivered up to" mark over publish ids, so barriers are O(1) amortised.
+///
+/// Every record, handed over at once or from the overflow, has its delivery outcome settled in one place
+/// (`settle`): a failed delivery is a lost event, which stops all barriers for good — no record is committed past
+/// a lost event — and is reported once through `onLoss`, which the worker treats as fatal.
+/// Delivered publish ids are tracked with an ``OffsetWatermark``, so barriers are O(1) amortised.
 public final class KafkaEventPublisher: EventPublisher {
     private struct State {
-        var nextId: UInt64 = 0
-        /// Every id up to this one has been delivered (or given up on).
-        var deliveredUpTo: UInt64 = 0
-        /// Ids above the mark that are already done.
-        var doneAhead: Set<UInt64> = []
-        /// Actions waiting for the mark to reach their id, in id order.
-        var barriers: [(mark: UInt64, action: @Sendable () -> Void)] = []
+        var nextId: Int64 = 0
+        /// Publish ids handed out (as "delivered" offsets) and settled (as "finished" ones).
+        var settled = OffsetWatermark()
+        /// Actions waiting for every id up to their mark to settle, in mark order.
+        var barriers: [(mark: Int64, action: @Sendable () -> Void)] = []
         /// The first barrier not yet run (the array is compacted now and then rather than shifted on every run).
         var barrierHead = 0
-        var overflow: [(id: UInt64, record: KafkaProducerRecord)] = []
-        var draining = false
-        /// An event was lost: no barrier runs from then on, so no record is committed past the loss.
+        /// Records refused for want of queue room, oldest first; the first stays here until it is handed over, so
+        /// a later publish can never overtake it.
+        var overflow: [(id: Int64, record: KafkaProducerRecord)] = []
+        /// An event was lost: no barrier runs from then on.
         var broken = false
+
+        /// Every id up to this one has settled.
+        var settledThrough: Int64 { (settled.commitPosition ?? 1) - 1 }
     }
 
-    private let producer: KafkaProducer
+    private let producer: any RecordProducer
     private let topic: String
     private let encoder: CloudEventEncoder
     private let logger: Logger
     private let state = Mutex(State())
-    /// Events that could not be delivered after librdkafka's own retries.
+    /// Events that could not be delivered after the producer's own retries.
     public let failures = Atomic<Int>(0)
     /// Told once when the first event is lost; the worker treats that as fatal.
     private let onLoss: @Sendable (String) -> Void
 
-    public init(producer: KafkaProducer, topic: String, encoder: CloudEventEncoder, logger: Logger,
+    public init(producer: any RecordProducer, topic: String, encoder: CloudEventEncoder, logger: Logger,
                 onLoss: @escaping @Sendable (String) -> Void = { _ in }) {
         self.producer = producer
         self.topic = topic
@@ -46,9 +52,10 @@ public final class KafkaEventPublisher: EventPublisher {
 
     public func publish(_ event: WorkerEvent, sequence: UInt64) {
         let record = KafkaProducerRecord(topic: topic, key: Data(event.batchId.utf8), value: Data(encoder.encode(event, sequence: sequence)))
-        let (id, queued) = state.withLock { state -> (UInt64, Bool) in
+        let (id, queued) = state.withLock { state -> (Int64, Bool) in
             state.nextId += 1
             let id = state.nextId
+            state.settled.delivered(id)
             // Keep order: once anything waits in the overflow, later events wait behind it.
             if !state.overflow.isEmpty {
                 state.overflow.append((id, record))
@@ -62,89 +69,80 @@ public final class KafkaEventPublisher: EventPublisher {
     public func whenDelivered(_ action: @escaping @Sendable () -> Void) {
         let runNow = state.withLock { state -> Bool in
             if state.broken { return false }
-            if state.deliveredUpTo >= state.nextId { return true }
+            if state.settledThrough >= state.nextId { return true }
             state.barriers.append((state.nextId, action))
             return false
         }
         if runNow { action() }
     }
 
-    private func hand(_ record: KafkaProducerRecord, id: UInt64) {
+    /// Hands a record to the producer; a refusal for want of room sends it, and everything after it, to the
+    /// overflow.
+    private func hand(_ record: KafkaProducerRecord, id: Int64) {
         do {
-            try producer.produce(record) { [weak self] result in
-                if case .failure(let error) = result {
-                    self?.lost(id, because: error.description)
-                } else {
-                    self?.done(id)
-                }
-            }
+            try produce(record, id: id)
         } catch let error where error.code == .queueFull {
             let startDrain = state.withLock { state -> Bool in
                 state.overflow.insert((id, record), at: 0)
-                defer { state.draining = true }
-                return !state.draining
+                return state.overflow.count == 1
             }
             if startDrain { Task { await drainOverflow() } }
         } catch {
-            lost(id, because: error.description)
+            settle(id, .failure(error))
         }
     }
 
-    /// An event that will never arrive: the worker stops committing and is told, so the records behind it are
-    /// replayed rather than committed without their events.
-    private func lost(_ id: UInt64, because reason: String) {
-        failures.add(1, ordering: .relaxed)
-        logger.error("an event could not be delivered", ["error": reason])
-        let first = state.withLock { state in
-            defer { state.broken = true }
-            return !state.broken
+    private func produce(_ record: KafkaProducerRecord, id: Int64) throws(KafkaError) {
+        try producer.produce(record) { [weak self] result in
+            if case .success(let report) = result {
+                self?.logger.trace("event delivered", ["key": String(decoding: record.key ?? Data(), as: UTF8.self),
+                                                       "partition": String(report.partition), "offset": String(report.offset)])
+            }
+            self?.settle(id, result)
         }
-        if first { onLoss(reason) }
-        done(id)
     }
 
-    /// Hands overflowed records over as the queue frees up, oldest first.
+    /// Hands overflowed records over as the queue frees up, oldest first; the drain ends when the overflow is
+    /// empty, and the next refusal starts another.
     private func drainOverflow() async {
-        while let next = state.withLock({ state -> (id: UInt64, record: KafkaProducerRecord)? in
-            guard !state.overflow.isEmpty else {
-                state.draining = false
-                return nil
-            }
-            return state.overflow.removeFirst()
-        }) {
+        while let next = state.withLock({ $0.overflow.first }) {
             do {
-                let ticket = try await producer.enqueue(next.record)
-                Task { [weak self] in
-                    do { _ = try await ticket.report() } catch {
-                        self?.failures.add(1, ordering: .relaxed)
-                    }
-                    self?.done(next.id)
-                }
+                try produce(next.record, id: next.id)
+            } catch let error where error.code == .queueFull {
+                await producer.waitForQueueSpace()
+                continue
             } catch {
-                failures.add(1, ordering: .relaxed)
-                done(next.id)
+                settle(next.id, .failure(error))
             }
+            let more = state.withLock { state -> Bool in
+                // By id: a refusal meanwhile may have put an older record in front of it.
+                if let index = state.overflow.firstIndex(where: { $0.id == next.id }) { state.overflow.remove(at: index) }
+                return !state.overflow.isEmpty
+            }
+            if !more { return }
         }
     }
 
-    private func done(_ id: UInt64) {
-        let ready = state.withLock { state -> [@Sendable () -> Void] in
-            // Reports nearly always come in publish order: then the mark just moves, without touching the set.
-            if id == state.deliveredUpTo + 1 {
-                state.deliveredUpTo = id
-            } else {
-                state.doneAhead.insert(id)
-            }
-            while !state.doneAhead.isEmpty, state.doneAhead.remove(state.deliveredUpTo + 1) != nil {
-                state.deliveredUpTo += 1
-            }
-            var ready: [@Sendable () -> Void] = []
+    /// The one place a publish id's outcome lands, whichever path handed its record over.
+    private func settle(_ id: Int64, _ result: Result<KafkaDeliveryReport, KafkaError>) {
+        var lossReason: String?
+        if case .failure(let error) = result {
+            failures.add(1, ordering: .relaxed)
+            logger.error("an event could not be delivered; nothing more is committed", ["error": error.description])
+            lossReason = error.description
+        }
+        let (ready, firstLoss) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
+            state.settled.finish(id)
+            let firstLoss = lossReason != nil && !state.broken
+            if lossReason != nil { state.broken = true }
             if state.broken {
                 state.barriers.removeAll()
                 state.barrierHead = 0
-                return ready
+                return ([], firstLoss)
             }
-            while state.barrierHead < state.barriers.count, state.barriers[state.barrierHead].mark <= state.deliveredUpTo {
+            var ready: [@Sendable () -> Void] = []
+            let through = state.settledThrough
+            while state.barrierHead < state.barriers.count, state.barriers[state.barrierHead].mark <= through {
                 ready.append(state.barriers[state.barrierHead].action)
                 state.barrierHead += 1
             }
@@ -152,8 +150,9 @@ public final class KafkaEventPublisher: EventPublisher {
                 state.barriers.removeFirst(state.barrierHead)
                 state.barrierHead = 0
             }
-            return ready
+            return (ready, false)
         }
+        if firstLoss, let lossReason { onLoss(lossReason) }
         ready.forEach { $0() }
     }
 }

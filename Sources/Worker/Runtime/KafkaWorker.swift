@@ -55,6 +55,7 @@ public final class KafkaWorker: Sendable {
             metrics.registry.set(WorkerMetrics.inFlightTransfers, Double(components.client.runningTransfers))
         }
         defer { admin.stop() }
+        logger.info("admin endpoints listening", ["listen": configuration.adminListen, "port": String(admin.port)])
         let intake = JobIntake(configuration: configuration, registry: registry, consumer: consumer, producer: producer,
                                publisher: publisher, metrics: metrics, logger: logger,
                                transfers: { components.client.runningTransfers + components.client.waitingTransfers })

@@ -33,10 +33,11 @@ final class EndToEndEnvironment: Sendable {
     }
 
     /// Starts `attache worker` against the shared broker and services.
+    /// `brokers` points it at another cluster than the shared one.
     func startWorker(name: String, group: String, jobsTopic: String = "attache.jobs", eventsTopic: String = "attache.events",
-                     extra: [String: String] = [:]) throws -> ChildProcess {
+                     brokers: String? = nil, extra: [String: String] = [:]) throws -> ChildProcess {
         var environment = [
-            "ATTACHE_KAFKA_BROKERS": brokers, "ATTACHE_KAFKA_GROUP_ID": group, "ATTACHE_KAFKA_JOBS_TOPIC": jobsTopic,
+            "ATTACHE_KAFKA_BROKERS": brokers ?? self.brokers, "ATTACHE_KAFKA_GROUP_ID": group, "ATTACHE_KAFKA_JOBS_TOPIC": jobsTopic,
             "ATTACHE_KAFKA_EVENTS_TOPIC": eventsTopic, "ATTACHE_KAFKA_CREATE_TOPICS": "false",
             "ATTACHE_PRESIGN_URL": services.presignURL, "ATTACHE_MESSAGES_URL": services.messagesURL,
             "ATTACHE_MESSAGES_API_KEY": Self.apiKey, "ATTACHE_ADMIN_LISTEN": "127.0.0.1:0",

@@ -1,0 +1,169 @@
+import DevServices
+import Foundation
+import KafkaIO
+import Testing
+
+/// The real worker against a three-broker cluster that misbehaves while jobs flow: request errors on produce,
+/// fetch, offset commits and heartbeats, a broker down for seconds, partition leaders and the group coordinator
+/// moving, slow round trips. Nothing may be lost, committed early, done twice, or logged as an error.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct BrokerFaultTests {
+    static let jobsTopic = "faults.jobs", eventsTopic = "faults.events", dlqTopic = "faults.dlq", group = "faults"
+    static let partitions: Int32 = 6
+
+    @Test func everyJobCompletesAndIsCommittedOnceThroughBrokerFaults() async throws {
+        let environment = try await EndToEndEnvironment.shared.value
+        let cluster = try await MockKafkaCluster.start(brokers: 3)
+        for topic in [Self.jobsTopic, Self.eventsTopic, Self.dlqTopic] {
+            _ = try await cluster.createTopic(topic, partitions: Int(Self.partitions), replicationFactor: 3)
+        }
+        let brokers = cluster.bootstrapServers
+        let run = UUID().uuidString.prefix(6)
+        let extra = ["ATTACHE_KAFKA_DLQ_TOPIC": Self.dlqTopic, "ATTACHE_LOG_LEVEL": "trace"]
+        let worker = try environment.startWorker(name: "worker-faults-\(run)", group: Self.group, jobsTopic: Self.jobsTopic,
+                                                 eventsTopic: Self.eventsTopic, brokers: brokers, extra: extra)
+        var batches: [String] = []
+        func wave(_ range: Range<Int>) async throws {
+            let records = range.map { index -> (key: String, value: String) in
+                let batchId = "faults-\(run)-\(index)"
+                batches.append(batchId)
+                return (key: batchId, value: Jobs.upload(batchId: batchId, files: [
+                    Jobs.inline("f", name: "photo.jpg", mimeType: "image/jpeg", bytes: Jobs.bytes(magic: Jobs.jpeg, size: 2048, seed: index)),
+                ]))
+            }
+            try await Kcat.produce(brokers: brokers, topic: Self.jobsTopic, records)
+        }
+
+        try await wave(0..<40)
+        _ = try await eventually("the worker to take its partitions", timeout: .seconds(60)) {
+            worker.standardError.contains("partitions assigned") ? true : nil
+        }
+        // Request errors, consumed by whichever client sends the next request of that kind.
+        cluster.pushRequestErrors(.produce, [.notLeaderForPartition, .requestTimedOut, .notEnoughReplicas, .leaderNotAvailable,
+                                             .kafkaStorageError, .notLeaderForPartition])
+        cluster.pushRequestErrors(.fetch, [.notLeaderForPartition, .unknownTopicOrPartition, .leaderNotAvailable])
+        cluster.pushRequestErrors(.offsetCommit, [.coordinatorNotAvailable, .notCoordinator, .requestTimedOut, .coordinatorLoadInProgress])
+        cluster.pushRequestErrors(.heartbeat, [.notCoordinator, .coordinatorNotAvailable])
+        cluster.setRoundTripTime(3, milliseconds: 150)
+        try await Task.sleep(for: .seconds(2))
+
+        // A leader broker goes away for a few seconds while more work arrives.
+        cluster.setBrokerDown(2)
+        try await Task.sleep(for: .seconds(3))
+        cluster.setBrokerUp(2)
+        try await wave(40..<80)
+
+        // Leadership and the coordinator move.
+        for partition in 0..<Self.partitions {
+            let leader = (partition + 1) % 3 + 1
+            cluster.setPartitionLeader(topic: Self.jobsTopic, partition: partition, broker: leader)
+            cluster.setPartitionLeader(topic: Self.eventsTopic, partition: partition, broker: (leader % 3) + 1)
+        }
+        cluster.setGroupCoordinator(group: Self.group, broker: 3)
+        cluster.pushRequestErrors(.produce, [.notLeaderForPartition, .requestTimedOut])
+        cluster.pushRequestErrors(.offsetCommit, [.notCoordinator, .coordinatorNotAvailable])
+        try await Task.sleep(for: .seconds(2))
+        cluster.setRoundTripTime(3, milliseconds: 0)
+        try await wave(80..<120)
+
+        let expected = Set(batches)
+        let deadline = ContinuousClock.now + .seconds(120)
+        var events: [ReceivedEvent] = []
+        while true {
+            events = try await Self.events(brokers)
+            let sent = Set(events.filter { $0.type == "attache.message.sent" }.map(\.subject))
+            if expected.isSubset(of: sent) { break }
+            if ContinuousClock.now > deadline {
+                let missing = expected.subtracting(sent).sorted()
+                let captured = Set(environment.services.messages.requests.compactMap { request -> String? in
+                    if case .string(let id) = request.message?.data.metadata?["batchId"] { return id }
+                    return nil
+                })
+                let detail = missing.prefix(10).map { batchId in
+                    "\(batchId): events \(events.filter { $0.subject == batchId }.map(\.type)), message captured: \(captured.contains(batchId))"
+                }
+                Issue.record("\(missing.count) batches without message.sent:\n\(detail.joined(separator: "\n"))\nworker log:\n\(worker.standardError.suffix(3000))")
+                return
+            }
+            try await Task.sleep(for: .seconds(1))
+        }
+        for batchId in expected {
+            let own = events.filter { $0.subject == batchId }
+            for type in ["attache.file.uploaded", "attache.batch.completed", "attache.message.sent"] {
+                #expect(own.contains { $0.type == type }, "\(batchId) has its \(type) event")
+            }
+            if own.count < 3 {
+                let delivered = worker.standardError.split(separator: "\n").filter { $0.contains("event delivered") && $0.contains("key=\(batchId) ") }
+                let partitions = Set(delivered.compactMap { line in line.range(of: "partition=").map { String(line[$0.upperBound...].prefix { $0.isNumber }) } })
+                var logs = ""
+                for partition in partitions {
+                    logs += try Self.offsets(brokers, partition: partition)
+                }
+                Issue.record("\(batchId) events: \(own.map(\.type))\ndelivery reports:\n\(delivered.joined(separator: "\n"))\nevents partition:\n\(logs)")
+            }
+        }
+        let port = try #require(Self.adminPort(in: worker.standardError), "the worker logs its admin port")
+        #expect(try Self.status(of: "http://127.0.0.1:\(port)/healthz") == 200, "healthy after the faults")
+
+        worker.signal(SIGTERM)
+        let status = await worker.waitForExit(timeout: .seconds(40))
+        #expect(status == 0, "clean exit; log:\n\(worker.standardError.suffix(4000))")
+        let errors = worker.standardError.split(separator: "\n").filter { $0.contains(" ERROR ") }
+        #expect(errors.isEmpty, "transient broker trouble is not an error:\n\(errors.prefix(20).joined(separator: "\n"))")
+
+        // Every job was committed: a fresh member of the group replays none of them.
+        let completionsBefore = try await Self.events(brokers).filter { $0.type == "attache.batch.completed" }.count
+        let successor = try environment.startWorker(name: "worker-faults-\(run)-2", group: Self.group, jobsTopic: Self.jobsTopic,
+                                                    eventsTopic: Self.eventsTopic, brokers: brokers, extra: extra)
+        let marker = "faults-\(run)-marker"
+        try await Kcat.produce(brokers: brokers, topic: Self.jobsTopic, [(key: marker, value: Jobs.upload(batchId: marker, files: [
+            Jobs.inline("m", name: "m.jpg", mimeType: "image/jpeg", bytes: Jobs.bytes(magic: Jobs.jpeg, size: 500, seed: 1)),
+        ], send: "none"))])
+        _ = try await eventually("the successor to process new work", timeout: .seconds(60)) {
+            try await Self.events(brokers).contains { $0.subject == marker && $0.type == "attache.batch.completed" } ? true : nil
+        }
+        let completionsAfter = try await Self.events(brokers).filter { $0.type == "attache.batch.completed" }
+        #expect(completionsAfter.count == completionsBefore + 1, "nothing committed was replayed")
+        let perBatch = Dictionary(grouping: completionsAfter, by: \.subject)
+        let repeated = perBatch.filter { expected.contains($0.key) && $0.value.count != 1 }.keys.sorted()
+        #expect(repeated.isEmpty, "one batch.completed per batch; repeated: \(repeated.prefix(10))")
+        successor.signal(SIGTERM)
+        #expect(await successor.waitForExit(timeout: .seconds(30)) == 0)
+    }
+
+    private static func events(_ brokers: String) async throws -> [ReceivedEvent] {
+        try await Kcat.consume(brokers: brokers, topic: eventsTopic).compactMap { ReceivedEvent(json: $0.value) }
+    }
+
+    /// offset, key and type of every record on one partition of the events topic.
+    static func offsets(_ brokers: String, partition: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/kcat")
+        process.arguments = ["-b", brokers, "-t", eventsTopic, "-p", partition, "-C", "-o", "beginning", "-e", "-q", "-f", "%p:%o %k %s\n"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text.split(separator: "\n").map { line in
+            let type = line.range(of: "\"type\":\"").map { String(line[$0.upperBound...].prefix { $0 != "\"" }) } ?? "?"
+            return "\(line.prefix { $0 != "{" }) \(type)"
+        }.joined(separator: "\n") + "\n"
+    }
+
+    static func adminPort(in log: String) -> Int? {
+        guard let line = log.split(separator: "\n").first(where: { $0.contains("admin endpoints listening") }),
+              let range = line.range(of: "port=") else { return nil }
+        return Int(line[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    static func status(of url: String) throws -> Int {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", url]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        process.waitUntilExit()
+        return Int(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)) ?? 0
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import KafkaIO
+import Synchronization
+import Testing
+import UploadEngineTesting
+@testable import Worker
+
+/// The events publisher's promise: a barrier runs only once every event published before it was delivered, on
+/// every hand-over path, and a lost event stops every later barrier.
+@Suite struct EventPublisherDeliveryTests {
+    /// A producer that refuses for want of room while told to, and delivers or fails only when the test says.
+    final class ScriptedProducer: RecordProducer {
+        struct State {
+            var refuseForRoom = false
+            var handed: [(record: KafkaProducerRecord, report: @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void)] = []
+            var spaceWaiters: [CheckedContinuation<Void, Never>] = []
+            var refusals = 0
+        }
+        let state = Mutex(State())
+
+        func produce(_ record: KafkaProducerRecord,
+                     onDelivery: @escaping @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void) throws(KafkaError) {
+            let refused = state.withLock { state -> Bool in
+                if state.refuseForRoom {
+                    state.refusals += 1
+                    return true
+                }
+                state.handed.append((record, onDelivery))
+                return false
+            }
+            if refused { throw KafkaError(.queueFull, "full") }
+        }
+
+        func waitForQueueSpace() async {
+            await withCheckedContinuation { continuation in
+                state.withLock { $0.spaceWaiters.append(continuation) }
+            }
+        }
+
+        /// Makes room and wakes the waiting drain.
+        func freeRoom() {
+            let waiters = state.withLock { state in
+                state.refuseForRoom = false
+                defer { state.spaceWaiters = [] }
+                return state.spaceWaiters
+            }
+            waiters.forEach { $0.resume() }
+        }
+
+        var handedValues: [String] { state.withLock { $0.handed.map { String(decoding: $0.record.value ?? Data(), as: UTF8.self) } } }
+        var handedCount: Int { state.withLock { $0.handed.count } }
+        var hasSpaceWaiter: Bool { state.withLock { !$0.spaceWaiters.isEmpty } }
+
+        func report(_ index: Int, _ result: Result<KafkaDeliveryReport, KafkaError>) {
+            let report = state.withLock { $0.handed[index].report }
+            report(result)
+        }
+    }
+
+    static let delivered: Result<KafkaDeliveryReport, KafkaError> = .success(KafkaDeliveryReport(topic: "events", partition: 0, offset: 0))
+    static let failed: Result<KafkaDeliveryReport, KafkaError> = .failure(KafkaError(.timedOut, "message timed out"))
+
+    func event(_ index: Int) -> WorkerEvent {
+        .jobInvalid(batchId: "b", requestId: "r\(index)", reason: "bad", topic: "jobs", partition: 0, offset: Int64(index))
+    }
+
+    func makePublisher(_ producer: ScriptedProducer, losses: Locked<[String]>) -> KafkaEventPublisher {
+        KafkaEventPublisher(producer: producer, topic: "events", encoder: CloudEventEncoder(workerId: "w"), logger: .silent) { reason in
+            losses.update { $0.append(reason) }
+        }
+    }
+
+    @Test func aBarrierWaitsForEveryEarlierEventAndRunsOnceTheyAreDelivered() {
+        let producer = ScriptedProducer()
+        let losses = Locked<[String]>([])
+        let publisher = makePublisher(producer, losses: losses)
+        let ran = Atomic<Int>(0)
+        publisher.publish(event(1), sequence: 1)
+        publisher.publish(event(2), sequence: 2)
+        publisher.whenDelivered { ran.add(1, ordering: .relaxed) }
+        producer.report(1, Self.delivered)
+        #expect(ran.load(ordering: .relaxed) == 0, "the first event is still out")
+        producer.report(0, Self.delivered)
+        #expect(ran.load(ordering: .relaxed) == 1)
+        publisher.whenDelivered { ran.add(1, ordering: .relaxed) }
+        #expect(ran.load(ordering: .relaxed) == 2, "nothing outstanding: the barrier runs at once")
+    }
+
+    @Test func aLostEventOnTheOverflowPathStopsEveryLaterBarrier() async {
+        let producer = ScriptedProducer()
+        let losses = Locked<[String]>([])
+        let publisher = makePublisher(producer, losses: losses)
+        let ran = Atomic<Int>(0)
+        producer.state.withLock { $0.refuseForRoom = true }
+        publisher.publish(event(1), sequence: 1)
+        publisher.whenDelivered { ran.add(1, ordering: .relaxed) }
+        await yieldUntil { producer.hasSpaceWaiter }
+        producer.freeRoom()
+        await yieldUntil { producer.handedCount == 1 }
+        producer.report(0, Self.failed)
+        #expect(ran.load(ordering: .relaxed) == 0, "a lost event lets no barrier run")
+        #expect(losses.value.count == 1)
+        publisher.publish(event(2), sequence: 2)
+        producer.report(1, Self.delivered)
+        publisher.whenDelivered { ran.add(1, ordering: .relaxed) }
+        #expect(ran.load(ordering: .relaxed) == 0, "nor any later one")
+        #expect(publisher.failures.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func eventsRefusedForRoomLeaveInPublishOrderAndNothingOvertakesThem() async {
+        let producer = ScriptedProducer()
+        let losses = Locked<[String]>([])
+        let publisher = makePublisher(producer, losses: losses)
+        producer.state.withLock { $0.refuseForRoom = true }
+        publisher.publish(event(1), sequence: 1)
+        await yieldUntil { producer.hasSpaceWaiter }
+        // Room again, but the overflow is not drained yet: later events must queue behind it.
+        producer.state.withLock { $0.refuseForRoom = false }
+        publisher.publish(event(2), sequence: 2)
+        publisher.publish(event(3), sequence: 3)
+        #expect(producer.handedCount == 0)
+        producer.freeRoom()
+        await yieldUntil { producer.handedCount == 3 }
+        let order = producer.handedValues.map { value in ["r1", "r2", "r3"].first { value.contains("\"requestId\":\"\($0)\"") } }
+        #expect(order == ["r1", "r2", "r3"])
+        #expect(losses.value.isEmpty)
+    }
+}
