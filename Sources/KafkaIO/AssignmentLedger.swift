@@ -10,8 +10,10 @@ struct AssignmentLedger: Sendable {
         var generation: UInt64
         /// Delivered and finished offsets since the assignment.
         var watermark = OffsetWatermark()
-        /// The position last sent in a commit (optimistically, before the broker confirmed it).
+        /// The position last sent in a commit, confirmed or not: periodic commits do not send it again.
         var committed: Int64?
+        /// The highest position the broker confirmed: what a revoke or a close must not leave behind.
+        var confirmed: Int64?
         /// Set while the partition is being revoked: new deliveries are dropped, finishes still count.
         var isRevoking = false
     }
@@ -58,6 +60,13 @@ struct AssignmentLedger: Sendable {
         return accepted
     }
 
+    /// Whether `record` belongs to the current assignment of its partition and that partition is not being revoked:
+    /// whether applying it now is still this member's business.
+    func owns(_ record: KafkaRecord) -> Bool {
+        guard let entry = entries[record.topicPartition] else { return false }
+        return entry.generation == record.generation && !entry.isRevoking
+    }
+
     /// Marks a delivered record finished; `false` if its partition is no longer owned by the same assignment.
     @discardableResult
     mutating func finish(_ record: KafkaRecord) -> Bool {
@@ -66,18 +75,33 @@ struct AssignmentLedger: Sendable {
         return entries[key]!.watermark.finish(record.offset)
     }
 
+    /// Which positions a commit sends.
+    enum CommitChoice {
+        /// Every owned partition's position (an explicit commit).
+        case all
+        /// Positions not sent yet (the periodic commit): one in flight is not sent again.
+        case changed
+        /// Positions the broker has not confirmed (revoke, close): one whose earlier commit is still in flight, or
+        /// failed, is sent again, so a partition is never released with its last commit unanswered.
+        case unconfirmed
+    }
+
     /// Positions to commit and records them as sent. `partitions` limits the choice (`nil`: all owned).
     ///
-    /// `onlyChanged` skips partitions whose position was already sent and partitions that have not moved past
-    /// where this assignment started reading: such a commit stores nothing new, and every commit sent while the
-    /// group rebalances risks an `ILLEGAL_GENERATION` answer, which librdkafka treats as a lost assignment.
+    /// `.changed` and `.unconfirmed` skip partitions that have not moved past where this assignment started
+    /// reading: such a commit stores nothing new, and every commit sent while the group rebalances risks an
+    /// `ILLEGAL_GENERATION` answer, which librdkafka treats as a lost assignment.
     mutating func takeCommitPositions(of partitions: Set<TopicPartition>? = nil,
-                                      onlyChanged: Bool) -> [(TopicPartition, Int64)] {
+                                      _ choice: CommitChoice) -> [(TopicPartition, Int64)] {
         var result: [(TopicPartition, Int64)] = []
         for (key, entry) in entries {
             guard partitions?.contains(key) ?? true, let position = entry.watermark.commitPosition else { continue }
-            if onlyChanged, entry.committed == position { continue }
-            if onlyChanged, entry.committed == nil, position == entry.watermark.firstDelivered { continue }
+            switch choice {
+            case .all: break
+            case .changed: if entry.committed == position { continue }
+            case .unconfirmed: if entry.confirmed == position { continue }
+            }
+            if choice != .all, position == entry.watermark.firstDelivered { continue }
             entries[key]!.committed = position
             result.append((key, position))
         }
@@ -87,7 +111,14 @@ struct AssignmentLedger: Sendable {
     /// Forgets positions whose commit failed, so the next commit sends them again.
     mutating func commitFailed(_ positions: [(TopicPartition, Int64)]) {
         for (key, position) in positions where entries[key]?.committed == position {
-            entries[key]!.committed = nil
+            entries[key]!.committed = entries[key]!.confirmed
+        }
+    }
+
+    /// Records what the broker confirmed.
+    mutating func commitConfirmed(_ positions: [(TopicPartition, Int64)]) {
+        for (key, position) in positions where entries[key] != nil {
+            entries[key]!.confirmed = max(entries[key]!.confirmed ?? position, position)
         }
     }
 }

@@ -22,7 +22,7 @@ final class CommitRequest: Sendable {
     func complete(_ error: KafkaError?) {
         let id = ObjectIdentifier(self)
         let waiter = shared.state.withLock { state -> CompletionPromise<Void>? in
-            if error != nil { state.ledger.commitFailed(positions) }
+            if error != nil { state.ledger.commitFailed(positions) } else { state.ledger.commitConfirmed(positions) }
             return hasWaiter ? state.commitWaiters.removeValue(forKey: id) : nil
         }
         if let error {

@@ -149,7 +149,7 @@ final class ConsumerPollLoop: @unchecked Sendable {
     private func commit(_ handle: OpaquePointer, _ queuePointer: OpaquePointer, onlyChanged: Bool,
                         waiter: CompletionPromise<Void>?) {
         lastCommit = .now
-        let positions = shared.state.withLock { $0.ledger.takeCommitPositions(onlyChanged: onlyChanged) }
+        let positions = shared.state.withLock { $0.ledger.takeCommitPositions(onlyChanged ? .changed : .all) }
         guard !positions.isEmpty else {
             waiter?.fulfill(.success(()))
             return
@@ -170,8 +170,7 @@ final class ConsumerPollLoop: @unchecked Sendable {
     }
 
     private func close(_ handle: OpaquePointer, _ closers: [CompletionPromise<Void>]) {
-        let positions = shared.state.withLock { $0.ledger.takeCommitPositions(onlyChanged: true) }
-        var failure = commitSynchronously(positions, client: handle)
+        var failure = shared.commitBeforeRelease(nil, client: handle)
         if let failure { shared.events.yield(.error(failure)) }
         // Leaves the group; the revoke of the remaining partitions runs the rebalance callback on this thread.
         let closeError = rd_kafka_consumer_close(handle)

@@ -33,13 +33,8 @@ extension ConsumerShared {
                 buffer.purge(Set(affected))
                 events.yield(lost ? .lost(affected) : .revoked(affected))
                 waitForRevokeHook(affected)
-                if !lost {
-                    let positions = state.withLock {
-                        $0.ledger.takeCommitPositions(of: Set(affected), onlyChanged: true)
-                    }
-                    if let failure = commitSynchronously(positions, client: client) {
-                        events.yield(.error(failure))
-                    }
+                if !lost, let failure = commitBeforeRelease(Set(affected), client: client) {
+                    events.yield(.error(failure))
                 }
                 state.withLock { $0.ledger.release(affected) }
             }

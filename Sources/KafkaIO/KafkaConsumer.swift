@@ -64,6 +64,13 @@ public final class KafkaConsumer: Sendable {
         shared.state.withLock { _ = $0.ledger.finish(record) }
     }
 
+    /// Whether a delivered record is still this member's to apply: its partition is owned by the same assignment
+    /// that delivered it and is not being revoked. A record taken from ``records`` before a revoke and applied after
+    /// it would be work done twice, by this member and the partition's next owner.
+    public func owns(_ record: KafkaRecord) -> Bool {
+        shared.state.withLock { $0.ledger.owns(record) }
+    }
+
     /// Marks several records finished under one lock.
     public func markFinished(_ records: some Sequence<KafkaRecord>) {
         shared.state.withLock { state in

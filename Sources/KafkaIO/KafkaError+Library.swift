@@ -31,6 +31,19 @@ extension KafkaError {
         return KafkaError(code, detail: text, isFatal: true)
     }
 
+    /// Conditions the client recovers from by itself — a broker restarting, leadership or the coordinator moving,
+    /// the group rebalancing — which a long-running member sees in bursts and need not act on.
+    private static let transientCodes: Set<Int32> = retryableCodes.union([
+        RD_KAFKA_RESP_ERR__RESOLVE, RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION, RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID,
+        RD_KAFKA_RESP_ERR_KAFKA_STORAGE_ERROR, RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART, RD_KAFKA_RESP_ERR__NO_OFFSET,
+        RD_KAFKA_RESP_ERR_FENCED_LEADER_EPOCH, RD_KAFKA_RESP_ERR_UNKNOWN_LEADER_EPOCH,
+        RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE, RD_KAFKA_RESP_ERR__WAIT_COORD,
+    ].map(\.rawValue)).subtracting([RD_KAFKA_RESP_ERR__MSG_TIMED_OUT.rawValue])
+
+    /// Whether this is an error librdkafka recovers from on its own (see `transientCodes`): worth a warning, not
+    /// an error. A lost message (`_MSG_TIMED_OUT`) is never transient.
+    static func isTransient(libraryCode: Int32) -> Bool { transientCodes.contains(libraryCode) }
+
     /// Transient conditions: the broker or network may recover, so a retry is reasonable.
     private static let retryableCodes: Set<Int32> = [
         RD_KAFKA_RESP_ERR__TIMED_OUT, RD_KAFKA_RESP_ERR__TRANSPORT, RD_KAFKA_RESP_ERR__QUEUE_FULL,

@@ -56,6 +56,15 @@ public struct KafkaError: Error, Hashable, Sendable, CustomStringConvertible {
         self.isRetryable = isRetryable
     }
 
+    /// Whether the client recovers from this by itself (a broker restarting, leaders or the coordinator moving, a
+    /// rebalance): a member sees such errors in bursts and should note them, not alarm anyone. Fatal errors and
+    /// KafkaIO's own codes (but a revoke that ran out of time) are never transient.
+    public var isTransient: Bool {
+        guard !isFatal else { return false }
+        guard let libraryCode else { return code == .revokeTimedOut }
+        return Self.isTransient(libraryCode: libraryCode)
+    }
+
     /// `CODE: message`.
     public var description: String { "\(code.rawValue): \(message)" }
 }

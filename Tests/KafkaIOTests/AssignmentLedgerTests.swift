@@ -34,7 +34,7 @@ import Testing
         for offset in [0, 1, 3] as [Int64] {
             ledger.finish(delivered.first { $0.topicPartition == jobs0 && $0.offset == offset }!)
         }
-        let positions = ledger.takeCommitPositions(onlyChanged: false)
+        let positions = ledger.takeCommitPositions(.all)
         #expect(positions.map(\.0) == [jobs0, jobs1])
         #expect(positions.map(\.1) == [2, 7])
     }
@@ -44,9 +44,9 @@ import Testing
         ledger.assign([jobs0])
         let delivered = ledger.accept([record(jobs0, 0)])
         ledger.finish(delivered[0])
-        let first = ledger.takeCommitPositions(onlyChanged: true)
-        let second = ledger.takeCommitPositions(onlyChanged: true)
-        let forced = ledger.takeCommitPositions(onlyChanged: false)
+        let first = ledger.takeCommitPositions(.changed)
+        let second = ledger.takeCommitPositions(.changed)
+        let forced = ledger.takeCommitPositions(.all)
         #expect(first.map(\.1) == [1])
         #expect(second.isEmpty)
         #expect(forced.map(\.1) == [1])
@@ -56,10 +56,52 @@ import Testing
         var ledger = AssignmentLedger()
         ledger.assign([jobs0])
         ledger.finish(ledger.accept([record(jobs0, 0)])[0])
-        let sent = ledger.takeCommitPositions(onlyChanged: true)
+        let sent = ledger.takeCommitPositions(.changed)
         ledger.commitFailed(sent)
-        let resent = ledger.takeCommitPositions(onlyChanged: true)
+        let resent = ledger.takeCommitPositions(.changed)
         #expect(resent.map(\.1) == [1])
+    }
+
+    @Test func aRevokeSendsAgainWhatTheBrokerHasNotConfirmed() {
+        var ledger = AssignmentLedger()
+        ledger.assign([jobs0, jobs1])
+        let delivered = ledger.accept([record(jobs0, 0), record(jobs1, 0)])
+        delivered.forEach { ledger.finish($0) }
+        let sent = ledger.takeCommitPositions(.changed)
+        #expect(sent.map(\.1) == [1, 1])
+        // jobs0's answer came back; jobs1's commit is still in flight (and may yet fail).
+        ledger.commitConfirmed([sent[0]])
+        #expect(ledger.takeCommitPositions(.changed).isEmpty, "the periodic commit does not resend what is in flight")
+        let atRevoke = ledger.takeCommitPositions(.unconfirmed)
+        #expect(atRevoke.map(\.0) == [jobs1], "a revoke does not release a partition on an unanswered commit")
+        ledger.commitConfirmed(atRevoke)
+        #expect(ledger.takeCommitPositions(.unconfirmed).isEmpty)
+    }
+
+    @Test func aFailedCommitAfterAConfirmedOneFallsBackToTheConfirmedPosition() {
+        var ledger = AssignmentLedger()
+        ledger.assign([jobs0])
+        let delivered = ledger.accept([record(jobs0, 0), record(jobs0, 1)])
+        ledger.finish(delivered[0])
+        ledger.commitConfirmed(ledger.takeCommitPositions(.changed))
+        ledger.finish(delivered[1])
+        let second = ledger.takeCommitPositions(.changed)
+        #expect(second.map(\.1) == [2])
+        ledger.commitFailed(second)
+        #expect(ledger.takeCommitPositions(.changed).map(\.1) == [2], "sent again")
+    }
+
+    @Test func aRecordDeliveredBeforeARevokeIsNoLongerOwned() {
+        var ledger = AssignmentLedger()
+        ledger.assign([jobs0, jobs1])
+        let delivered = ledger.accept([record(jobs0, 0), record(jobs1, 0)])
+        #expect(delivered.allSatisfy { ledger.owns($0) })
+        ledger.beginRevoke([jobs0])
+        #expect(!ledger.owns(delivered[0]), "taken from the buffer before the revoke, applied after it: not ours")
+        #expect(ledger.owns(delivered[1]))
+        ledger.release([jobs0])
+        ledger.assign([jobs0])
+        #expect(!ledger.owns(delivered[0]), "a later assignment of the same partition does not own it either")
     }
 
     @Test func finishingARecordFromAnEarlierAssignmentIsIgnored() {
@@ -71,9 +113,9 @@ import Testing
         let fresh = ledger.accept([record(jobs0, 0), record(jobs0, 1)])
         #expect(fresh.map(\.offset) == [0, 1])
         let staleFinish = ledger.finish(old)
-        let before = ledger.takeCommitPositions(onlyChanged: false)
+        let before = ledger.takeCommitPositions(.all)
         let freshFinish = ledger.finish(fresh[0])
-        let after = ledger.takeCommitPositions(onlyChanged: false)
+        let after = ledger.takeCommitPositions(.all)
         #expect(staleFinish == false)
         #expect(before.map(\.1) == [0])
         #expect(freshFinish)
@@ -88,7 +130,7 @@ import Testing
         let duringRevoke = ledger.accept([record(jobs0, 2)])
         ledger.finish(delivered[0])
         ledger.finish(delivered[1])
-        let positions = ledger.takeCommitPositions(of: [jobs0], onlyChanged: true)
+        let positions = ledger.takeCommitPositions(of: [jobs0], .changed)
         ledger.release([jobs0])
         let afterRelease = ledger.finish(delivered[0])
         #expect(duringRevoke.isEmpty)
@@ -102,8 +144,8 @@ import Testing
         ledger.assign([jobs0, jobs1])
         let delivered = ledger.accept([record(jobs0, 3), record(jobs0, 4), record(jobs1, 8)])
         ledger.finish(delivered[0])
-        let background = ledger.takeCommitPositions(onlyChanged: true)
-        let explicit = ledger.takeCommitPositions(onlyChanged: false)
+        let background = ledger.takeCommitPositions(.changed)
+        let explicit = ledger.takeCommitPositions(.all)
         #expect(background.map(\.0) == [jobs0])
         #expect(background.map(\.1) == [4])
         #expect(explicit.map(\.1) == [4, 8])
@@ -115,8 +157,8 @@ import Testing
         let delivered = ledger.accept([record(jobs0, 3), record(jobs1, 4)])
         ledger.finish(delivered[0])
         ledger.finish(delivered[1])
-        let limited = ledger.takeCommitPositions(of: [jobs1], onlyChanged: true)
-        let rest = ledger.takeCommitPositions(onlyChanged: true)
+        let limited = ledger.takeCommitPositions(of: [jobs1], .changed)
+        let rest = ledger.takeCommitPositions(.changed)
         #expect(limited.map(\.0) == [jobs1])
         #expect(rest.map(\.0) == [jobs0])
     }

@@ -16,7 +16,7 @@ import UploadEngineTesting
     @Test func theBusyCountFollowsWaitingRecordsAndSendsThroughUpdates() {
         var table = SessionTable()
         var busy = session()
-        busy.waiting.append {}
+        busy.waiting.append(RecordRelease(settled: {}, abandoned: {}))
         table.insert(busy, for: "a")
         table.insert(session(), for: "b")
         #expect(table.count == 2)
@@ -24,7 +24,7 @@ import UploadEngineTesting
 
         table.update("b") { $0.sending = true }
         #expect(table.busyCount == 2)
-        table.update("b") { $0.waiting.append {} }  // busy for two reasons is still one busy batch
+        table.update("b") { $0.waiting.append(RecordRelease(settled: {}, abandoned: {})) }  // busy for two reasons is still one busy batch
         #expect(table.busyCount == 2)
         table.update("b") { $0.sending = false }
         #expect(table.busyCount == 2)

@@ -44,15 +44,18 @@ public final class BatchRegistry: Sendable {
 
     // MARK: - Records
 
-    /// Applies one record's command; `done` runs when the record may be committed.
-    public func handle(_ command: JobCommand, partition: Int32? = nil, done: @escaping @Sendable () -> Void) {
+    /// Applies one record's command; `done` runs when the record may be committed, `abandoned` instead when its
+    /// batch is handed to another owner first (the record stays uncommitted).
+    public func handle(_ command: JobCommand, partition: Int32? = nil, done: @escaping @Sendable () -> Void,
+                       abandoned: @escaping @Sendable () -> Void = {}) {
+        let release = RecordRelease(settled: done, abandoned: abandoned)
         let batchId = command.batchId
         let now = dependencies.clock.now()
         if case .upload(let job) = command {
             let runner = sessions.withLock { sessions in
                 let take = { (session: inout BatchSession) -> BatchRunner in
                     session.options = job.message
-                    session.waiting.append(done)
+                    session.waiting.append(release)
                     session.intake += 1
                     session.lastActivity = now
                     return session.runner
@@ -70,7 +73,7 @@ public final class BatchRegistry: Sendable {
         }
         guard let runner = sessions.withLock({ sessions in
             sessions.update(batchId) { session in
-                session.waiting.append(done)
+                session.waiting.append(release)
                 session.intake += 1
                 session.lastActivity = now
                 if case .send = command { session.sendRequested = true }
@@ -103,15 +106,18 @@ public final class BatchRegistry: Sendable {
         settleIfIdle(batchId)
     }
 
-    /// The batches whose records came from these partitions stop at once and are forgotten, their records left
-    /// uncommitted: the partitions' new owner replays them (object keys and muids are deterministic).
+    /// The batches whose records came from these partitions stop at once and are forgotten, their waiting records
+    /// given up (uncommitted): the partitions' new owner replays them (object keys and muids are deterministic).
     public func abandon(partitions: Set<Int32>) {
-        let runners = sessions.withLock { sessions in
+        let leaving = sessions.withLock { sessions in
             let leaving = sessions.filter { $0.value.partition.map(partitions.contains) ?? false }
             for batchId in leaving.keys { sessions.removeValue(forKey: batchId) }
-            return leaving.values.map(\.runner)
+            return leaving.values
         }
-        runners.forEach { $0.abandon() }
+        for session in leaving {
+            session.runner.abandon()
+            session.waiting.forEach { $0.abandoned() }
+        }
     }
 
     /// Forgets idle batches untouched for `ttl`, giving back failed files' retained bytes; a later `retry` for them
@@ -190,7 +196,7 @@ public final class BatchRegistry: Sendable {
     /// hold theirs while calling back here.
     func settleIfIdle(_ batchId: String) {
         let released = sessions.withLock { sessions in
-            sessions.update(batchId) { session -> [@Sendable () -> Void] in
+            sessions.update(batchId) { session -> [RecordRelease] in
                 guard session.intake == 0, !session.sending, !session.sendRequested, !session.waiting.isEmpty,
                       session.runner.isSettled else { return [] }
                 defer { session.waiting = [] }
@@ -198,6 +204,6 @@ public final class BatchRegistry: Sendable {
             } ?? []
         }
         guard !released.isEmpty else { return }
-        dependencies.publisher.whenDelivered { released.forEach { $0() } }
+        dependencies.publisher.whenDelivered { released.forEach { $0.settled() } }
     }
 }

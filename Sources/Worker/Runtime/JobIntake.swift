@@ -17,11 +17,15 @@ final class JobIntake: Sendable {
     /// Transfers running or waiting for a slot.
     let transfers: @Sendable () -> Int
     private let stopped = Atomic<Bool>(false)
-    /// Records taken in and not yet finished (settled or dead-lettered).
+    /// Records taken in and not yet finished (settled, dead-lettered, or given up with their partition).
     private let open = Atomic<Int>(0)
+    /// The records being applied, for revokes to wait on.
+    private let applying: ApplyGate
 
     init(configuration: AttacheConfiguration, registry: BatchRegistry, consumer: KafkaConsumer, producer: KafkaProducer,
-         publisher: any EventPublisher, metrics: WorkerMetrics, logger: Logger, transfers: @escaping @Sendable () -> Int) {
+         publisher: any EventPublisher, metrics: WorkerMetrics, logger: Logger, applying: ApplyGate = ApplyGate(),
+         transfers: @escaping @Sendable () -> Int) {
+        self.applying = applying
         self.configuration = configuration
         self.registry = registry
         self.consumer = consumer
@@ -115,10 +119,18 @@ final class JobIntake: Sendable {
 
     private func apply(_ decoded: DecodedRecord) {
         let record = decoded.record
+        let ticket = applying.enter()
+        defer { applying.leave(ticket) }
+        guard consumer.owns(record) else {
+            // Fetched before its partition was revoked: not ours to apply any more, nor to commit.
+            open.subtract(1, ordering: .relaxed)
+            return
+        }
         switch decoded.command {
         case .success(let command):
             metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": command.kindName, "outcome": "accepted"])
-            registry.handle(command, partition: record.partition) { [self] in finish(record) }
+            registry.handle(command, partition: record.partition, done: { [self] in finish(record) },
+                            abandoned: { [self] in open.subtract(1, ordering: .relaxed) })
         case .failure(let invalid):
             metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": "invalid", "outcome": "dead-lettered"])
             deadLetter(record, provenance: decoded.provenance, reason: invalid.reason)

@@ -13,6 +13,7 @@ public final class KafkaWorker: Sendable {
     let logger: Logger
     let workerId: String
     private let fatal = Mutex<String?>(nil)
+    private let kafkaWarnings = LogThrottle()
 
     /// Job topics are created with this many partitions when missing: enough for a handful of workers to share.
     static let jobPartitions = 6
@@ -46,7 +47,11 @@ public final class KafkaWorker: Sendable {
             makeRunner: { components.makeRunner($0) },
             publisher: MeteredPublisher(inner: publisher, metrics: metrics),
             sender: components.sender(configuration: configuration, producer: producer), logger: logger))
+        let applying = ApplyGate()
         let consumer = try KafkaConsumer(configuration: kafka, topics: [configuration.kafka.jobsTopic]) { partitions in
+            // The consumer has already marked the partitions revoking, so no record of theirs starts applying now;
+            // wait for those under way, then hand their batches over.
+            await applying.quiesce()
             registry.abandon(partitions: Set(partitions.map(\.partition)))
         }
         let admin = try AdminServer(listen: configuration.adminListen, health: health, metrics: metrics.registry) {
@@ -57,7 +62,7 @@ public final class KafkaWorker: Sendable {
         defer { admin.stop() }
         logger.info("admin endpoints listening", ["listen": configuration.adminListen, "port": String(admin.port)])
         let intake = JobIntake(configuration: configuration, registry: registry, consumer: consumer, producer: producer,
-                               publisher: publisher, metrics: metrics, logger: logger,
+                               publisher: publisher, metrics: metrics, logger: logger, applying: applying,
                                transfers: { components.client.runningTransfers + components.client.waitingTransfers })
         health.markLive()
         health.markReady(false, reason: "no partitions assigned")
@@ -75,14 +80,15 @@ public final class KafkaWorker: Sendable {
                         self.logger.info("partitions released", ["partitions": partitions.map(\.description).joined(separator: ",")])
                         if consumer.assignment.isEmpty { health.markReady(false, reason: "no partitions assigned") }
                     case .error(let error):
-                        self.logger.error("kafka error", ["error": error.description])
+                        self.report(error, from: "consumer")
                         if error.isFatal { self.fail(error.description, shutdown: shutdown) }
                     }
                 }
             }
             group.addTask {
-                for await error in producer.errors where error.isFatal {
-                    self.fail("producer: \(error.description)", shutdown: shutdown)
+                for await error in producer.errors {
+                    self.report(error, from: "producer")
+                    if error.isFatal { self.fail("producer: \(error.description)", shutdown: shutdown) }
                 }
             }
             group.addTask { await intake.regulate(until: shutdown) }
@@ -113,6 +119,21 @@ public final class KafkaWorker: Sendable {
             group.cancelAll()
         }
         if let reason = fatal.withLock({ $0 }) { throw WorkerFailure(reason: reason) }
+    }
+
+    /// Logs a client error by what it means for the worker: errors the client recovers from by itself (brokers
+    /// restarting, leaders and the coordinator moving, rebalances) are warnings, one line per code per window with a
+    /// count of the rest; anything else is an error.
+    private func report(_ error: KafkaError, from client: String) {
+        guard error.isTransient else {
+            logger.error("kafka error", ["client": client, "error": error.description])
+            return
+        }
+        let (admitted, suppressed) = kafkaWarnings.admit("\(client) \(error.code.rawValue)")
+        guard admitted else { return }
+        var fields = ["client": client, "error": error.description]
+        if suppressed > 0 { fields["suppressed"] = String(suppressed) }
+        logger.warn("kafka trouble the client is recovering from", fields)
     }
 
     /// A fatal condition: health fails at once and the worker stops without committing what it cannot vouch for.
