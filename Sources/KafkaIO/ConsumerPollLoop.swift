@@ -117,7 +117,9 @@ final class ConsumerPollLoop: @unchecked Sendable {
                 var size = 0
                 guard rd_kafka_header_get_all(headerList, index, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR,
                       let name else { continue }
-                headers.append(KafkaHeader(String(cString: name), value.map { Data(bytes: $0, count: size) }))
+                let length = Self.nameLength(name, value: value)
+                let rawName = name.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+                headers.append(KafkaHeader(rawName: rawName, value.map { Data(bytes: $0, count: size) }))
             }
         }
         var timestampType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
@@ -130,6 +132,19 @@ final class ConsumerPollLoop: @unchecked Sendable {
             value: raw.payload.map { Data(bytes: $0, count: raw.len) },
             headers: headers,
             timestampMilliseconds: timestampType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp)
+    }
+
+    /// The byte length of a header name as the record carried it. `rd_kafka_header_get_all` gives only the name's
+    /// address, NUL-terminated, but a name may hold NUL itself. librdkafka stores a header's value right behind its
+    /// terminated name, so for a header with a value the distance between the two is the name's length; without a
+    /// value only the length up to the first NUL can be known.
+    static func nameLength(_ name: UnsafePointer<CChar>, value: UnsafeRawPointer?) -> Int {
+        let terminated = strlen(name)
+        guard let value else { return terminated }
+        let distance = UnsafeRawPointer(name).distance(to: value) - 1
+        // Anything else means another layout: trust only the terminated length.
+        guard distance >= terminated, distance <= 1 << 20, name[distance] == 0 else { return terminated }
+        return distance
     }
 
     private func applyPause(_ handle: OpaquePointer, wanted: Bool) {

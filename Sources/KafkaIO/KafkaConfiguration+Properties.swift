@@ -33,13 +33,6 @@ extension KafkaConfiguration {
             defaults = [
                 ("enable.idempotence", "true"),
                 ("acks", "all"),
-                // One request in flight per broker: a batch that failed is retried before any later batch is
-                // sent. With several in flight, the idempotent producer takes a later batch's acknowledgement as
-                // proof that an earlier one which failed with a possibly-persisted error (a request time-out) was
-                // written, and reports it delivered. A broker that does not check the sequence of a
-                // non-transactional producer (librdkafka's mock cluster) then loses that batch while its records
-                // are reported delivered.
-                ("max.in.flight.requests.per.connection", "1"),
                 // The Java client's default, so keyed records land where the backend's own producers put them.
                 ("partitioner", "murmur2_random"),
             ]

@@ -1,15 +1,29 @@
 import Foundation
 
 /// One record header: a name and optional bytes.
+///
+/// The name is kept as the bytes the record carried — a header name may hold NUL or bytes that are not UTF-8 — so a
+/// record copied elsewhere (a dead letter) carries exactly the headers it arrived with.
 public struct KafkaHeader: Hashable, Sendable {
-    /// The header name.
-    public var name: String
+    /// The name's bytes as on the wire.
+    public var rawName: [UInt8]
     /// The header value; `nil` is a header without a value (distinct from an empty one).
     public var value: Data?
 
+    /// The name as text (bytes that are not UTF-8 are shown as U+FFFD); setting it stores its UTF-8.
+    public var name: String {
+        get { String(decoding: rawName, as: UTF8.self) }
+        set { rawName = Array(newValue.utf8) }
+    }
+
     /// A header with raw bytes.
     public init(_ name: String, _ value: Data?) {
-        self.name = name
+        self.init(rawName: Array(name.utf8), value)
+    }
+
+    /// A header whose name is given as bytes.
+    public init(rawName: [UInt8], _ value: Data?) {
+        self.rawName = rawName
         self.value = value
     }
 

@@ -71,6 +71,12 @@ extension MockKafkaCluster {
         withClusterPointer { _ = rd_kafka_mock_broker_set_rtt($0, broker, Int32(clamping: milliseconds)) }
     }
 
+    /// Makes the cluster answer every request about `topic` with `error` (as if it were forbidden or broken);
+    /// `nil` clears it.
+    public func setTopicError(_ topic: String, _ error: ProtocolError?) {
+        withClusterPointer { rd_kafka_mock_topic_set_error($0, topic, rd_kafka_resp_err_t(error?.rawValue ?? 0)) }
+    }
+
     /// Moves a partition's leadership to `broker`.
     public func setPartitionLeader(topic: String, partition: Int32, broker: Int32) {
         withClusterPointer { _ = rd_kafka_mock_partition_set_leader($0, topic, partition, broker) }

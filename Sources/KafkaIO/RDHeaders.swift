@@ -10,13 +10,22 @@ final class RDHeaders {
     init(_ headers: [KafkaHeader]) {
         guard !headers.isEmpty else { return }
         let list = rd_kafka_headers_new(headers.count)!
+        // Names go with their length, so one holding NUL is not cut short; an empty value goes as a non-null
+        // pointer of length 0, which librdkafka keeps apart from a null value.
         for header in headers {
-            if let value = header.value {
-                value.withUnsafeBytes { bytes in
-                    _ = rd_kafka_header_add(list, header.name, -1, bytes.baseAddress, bytes.count)
+            let terminated = header.rawName + [0]
+            terminated.withUnsafeBufferPointer { bytes in
+                let name = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
+                let nameLength = bytes.count - 1
+                switch header.value {
+                case .none:
+                    _ = rd_kafka_header_add(list, name, nameLength, nil, 0)
+                case .some(let value) where value.isEmpty:
+                    // Any valid address will do for zero bytes.
+                    _ = rd_kafka_header_add(list, name, nameLength, name, 0)
+                case .some(let value):
+                    value.withUnsafeBytes { _ = rd_kafka_header_add(list, name, nameLength, $0.baseAddress, $0.count) }
                 }
-            } else {
-                _ = rd_kafka_header_add(list, header.name, -1, nil, 0)
             }
         }
         pointer = list

@@ -18,7 +18,7 @@ import Testing
         }
         let brokers = cluster.bootstrapServers
         let run = UUID().uuidString.prefix(6)
-        let extra = ["ATTACHE_KAFKA_DLQ_TOPIC": Self.dlqTopic, "ATTACHE_LOG_LEVEL": "trace"]
+        let extra = ["ATTACHE_KAFKA_DLQ_TOPIC": Self.dlqTopic, "ATTACHE_LOG_LEVEL": "debug"]
         let worker = try environment.startWorker(name: "worker-faults-\(run)", group: Self.group, jobsTopic: Self.jobsTopic,
                                                  eventsTopic: Self.eventsTopic, brokers: brokers, extra: extra)
         var batches: [String] = []
@@ -92,7 +92,7 @@ import Testing
                 #expect(own.contains { $0.type == type }, "\(batchId) has its \(type) event")
             }
             if own.count < 3 {
-                let delivered = worker.standardError.split(separator: "\n").filter { $0.contains("event delivered") && $0.contains("key=\(batchId) ") }
+                let delivered = worker.standardError.split(separator: "\n").filter { $0.contains("without an offset") && $0.contains("key=\(batchId) ") }
                 let partitions = Set(delivered.compactMap { line in line.range(of: "partition=").map { String(line[$0.upperBound...].prefix { $0.isNumber }) } })
                 var logs = ""
                 for partition in partitions {

@@ -86,6 +86,33 @@ import UploadEngineTesting
         #expect(ran.load(ordering: .relaxed) == 2, "nothing outstanding: the barrier runs at once")
     }
 
+    @Test func anEventReportedDeliveredWithoutAnOffsetIsProducedAgainBeforeItCounts() {
+        let producer = ScriptedProducer()
+        let losses = Locked<[String]>([])
+        let publisher = makePublisher(producer, losses: losses)
+        let ran = Atomic<Int>(0)
+        publisher.publish(event(1), sequence: 1)
+        publisher.whenDelivered { ran.add(1, ordering: .relaxed) }
+        producer.report(0, .success(KafkaDeliveryReport(topic: "events", partition: 0, offset: -1001)))
+        #expect(producer.handedCount == 2, "produced again")
+        #expect(ran.load(ordering: .relaxed) == 0, "not yet confirmed")
+        producer.report(1, Self.delivered)
+        #expect(ran.load(ordering: .relaxed) == 1)
+        #expect(producer.handedValues[0] == producer.handedValues[1], "the same record")
+        #expect(losses.value.isEmpty)
+    }
+
+    @Test func anEventThatNeverGetsAnOffsetIsLost() {
+        let producer = ScriptedProducer()
+        let losses = Locked<[String]>([])
+        let publisher = makePublisher(producer, losses: losses)
+        publisher.publish(event(1), sequence: 1)
+        for index in 0...KafkaEventPublisher.unconfirmedRetries {
+            producer.report(index, .success(KafkaDeliveryReport(topic: "events", partition: 0, offset: -1001)))
+        }
+        #expect(losses.value.count == 1)
+    }
+
     @Test func aLostEventOnTheOverflowPathStopsEveryLaterBarrier() async {
         let producer = ScriptedProducer()
         let losses = Locked<[String]>([])

@@ -81,13 +81,14 @@ public final class CloudEventEncoder: Sendable {
             write(error, into: &json)
             json.field("attempt", attempt)
             json.field("willRetry", willRetry)
-        case .jobInvalid(let batchId, let requestId, let reason, let topic, let partition, let offset):
+        case .jobInvalid(let batchId, let requestId, let reason, let topic, let partition, let offset, let dlq):
             json.field("batchId", batchId)
             json.field("requestId", requestId)
             json.field("reason", reason)
             json.field("topic", topic)
             json.field("partition", partition)
             json.field("offset", offset)
+            json.field("dlq", dlq)
         }
         json.endObject()
     }

@@ -6,8 +6,10 @@ public enum WorkerEvent: Sendable, Hashable {
     case upload(UploadEvent)
     case messageSent(MessageOutcome, messageType: MediaKind, fileIds: [String], responseId: String?)
     case messageFailed(MessageOutcome, error: WireError, attempt: Int, willRetry: Bool)
-    /// A record invalid as a whole; it also went to the dead-letter topic.
-    case jobInvalid(batchId: String, requestId: String, reason: String, topic: String, partition: Int32, offset: Int64)
+    /// A record invalid as a whole. `dlq` is `"ok"` when its copy reached the dead-letter topic, else
+    /// `"failed: <reason>"` (the record is committed either way, so it cannot wedge its partition).
+    case jobInvalid(batchId: String, requestId: String, reason: String, topic: String, partition: Int32, offset: Int64,
+                    dlq: String = "ok")
 
     /// Who a message event is about.
     public struct MessageOutcome: Sendable, Hashable {
@@ -44,7 +46,7 @@ public enum WorkerEvent: Sendable, Hashable {
         switch self {
         case .upload(let event): event.batchId
         case .messageSent(let outcome, _, _, _), .messageFailed(let outcome, _, _, _): outcome.batchId
-        case .jobInvalid(let batchId, _, _, _, _, _): batchId
+        case .jobInvalid(let batchId, _, _, _, _, _, _): batchId
         }
     }
 }

@@ -92,13 +92,42 @@ public final class KafkaEventPublisher: EventPublisher {
         }
     }
 
-    private func produce(_ record: KafkaProducerRecord, id: Int64) throws(KafkaError) {
+    /// How often an event whose delivery came back without an offset is produced again before it counts as lost.
+    static let unconfirmedRetries = 5
+
+    private func produce(_ record: KafkaProducerRecord, id: Int64, unconfirmed: Int = 0) throws(KafkaError) {
         try producer.produce(record) { [weak self] result in
-            if case .success(let report) = result {
-                self?.logger.trace("event delivered", ["key": String(decoding: record.key ?? Data(), as: UTF8.self),
-                                                       "partition": String(report.partition), "offset": String(report.offset)])
+            guard let self else { return }
+            if case .success(let report) = result, report.offset < 0 {
+                self.redeliver(record, id: id, unconfirmed: unconfirmed + 1)
+            } else {
+                self.settle(id, result)
             }
-            self?.settle(id, result)
+        }
+    }
+
+    /// A delivery report without an offset says the idempotent producer concluded the record was written (a later
+    /// batch was acknowledged, or the broker called it a duplicate) without the broker saying where. A broker that
+    /// does not check a non-transactional producer's sequence numbers — librdkafka's mock cluster — acknowledges a
+    /// later batch after dropping an earlier one it answered with an error, so the record may be nowhere: it is
+    /// produced again. A consumer drops the repeat by event id.
+    private func redeliver(_ record: KafkaProducerRecord, id: Int64, unconfirmed: Int) {
+        guard unconfirmed <= Self.unconfirmedRetries else {
+            settle(id, .failure(KafkaError(.unexpectedResponse, "delivered \(unconfirmed) times without an offset")))
+            return
+        }
+        logger.debug("an event was reported delivered without an offset; producing it again",
+                     ["key": String(decoding: record.key ?? Data(), as: UTF8.self), "times": String(unconfirmed)])
+        do {
+            try produce(record, id: id, unconfirmed: unconfirmed)
+        } catch let error where error.code == .queueFull {
+            // Rare: keep it simple and wait for room on a task, in order among its own retries.
+            Task { [weak self] in
+                await self?.producer.waitForQueueSpace()
+                self?.redeliver(record, id: id, unconfirmed: unconfirmed)
+            }
+        } catch {
+            settle(id, .failure(error))
         }
     }
 

@@ -13,6 +13,7 @@ public struct WorkerMetrics: Sendable {
     public static let consumerLag = "attache_consumer_lag"
     public static let deadLetters = "attache_dlq_records_total"
     public static let messages = "attache_messages_total"
+    public static let deadLetterFailures = "attache_dlq_failures_total"
 
     public init(registry: MetricsRegistry = MetricsRegistry()) {
         self.registry = registry
@@ -26,6 +27,8 @@ public struct WorkerMetrics: Sendable {
         registry.declare(Self.consumerLag, .gauge, help: "Records behind the end of the jobs topic, summed over owned partitions.")
         registry.declare(Self.deadLetters, .counter, help: "Invalid records sent to the dead-letter topic.")
         registry.declare(Self.messages, .counter, help: "Messages sent to the chat API, by outcome.")
+        registry.declare(Self.deadLetterFailures, .counter,
+                         help: "Invalid records the dead-letter topic refused after every attempt (committed all the same).")
     }
 
     /// Counts what an engine event says about files and bytes.

@@ -9,7 +9,8 @@ final class JobIntake: Sendable {
     let configuration: AttacheConfiguration
     let registry: BatchRegistry
     let consumer: KafkaConsumer
-    let producer: KafkaProducer
+    /// The dead-letter producer: accepts any record the consumer could fetch (see ``DeadLetterProducer``).
+    let deadLetters: any DeadLetterSink
     let publisher: any EventPublisher
     let metrics: WorkerMetrics
     let logger: Logger
@@ -22,14 +23,14 @@ final class JobIntake: Sendable {
     /// The records being applied, for revokes to wait on.
     private let applying: ApplyGate
 
-    init(configuration: AttacheConfiguration, registry: BatchRegistry, consumer: KafkaConsumer, producer: KafkaProducer,
+    init(configuration: AttacheConfiguration, registry: BatchRegistry, consumer: KafkaConsumer, deadLetters: any DeadLetterSink,
          publisher: any EventPublisher, metrics: WorkerMetrics, logger: Logger, applying: ApplyGate = ApplyGate(),
          transfers: @escaping @Sendable () -> Int) {
         self.applying = applying
         self.configuration = configuration
         self.registry = registry
         self.consumer = consumer
-        self.producer = producer
+        self.deadLetters = deadLetters
         self.publisher = publisher
         self.metrics = metrics
         self.logger = logger
@@ -143,27 +144,42 @@ final class JobIntake: Sendable {
     }
 
     /// The record goes to the dead-letter topic as it was, an `attache.job.invalid` event follows, and only then is
-    /// its offset let go.
+    /// its offset let go. A dead-letter topic that keeps refusing the record (no permission, missing, a record over
+    /// its size limit) gets `retry.maxAttempts` tries; then the event says so, the failure is logged and counted,
+    /// and the record is committed all the same: a poison record never wedges its partition.
     private func deadLetter(_ record: KafkaRecord, provenance: JobDecoder.Provenance, reason: String) {
         logger.warn("invalid job sent to the dead-letter topic", ["topic": record.topic, "partition": String(record.partition),
                                                                   "offset": String(record.offset), "reason": reason])
         let letter = DeadLetterRecord.make(from: record, reason: reason, topic: configuration.kafka.dlqTopic)
-        let event = WorkerEvent.jobInvalid(batchId: provenance.key ?? "", requestId: "\(record.topic)/\(record.partition)/\(record.offset)",
-                                           reason: reason, topic: record.topic, partition: record.partition, offset: record.offset)
+        let policy = configuration.retry
         Task { [self] in
+            var attempt = 1
+            var outcome = "ok"
             while true {
                 do {
-                    _ = try await producer.send(letter)
+                    _ = try await deadLetters.send(letter)
+                    metrics.registry.increment(WorkerMetrics.deadLetters)
                     break
                 } catch {
-                    // Without its dead letter the record must not be committed: keep trying while the worker runs;
-                    // after shutdown it stays uncommitted and is replayed.
+                    // Closed: the worker is stopping; the record stays uncommitted and is replayed.
                     if let error = error as? KafkaError, error.code == .closed { return }
-                    logger.error("dead-letter publish failed; retrying", ["error": "\(error)"])
-                    try? await Task.sleep(for: .seconds(1))
+                    var random = SystemRandomNumberGenerator()
+                    guard let delay = policy.delay(afterAttempt: attempt, retryAfter: nil, using: &random) else {
+                        outcome = "failed: \(error)"
+                        metrics.registry.increment(WorkerMetrics.deadLetterFailures)
+                        logger.error("the dead-letter topic refused an invalid record; committing it without its copy",
+                                     ["topic": record.topic, "partition": String(record.partition), "offset": String(record.offset),
+                                      "attempts": String(attempt), "error": "\(error)"])
+                        break
+                    }
+                    logger.warn("dead-letter publish failed; retrying", ["attempt": String(attempt), "error": "\(error)"])
+                    try? await Task.sleep(for: delay)
+                    attempt += 1
                 }
             }
-            metrics.registry.increment(WorkerMetrics.deadLetters)
+            let event = WorkerEvent.jobInvalid(batchId: provenance.key ?? "", requestId: "\(record.topic)/\(record.partition)/\(record.offset)",
+                                               reason: reason, topic: record.topic, partition: record.partition, offset: record.offset,
+                                               dlq: outcome)
             publisher.publish(event, sequence: 0)
             publisher.whenDelivered { [self] in finish(record) }
         }

@@ -61,7 +61,8 @@ public final class KafkaWorker: Sendable {
         }
         defer { admin.stop() }
         logger.info("admin endpoints listening", ["listen": configuration.adminListen, "port": String(admin.port)])
-        let intake = JobIntake(configuration: configuration, registry: registry, consumer: consumer, producer: producer,
+        let deadLetters = try KafkaProducer(configuration: DeadLetterProducer.configuration(from: kafka))
+        let intake = JobIntake(configuration: configuration, registry: registry, consumer: consumer, deadLetters: deadLetters,
                                publisher: publisher, metrics: metrics, logger: logger, applying: applying,
                                transfers: { components.client.runningTransfers + components.client.waitingTransfers })
         health.markLive()
@@ -115,6 +116,7 @@ public final class KafkaWorker: Sendable {
             }
             do { try await consumer.commit() } catch { logger.warn("final commit failed", ["error": "\(error)"]) }
             do { try await consumer.close() } catch { logger.warn("leaving the group failed", ["error": "\(error)"]) }
+            try? await deadLetters.close()
             try? await producer.close()
             group.cancelAll()
         }
