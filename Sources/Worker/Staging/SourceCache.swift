@@ -2,8 +2,12 @@ import Foundation
 import Synchronization
 import UploadEngine
 
-/// Fetched URL sources kept between batches in the staging directory, keyed by the URL without query and
+/// Fetched URL sources kept between batches in the staging directory, found by the URL without query and
 /// fragment, bounded by `staging.cacheMax` (least recently used evicted first; 0 = unlimited).
+///
+/// Finding an entry is not permission to serve it: each entry keeps the validator (`ETag`, else `Last-Modified`)
+/// of the answer it came from, and the stager reuses it only after the origin confirms it for the job's own URL
+/// with a 304 to a conditional GET. Entries without a validator are not kept.
 ///
 /// A cache entry is a file of its own (`<uuid>.cache`); staging a cached source hard-links it to the staged name,
 /// so nothing is copied and eviction never takes bytes from under a batch. While a batch holds an entry's bytes
@@ -64,10 +68,17 @@ public final class SourceCache: Sendable {
         }
     }
 
-    /// Links the entry for `key` to `path` and pins it; nil when there is none (or its file vanished).
-    func checkOut(_ key: String, to path: String) -> SourceCacheEntry? {
+    /// The entry for `key` the origin may be asked to confirm: nil when there is none or it has no validator.
+    /// Only looks at the index in memory: it does not block.
+    func revalidation(for key: String) -> SourceCacheEntry? {
+        state.withLock { state in state.entries[key].flatMap { $0.validator == nil ? nil : $0 } }
+    }
+
+    /// Links the entry for `key` to `path` and pins it, if it is still the one whose file is `file` (the one the
+    /// origin confirmed); nil when it was replaced, evicted, or its file vanished.
+    func checkOut(_ key: String, file: String, to path: String) -> SourceCacheEntry? {
         state.withLock { state in
-            guard var entry = state.entries[key] else { return nil }
+            guard var entry = state.entries[key], entry.file == file else { return nil }
             guard link(filePath(entry.file), path) == 0 else {
                 state.entries[key] = nil
                 persist(state)
@@ -84,15 +95,26 @@ public final class SourceCache: Sendable {
     }
 
     /// Keeps the file staged at `path` as the entry for `key` (replacing an older one), pinned by that path.
-    /// A file that cannot be linked into the cache is simply not cached.
-    func keep(_ key: String, stagedAt path: String, size: Int64, sha256: String, signature: ContentSignature?) {
+    /// Without a validator nothing is kept, since such an entry could never be reused, and an older entry for the
+    /// key goes too: the origin just answered with other bytes. A file that cannot be linked into the cache is
+    /// simply not cached.
+    func keep(_ key: String, stagedAt path: String, size: Int64, sha256: String, signature: ContentSignature?,
+              validator: SourceValidator?) {
         state.withLock { state in
+            guard let validator else {
+                if let old = state.entries.removeValue(forKey: key) {
+                    unlink(filePath(old.file))
+                    persist(state)
+                }
+                return
+            }
             let file = "\(UUID().uuidString.lowercased())\(Self.fileSuffix)"
             guard link(path, filePath(file)) == 0 else { return }
             if let old = state.entries[key] { unlink(filePath(old.file)) }
             state.clock += 1
             state.entries[key] = SourceCacheEntry(
-                key: key, file: file, size: size, sha256: sha256, sniffedType: signature?.mimeType, lastUsed: state.clock)
+                key: key, file: file, size: size, sha256: sha256, sniffedType: signature?.mimeType, validator: validator,
+                lastUsed: state.clock)
             state.pins[file, default: 0] += 1
             state.links[path] = file
             evict(&state)
