@@ -131,6 +131,40 @@ import UploadEngine
         await second.stager.release(staged)
     }
 
+    /// What changes whenever a file is written or replaced: its inode, modification time and size.
+    private static func identity(of path: String) throws -> [Int] {
+        var info = stat()
+        try #require(stat(path, &info) == 0)
+        return [Int(info.st_ino), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_size)]
+    }
+
+    @Test func checkoutsDoNotRewriteTheIndexButANewEntryDoesAndTheIndexSurvivesARestart() async throws {
+        let first = try await cachedFixture()
+        defer { first.server.stop() }
+        first.server.serveObject("/photo.jpg", SampleBytes.jpeg, etag: "\"v1\"")
+        first.server.serveObject("/doc", SampleBytes.pdf, etag: "\"pdf\"")
+        await first.stager.release(try await first.stage(.url(first.url("/photo.jpg"))))
+        let index = "\(first.stagingDirectory)/\(SourceCache.indexName)"
+        let written = try Self.identity(of: index)
+
+        for _ in 0..<20 {
+            await first.stager.release(try await first.stage(.url(first.url("/photo.jpg"))))
+        }
+
+        #expect(first.server.requests.filter { $0.isConditional }.count == 20, "every checkout was confirmed")
+        #expect(try Self.identity(of: index) == written, "no checkout rewrote the index")
+        await first.stager.release(try await first.stage(.url(first.url("/doc"))))
+        #expect(try Self.identity(of: index) != written, "a new entry is written")
+        #expect(first.stager.cache?.loadIndex().entries.map(\.key).sorted() == [first.url("/doc"), first.url("/photo.jpg")])
+
+        let second = try await cachedFixture(directory: first.directory)
+        defer { second.stop() }
+        #expect(second.stager.cache?.usage.entries == 2)
+        let staged = try await second.stage(.url(first.url("/photo.jpg")))
+        #expect(first.server.fetches("/photo.jpg") == 1, "confirmed from the restored entry, not fetched again")
+        await second.stager.release(staged)
+    }
+
     @Test func anEntryWhoseFileChangedSizeIsDroppedOnRestart() async throws {
         let first = try await cachedFixture()
         first.server.serveObject("/photo.jpg", SampleBytes.jpeg, etag: "\"v1\"")
