@@ -92,7 +92,8 @@ extension SourceStaging {
     }
 
     /// One guarded GET into `path`, following at most 3 redirects; every byte goes through `stream`. With a
-    /// validator the GET is conditional, and a 304 stages nothing.
+    /// validator the GET is conditional, and a 304 stages nothing. The GET is bounded by `sources.fetchTimeout` and
+    /// by `sources.minSpeed` over the stall window; either failing is a retryable `ERR_SOURCE_FETCH_FAILED`.
     ///
     /// - Throws: `FetchRefusal.expired` for 401/403/410; otherwise an `UploadError` with the source's code.
     func fetch(
@@ -102,7 +103,7 @@ extension SourceStaging {
         do {
             response = try await client.download(
                 HTTPRequest(method: "GET", url: url, headers: validator.map { [$0.conditionalHeader] } ?? [],
-                            followRedirects: true),
+                            timeout: settings.fetchTimeout, minimumSpeed: settings.minimumSpeed, followRedirects: true),
                 toFile: path, sizeLimit: stream.sizeLimit,
                 addressPolicy: settings.addressPolicy, progress: { received, total in progress.update(received, of: total) },
                 inspect: { chunk in try stream.consume(chunk) })
