@@ -81,7 +81,7 @@ public final class SourceCache: Sendable {
     }
 
     /// The entry for `key` the origin may be asked to confirm: nil when there is none or it has no validator.
-    /// Only looks at the index in memory: it does not block.
+    /// Only reads the index in memory, but waits for the lock, which file operations hold.
     func revalidation(for key: String) -> SourceCacheEntry? {
         state.withLock { state in state.entries[key].flatMap { $0.validator == nil ? nil : $0 } }
     }

@@ -49,7 +49,9 @@ extension SourceStaging {
         _ source: SourceURL, file: FileItem, to path: String, stream: StagingStream, progress: StagingProgress
     ) async throws -> StagedFile {
         let key = source.cacheKey
-        var cached = cache?.revalidation(for: key)
+        // The lookup takes the cache's lock, which file operations hold: off the cooperative pool like the rest.
+        var cached: SourceCacheEntry?
+        if let cache { cached = try await StagingArea.offPool { cache.revalidation(for: key) } }
         while true {
             switch try await fetch(source.text, validator: cached?.validator, to: path, stream: stream, progress: progress) {
             case .notModified:
