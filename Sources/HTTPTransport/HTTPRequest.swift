@@ -15,13 +15,17 @@ public struct HTTPRequest: Sendable, Hashable {
     public var timeout: Duration?
     /// Abort when no byte moves for this long; nil means the client's default.
     public var stallTimeout: Duration?
+    /// Abort when fewer than this many bytes per second move, on average, over a whole stall-timeout window (in
+    /// whole seconds, at least one): a peer that trickles a byte now and then never trips the stall timeout, but
+    /// trips this. nil (or a transfer without a stall timeout) checks no speed.
+    public var minimumSpeed: Int64?
     /// Whether to follow redirects (at most 3, `http`/`https` only).
     public var followRedirects: Bool
 
     /// A request; only the URL is required.
     public init(
         method: String = "GET", url: String, headers: [HTTPHeader] = [], body: Data? = nil,
-        timeout: Duration? = nil, stallTimeout: Duration? = nil, followRedirects: Bool = false
+        timeout: Duration? = nil, stallTimeout: Duration? = nil, minimumSpeed: Int64? = nil, followRedirects: Bool = false
     ) {
         self.method = method
         self.url = url
@@ -29,6 +33,7 @@ public struct HTTPRequest: Sendable, Hashable {
         self.body = body
         self.timeout = timeout
         self.stallTimeout = stallTimeout
+        self.minimumSpeed = minimumSpeed
         self.followRedirects = followRedirects
     }
 

@@ -28,6 +28,12 @@ extension Transfer {
         if let timeout = request.timeout {
             try easy.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout))
         }
+        // The speed floor is measured over the stall window: libcurl's own low-speed check, which keeps a running
+        // average and fails the transfer with CURLE_OPERATION_TIMEDOUT once it stays below the floor that long.
+        if let speed = request.minimumSpeed, speed > 0, let window = spec.stallTimeout {
+            try easy.set(CURLOPT_LOW_SPEED_LIMIT, Int(clamping: speed))
+            try easy.set(CURLOPT_LOW_SPEED_TIME, Self.wholeSeconds(window))
+        }
         if request.followRedirects {
             try easy.set(CURLOPT_FOLLOWLOCATION, 1)
             try easy.set(CURLOPT_MAXREDIRS, DownloadGuard.maximumRedirects)
@@ -213,6 +219,12 @@ extension Transfer {
     /// The smallest body worth asking the server for `100 Continue` first (libcurl's own threshold from 8.0; this
     /// libcurl asks from 1 KiB). A smaller body costs less to send than the extra round trip the question takes.
     static let expectContinueThreshold: Int64 = 1 << 20
+
+    /// A duration in whole seconds, rounded up, at least 1 (libcurl's low-speed window has no finer unit).
+    static func wholeSeconds(_ duration: Duration) -> Int {
+        let parts = duration.components
+        return max(1, Int(parts.seconds) + (parts.attoseconds > 0 ? 1 : 0))
+    }
 
     /// A duration in whole milliseconds, at least 1 (libcurl reads 0 as "no limit").
     static func milliseconds(_ duration: Duration) -> Int {

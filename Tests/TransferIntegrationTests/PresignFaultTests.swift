@@ -51,6 +51,28 @@ import UploadEngine
         #expect(harness.services.presign.faults.firingCount(.serverError) == 1)
     }
 
+    @Test func aPresignCallStillAnsweringAtPresignTimeoutFailsEachFileWithPresignedURLFailed() async throws {
+        var options = TransferHarness.Options()
+        options.presignTimeout = .milliseconds(300)
+        options.concurrency = 2
+        let harness = try TransferHarness(options)
+        defer { harness.stop() }
+        // Five bytes a second: bytes keep moving, so only the call's own limit ends it.
+        harness.services.presign.faults.inject(.trickleResponse(bytesPerSecond: 5))
+        let started = ContinuousClock.now
+
+        let result = try #require(await harness.run([Self.file("f1"), Self.file("f2")]))
+
+        #expect(ContinuousClock.now - started < .seconds(10))
+        for fileId in ["f1", "f2"] {
+            let failure = try #require(harness.failures(of: fileId).first)
+            #expect(failure.error.code == .presignedURLFailed)
+            #expect(failure.error.isRetryable)
+        }
+        #expect(Set(result.failed.map(\.fileId)) == ["f1", "f2"])
+        #expect(harness.services.store.requests.isEmpty)
+    }
+
     @Test func aFailedBatchPresignCallIsRepeatedFileByFileAndEveryFileUploads() async throws {
         var options = TransferHarness.Options()
         options.concurrency = 3

@@ -26,6 +26,43 @@ import UploadEngine
         #expect(await eventually { harness.stagedFiles.isEmpty })
     }
 
+    @Test func aSourceTricklingBelowTheMinimumSpeedFailsTheFileAndTheBatchSettles() async throws {
+        var options = TransferHarness.Options()
+        options.stallTimeout = .seconds(1)
+        let harness = try TransferHarness(options)
+        defer { harness.stop() }
+        let url = try await harness.putSource(TestBytes.make(100_000), key: "sources/photo.jpg")
+        // Twenty bytes a second: never a second without a byte, so only the speed floor can end it.
+        harness.services.store.faults.inject(.trickleResponse(bytesPerSecond: 20), target: .pathPrefix("/sources/"))
+
+        let result = try #require(
+            await harness.run([FileItem(fileId: "f1", name: "photo.jpg", mimeType: "image/jpeg", source: .url(url))]))
+
+        let failure = try #require(harness.failures(of: "f1").first)
+        #expect(failure.error.code == .sourceFetchFailed)
+        #expect(failure.error.isRetryable)
+        #expect(result.failed.map(\.error.code) == ["ERR_SOURCE_FETCH_FAILED"])
+        #expect(harness.services.presign.calls.isEmpty)
+        #expect(await eventually { harness.stagedFiles.isEmpty })
+    }
+
+    @Test func aSourceRunningPastTheFetchTimeoutFailsTheFileAndTheBatchSettles() async throws {
+        var options = TransferHarness.Options()
+        options.fetchTimeout = .milliseconds(500)
+        let harness = try TransferHarness(options)
+        defer { harness.stop() }
+        let url = try await harness.putSource(TestBytes.make(1_000_000), key: "sources/video.mp4")
+        // 100 KB/s: fast enough for any speed floor, ten seconds for the whole file.
+        harness.services.store.faults.inject(.trickleResponse(bytesPerSecond: 100_000), target: .pathPrefix("/sources/"))
+
+        let result = try #require(
+            await harness.run([FileItem(fileId: "f1", name: "video.mp4", mimeType: "video/mp4", source: .url(url))]))
+
+        #expect(harness.failures(of: "f1").map(\.error.code) == [.sourceFetchFailed])
+        #expect(result.failed.map(\.error.code) == ["ERR_SOURCE_FETCH_FAILED"])
+        #expect(await eventually { harness.stagedFiles.isEmpty })
+    }
+
     @Test func aMissingSourceIsRejectedWithSourceUnresolvable() async throws {
         let harness = try TransferHarness()
         defer { harness.stop() }

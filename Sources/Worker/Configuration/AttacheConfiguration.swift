@@ -31,6 +31,8 @@ public struct AttacheConfiguration: Sendable, Hashable {
         public var mode = PresignMode.endpoint
         public var url = ""
         public var s3 = S3()
+        /// The limit on one presign call (`presign.mode = endpoint`).
+        public var timeout: Duration = .seconds(30)
     }
 
     public enum MessagesMode: String, Sendable, Hashable, CaseIterable { case http, kafka, none }
@@ -64,6 +66,10 @@ public struct AttacheConfiguration: Sendable, Hashable {
         public var allowHosts: [String] = []
         /// Remove GPS metadata from JPEG files before upload.
         public var stripLocation = false
+        /// Bytes per second a source download must average over an `upload.stallTimeout` window.
+        public var minSpeed: Int64 = 1024
+        /// The longest one source download may run.
+        public var fetchTimeout: Duration = .seconds(600)
     }
 
     public struct Staging: Sendable, Hashable {

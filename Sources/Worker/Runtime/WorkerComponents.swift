@@ -27,12 +27,12 @@ struct WorkerComponents: Sendable {
         let sources = configuration.sources
         let settings = SourceStaging.Settings(
             addressPolicy: try AddressPolicy(allowHosts: sources.allowHosts), resignURL: sources.resignUrl,
-            stripLocation: sources.stripLocation)
+            stripLocation: sources.stripLocation, minimumSpeed: sources.minSpeed, fetchTimeout: sources.fetchTimeout)
         stager = SourceStaging(area: area, sourceRoot: sources.root.isEmpty ? nil : sources.root, client: client,
                                settings: settings, cache: cache)
         switch configuration.presign.mode {
         case .endpoint:
-            presigner = PresignEndpointClient(url: configuration.presign.url, client: client)
+            presigner = PresignEndpointClient(url: configuration.presign.url, client: client, timeout: configuration.presign.timeout)
             uploader = TimedUploader(inner: CurlUploader(client: client, stallTimeout: configuration.upload.stallTimeout), metrics: metrics)
         case .s3:
             // Attache owns the storage: S3Storage presigns, uploads (multipart above the threshold) and deletes.

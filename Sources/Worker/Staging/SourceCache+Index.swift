@@ -1,10 +1,11 @@
 import Foundation
 
-/// Reading, writing and reconciling the on-disk index; called with the state locked.
+/// Reading, writing and reconciling the on-disk index.
 extension SourceCache {
     /// Loads the index, keeps the entries whose files are intact, deletes what an earlier run left behind
     /// (partial and staged `.part` files, unindexed `.cache` files, a half-written index) and evicts down to the
-    /// budget. Files the worker did not name are never touched: the directory is not wiped.
+    /// budget. Files the worker did not name are never touched: the directory is not wiped. Called with the state
+    /// locked; the caller writes the index afterwards.
     func reconcile(_ state: inout State) throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
         var kept: [String: SourceCacheEntry] = [:]
@@ -24,7 +25,7 @@ extension SourceCache {
         state.entries = kept
         state.clock = kept.values.map(\.lastUsed).max() ?? 0
         evict(&state)
-        persist(state)
+        state.generation += 1
     }
 
     /// The index on disk; empty when there is none or it cannot be read.
@@ -35,21 +36,32 @@ extension SourceCache {
         return index
     }
 
+    /// Brings the index file up to the entry set, unless a write since the last change already did. Call without
+    /// holding the state's lock: the state is locked only to take a snapshot, and the write happens outside it.
+    func writeIndex() {
+        indexWriter.withLock { written in
+            let (generation, entries) = state.withLock { ($0.generation, $0.entries) }
+            guard generation > written else { return }
+            if persist(entries) { written = generation }
+        }
+    }
+
     /// Writes the index: a temporary file, flushed, then renamed over the old one. A failure leaves the old index,
-    /// which the next start reconciles against the files.
-    func persist(_ state: State) {
-        let index = SourceCacheIndex(entries: state.entries.values.sorted { $0.lastUsed < $1.lastUsed })
-        guard let data = try? JSONEncoder().encode(index) else { return }
+    /// which the next change writes again and the next start reconciles against the files.
+    private func persist(_ entries: [String: SourceCacheEntry]) -> Bool {
+        let index = SourceCacheIndex(entries: entries.values.sorted { $0.lastUsed < $1.lastUsed })
+        guard let data = try? JSONEncoder().encode(index) else { return false }
         let temporary = filePath(Self.indexName + ".tmp")
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return }
+        guard descriptor >= 0 else { return false }
         let written = data.withUnsafeBytes { bytes in (try? StagingArea.writeAll(descriptor, bytes)) != nil }
         let flushed = fsync(descriptor) == 0
         close(descriptor)
         guard written, flushed, rename(temporary, filePath(Self.indexName)) == 0 else {
             unlink(temporary)
-            return
+            return false
         }
+        return true
     }
 
     /// Whether `name` is a cache file name the cache itself would generate (`<uuid>.cache`).

@@ -10,6 +10,8 @@ struct SourceCacheEntry: Sendable, Hashable, Codable {
     var sha256: String
     /// The sniffed mime type, when the content was recognised.
     var sniffedType: String?
+    /// How the origin is asked whether the entry is still current; an entry without one is never reused.
+    var validator: SourceValidator?
     /// When it was last staged, on the cache's own counter: the higher, the more recent.
     var lastUsed: UInt64
 }

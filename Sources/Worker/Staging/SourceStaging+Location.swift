@@ -12,18 +12,18 @@ extension SourceStaging {
             let input = open(staged.path, O_RDONLY | O_CLOEXEC)
             guard input >= 0 else { throw localFailure("cannot reopen a staged file") }
             defer { close(input) }
-            let edits = LocationMetadata.edits(in: input)
-            guard !edits.isEmpty else { return nil }
+            // A first pass only looks, so a file without location is neither copied nor rewritten.
+            guard try LocationMetadata.erase(in: input, changed: nil) else { return nil }
             let copy = area.newPath()
             do {
                 let output = try StagingArea.create(copy)
                 defer { close(output) }
-                _ = try StagingArea.pump(from: input, readFailure: localFailure("cannot read a staged file")) { chunk, _ in
+                _ = try StagingArea.pump(from: input, expectedSize: staged.size, readFailure: localFailure("cannot read a staged file")) { chunk, _ in
                     try StagingArea.writeAll(output, chunk)
                 }
-                for edit in edits {
-                    let written = edit.bytes.withUnsafeBytes { pwrite(output, $0.baseAddress, $0.count, off_t(edit.offset)) }
-                    guard written == edit.bytes.count else { throw localFailure("cannot edit a staged file") }
+                _ = try LocationMetadata.erase(in: input) { payload, offset in
+                    let written = pwrite(output, payload.baseAddress, payload.count, off_t(offset))
+                    guard written == payload.count else { throw localFailure("cannot edit a staged file") }
                 }
                 let (size, sha256) = try Self.digest(of: copy)
                 return StagedFile(path: copy, size: size, sha256: sha256, mimeType: staged.mimeType)

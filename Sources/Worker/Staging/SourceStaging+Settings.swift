@@ -9,12 +9,20 @@ extension SourceStaging {
         public var resignURL: String?
         /// `sources.stripLocation`: remove the GPS block from JPEG EXIF metadata before upload.
         public var stripLocation: Bool
+        /// `sources.minSpeed`: a download averaging fewer bytes per second over an `upload.stallTimeout` window
+        /// fails `ERR_SOURCE_FETCH_FAILED`, so a server trickling bytes cannot keep a file staging forever.
+        public var minimumSpeed: Int64
+        /// `sources.fetchTimeout`: the longest one source download may run, however fast it moves.
+        public var fetchTimeout: Duration
 
         /// Settings; every parameter has the safe default.
-        public init(addressPolicy: AddressPolicy = .publicOnly, resignURL: String? = nil, stripLocation: Bool = false) {
+        public init(addressPolicy: AddressPolicy = .publicOnly, resignURL: String? = nil, stripLocation: Bool = false,
+                    minimumSpeed: Int64 = 1024, fetchTimeout: Duration = .seconds(600)) {
             self.addressPolicy = addressPolicy
             self.resignURL = resignURL.flatMap { $0.isEmpty ? nil : $0 }
             self.stripLocation = stripLocation
+            self.minimumSpeed = minimumSpeed
+            self.fetchTimeout = fetchTimeout
         }
     }
 }

@@ -6,8 +6,8 @@ import UploadEngine
 ///
 /// Every byte goes through a `StagingStream` as it arrives: the size limit is enforced, the SHA-256 computed and
 /// the first bytes sniffed (a declared mime type they contradict rejects the file). URL sources resolve through
-/// the source cache, then the URL, then one re-signed URL, and only ever connect to addresses the address policy
-/// allows. A partial copy is removed on any failure or cancellation. See `docs/sources.md` for every rule.
+/// the URL — linking the cached copy instead when the origin confirms it for that URL — then one re-signed URL,
+/// only ever connect to addresses the address policy allows, and are bounded in speed and time. A partial copy is removed on any failure or cancellation. See `docs/sources.md` for every rule.
 public struct SourceStaging: SourceStager {
     /// Where files are staged.
     public let area: StagingArea

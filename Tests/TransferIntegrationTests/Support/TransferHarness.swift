@@ -27,6 +27,12 @@ final class TransferHarness: Sendable {
         var allowHosts = ["127.0.0.1"]
         /// `sources.resignUrl`; nil re-signs nothing.
         var resignURL: String?
+        /// `sources.minSpeed`, bytes per second over a stall window.
+        var minimumSpeed: Int64 = 1024
+        /// `sources.fetchTimeout`.
+        var fetchTimeout: Duration = .seconds(600)
+        /// `presign.timeout`, the limit on each presign call.
+        var presignTimeout: Duration = .seconds(30)
     }
 
     static let batchId = "trip-42"
@@ -58,9 +64,11 @@ final class TransferHarness: Sendable {
             area: try StagingArea(directory: directory.appendingPathComponent("staging").path),
             sourceRoot: directory.appendingPathComponent("sources").path, client: client,
             settings: SourceStaging.Settings(
-                addressPolicy: try AddressPolicy(allowHosts: options.allowHosts), resignURL: options.resignURL))
+                addressPolicy: try AddressPolicy(allowHosts: options.allowHosts), resignURL: options.resignURL,
+                minimumSpeed: options.minimumSpeed, fetchTimeout: options.fetchTimeout))
         runner = BatchRunner(
-            batch: batch, presigner: options.presigner(PresignEndpointClient(url: services.presignURL, client: client)),
+            batch: batch,
+            presigner: options.presigner(PresignEndpointClient(url: services.presignURL, client: client, timeout: options.presignTimeout)),
             uploader: CurlUploader(client: client, stallTimeout: options.stallTimeout), stager: stager)
         runner.setGlobalObserver(recorder.observer)
     }

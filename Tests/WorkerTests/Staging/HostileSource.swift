@@ -15,15 +15,19 @@ struct HostileSource: Sendable, CustomTestStringConvertible {
 
     var input: Input
     var declared: String?
-    var expected: UploadErrorCode
+    /// The error; nil when the input is staged (defused rather than refused).
+    var expected: UploadErrorCode?
     /// Why, in a few words, for the documentation.
     var why: String
+    /// A URL (same placeholders) staged and released first, so the case meets a cache entry for its path.
+    var primer: String?
 
-    init(_ input: Input, declared: String? = nil, _ expected: UploadErrorCode, _ why: String) {
+    init(_ input: Input, declared: String? = nil, _ expected: UploadErrorCode?, _ why: String, primer: String? = nil) {
         self.input = input
         self.declared = declared
         self.expected = expected
         self.why = why
+        self.primer = primer
     }
 
     /// The input as the documentation shows it.
@@ -39,10 +43,10 @@ struct HostileSource: Sendable, CustomTestStringConvertible {
 
     /// The row of the documentation's table.
     var markdownRow: String {
-        "| \(shown) | \(declared.map { "`\($0)`" } ?? "—") | `\(expected.rawValue)` | \(why) |"
+        "| \(shown) | \(declared.map { "`\($0)`" } ?? "—") | \(expected.map { "`\($0.rawValue)`" } ?? "none: staged") | \(why) |"
     }
 
-    var testDescription: String { "\(shown) → \(expected.rawValue)" }
+    var testDescription: String { "\(shown) → \(expected?.rawValue ?? "staged")" }
 }
 
 extension HostileSource {
@@ -101,6 +105,16 @@ extension HostileSource {
         .init(.url("{server}/status/403"), .sourceUnresolvable, "forbidden, and again after the one re-sign"),
         .init(.url("{server}/status/300"), .sourceUnresolvable, "a redirect without a location"),
         .init(.url("{server}/status/503"), .sourceFetchFailed, "server error: retried later"),
+        .init(.url("{server}/trickle"), .sourceFetchFailed,
+              "a byte every 100 ms: never a stall, but under `sources.minSpeed` over the stall window (`Transfer+Setup`, libcurl's low-speed check)"),
+        .init(.url("{server}/endless-slow"), .sourceFetchFailed,
+              "40 KiB/s without end: above the speed floor, cut at `sources.fetchTimeout` (`SourceStaging+URL`)"),
+        .init(.url("{server}/cached/private.jpg?sig=forged"), .sourceUnresolvable,
+              "a forged signature on a cached path: the conditional GET is refused 403 (again after the re-sign), and the cache is never the fallback (`SourceStaging+URL`)",
+              primer: "{server}/cached/private.jpg?sig=good"),
+        .init(.url("{server}/cached/download?id=2"), declared: "image/png", nil,
+              "a query-differing URL of a cached path (?id=1 cached a PDF): its own PNG, never ?id=1's bytes (`SourceCache`, `SourceValidator`)",
+              primer: "{server}/cached/download?id=1"),
         .init(.url("{server}/resign-to/file"), .sourceForbidden, "re-signed to file://"),
         .init(.url("{server}/resign-to/metadata"), .sourceForbidden, "re-signed to 169.254.169.254"),
         // Content.
@@ -111,6 +125,10 @@ extension HostileSource {
         .init(.url("{server}/content/pdf"), declared: "text/plain", .invalidFileObject, "PDF bytes declared as text"),
         .init(.data(SampleBytes.pdf, shown: "PDF bytes"), declared: "image/png", .invalidFileObject, "PDF bytes declared as an image"),
         .init(.path("docs/archive.zip"), declared: "audio/mpeg", .invalidFileObject, "ZIP bytes declared as audio"),
+        .init(.data(HostileSource.claimingJPEG, shown: "JPEG whose twelve EXIF blocks claim 1 GB of GPS values"), declared: "image/jpeg", nil,
+              "location stripped segment by segment in one 64 KiB buffer, memory flat (`LocationMetadata`, `ExifGPS`)"),
+        .init(.data(HostileSource.loopingJPEG, shown: "JPEG whose GPS IFD points back into IFD0"), declared: "image/jpeg", nil,
+              "no IFD chain is followed; the EXIF block is blanked whole (`ExifGPS`)"),
         .init(.url("{server}/content/large"), .fileSizeExceeded, "Content-Length over the 1 MiB limit"),
         .init(.url("{server}/content/endless"), .fileSizeExceeded, "endless chunked body, cut at the limit"),
         // Paths.
@@ -129,4 +147,21 @@ extension HostileSource {
         .init(.path(""), .invalidFileObject, "empty path"),
         .init(.malformed("source must have exactly one of url, path, data"), .invalidFileObject, "the job's entry is malformed"),
     ]
+}
+
+extension HostileSource {
+    /// Twelve APP1 segments, each a GPS IFD of 2,000 entries claiming the same 40 KiB value area.
+    static let claimingJPEG: [UInt8] = {
+        let segment = LocationMetadataTests.claimingSegment()
+        let length = segment.count + 2
+        let app1 = [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + segment
+        return [0xFF, 0xD8] + Array((0..<12).map { _ in app1 }.joined()) + [0xFF, 0xDA, 0x00, 0x04, 0x01, 0x00, 0x61, 0xFF, 0xD9]
+    }()
+
+    /// An EXIF block whose GPS pointer leads back to IFD0.
+    static let loopingJPEG: [UInt8] = {
+        let tiff = LocationMetadataTests.tiff(gps: 8, rest: LocationMetadataTests.gpsIFD(
+            [LocationMetadataTests.entry(tag: 2, type: 5, count: 3, value: 60)], tail: [UInt8](repeating: 7, count: 24)))
+        return LocationStrippingTests.jpeg(app1: Array("Exif".utf8) + [0, 0] + tiff)
+    }()
 }

@@ -121,12 +121,12 @@ import UploadEngine
         let fixture = try await strippingFixture(cacheMax: 0)
         defer { fixture.stop() }
         let original = Self.jpeg(app1: Self.exif())
-        fixture.server.serve("/photo.jpg", original)
+        fixture.server.serveObject("/photo.jpg", original, etag: "\"v1\"")
 
         let first = try await fixture.stage(.url(fixture.url("/photo.jpg")), mimeType: "image/jpeg")
         let second = try await fixture.stage(.url(fixture.url("/photo.jpg")), mimeType: "image/jpeg")
 
-        #expect(fixture.server.hits("/photo.jpg") == 1)
+        #expect(fixture.server.fetches("/photo.jpg") == 1)
         #expect(first.sha256 == second.sha256)
         #expect(try contents(first) != original)
         let cached = try #require(fixture.stagingFiles.first { $0.hasSuffix(".cache") })

@@ -4,8 +4,9 @@ import Testing
 import UploadEngine
 @testable import Worker
 
-/// The source cache: keyed by the URL without query and fragment, LRU within `staging.cacheMax`, pinned while
-/// a batch holds the bytes, and reconciled against its index on start.
+/// The source cache: found by the URL without query and fragment, reused only after the origin confirms an entry
+/// for the job's own URL, LRU within `staging.cacheMax`, pinned while a batch holds the bytes, and reconciled
+/// against its index on start.
 @Suite(.timeLimit(.minutes(1))) struct SourceCacheTests {
     private func cachedFixture(max: Int64 = 0, directory: URL? = nil) async throws -> StagingFixture {
         var options = StagingFixture.Options()
@@ -14,15 +15,18 @@ import UploadEngine
         return try await StagingFixture(options)
     }
 
-    @Test func aSecondStagingOfTheSameObjectComesFromTheCacheWhateverTheQuery() async throws {
+    @Test func aSecondStagingOfTheSameObjectIsConfirmedForItsOwnURLThenLinkedFromTheCache() async throws {
         let fixture = try await cachedFixture()
         defer { fixture.stop() }
-        fixture.server.serve("/photo.jpg", SampleBytes.jpeg)
+        fixture.server.serveObject("/photo.jpg", SampleBytes.jpeg, etag: "\"v1\"")
 
         let first = try await fixture.stage(.url(fixture.url("/photo.jpg?sig=1")), mimeType: "image/jpeg")
         let second = try await fixture.stage(.url(fixture.url("/photo.jpg?sig=2#top")), mimeType: "image/jpeg")
 
-        #expect(fixture.server.hits("/photo.jpg") == 1)
+        #expect(fixture.server.fetches("/photo.jpg") == 1)
+        let revalidation = try #require(fixture.server.requests.last)
+        #expect(revalidation.head.header("If-None-Match") == "\"v1\"")
+        #expect(revalidation.head.queryValue("sig") == "2", "confirmed for the second job's own URL")
         #expect(second.sha256 == first.sha256)
         #expect(second.path != first.path)
         #expect(try Data(contentsOf: URL(fileURLWithPath: second.path)) == Data(SampleBytes.jpeg))
@@ -36,7 +40,7 @@ import UploadEngine
     @Test func aCachedSourceIsCheckedAgainstEachFilesDeclarationAndLimit() async throws {
         let fixture = try await cachedFixture()
         defer { fixture.stop() }
-        fixture.server.serve("/doc", SampleBytes.pdf)
+        fixture.server.serveObject("/doc", SampleBytes.pdf, etag: "\"pdf\"")
         await fixture.stager.release(try await fixture.stage(.url(fixture.url("/doc"))))
 
         let contradicted = await fixture.stagingError(.url(fixture.url("/doc")), mimeType: "image/png")
@@ -44,7 +48,7 @@ import UploadEngine
 
         #expect(contradicted?.code == .invalidFileObject)
         #expect(tooLarge?.code == .fileSizeExceeded)
-        #expect(fixture.server.hits("/doc") == 1)
+        #expect(fixture.server.fetches("/doc") == 1)
         #expect(fixture.stagedFiles.isEmpty)
         #expect(fixture.stager.cache?.usage.pinnedBytes == 0)
     }
@@ -53,7 +57,9 @@ import UploadEngine
         let size = SampleBytes.filler(1000).count
         let fixture = try await cachedFixture(max: Int64(2 * size + 10))
         defer { fixture.stop() }
-        for name in ["a", "b", "c", "d"] { fixture.server.serve("/\(name)", SampleBytes.filler(1000, seed: UInt64(name.unicodeScalars.first!.value))) }
+        for name in ["a", "b", "c", "d"] {
+            fixture.server.serveObject("/\(name)", SampleBytes.filler(1000, seed: UInt64(name.unicodeScalars.first!.value)), etag: "\"\(name)\"")
+        }
         let cache = try #require(fixture.stager.cache)
 
         let pinned = try await fixture.stage(.url(fixture.url("/a")))
@@ -68,10 +74,10 @@ import UploadEngine
         await fixture.stager.release(try await fixture.stage(.url(fixture.url("/b"))))
         await fixture.stager.release(try await fixture.stage(.url(fixture.url("/d"))))
         await fixture.stager.release(try await fixture.stage(.url(fixture.url("/c"))))
-        #expect(fixture.server.hits("/b") == 1)
-        #expect(fixture.server.hits("/d") == 1)
-        #expect(fixture.server.hits("/c") == 2, "c was evicted")
-        #expect(fixture.server.hits("/a") == 1)
+        #expect(fixture.server.fetches("/b") == 1)
+        #expect(fixture.server.fetches("/d") == 1)
+        #expect(fixture.server.fetches("/c") == 2, "c was evicted")
+        #expect(fixture.server.fetches("/a") == 1)
         #expect(try Data(contentsOf: URL(fileURLWithPath: pinned.path)).count == size)
         await fixture.stager.release(pinned)
     }
@@ -79,13 +85,13 @@ import UploadEngine
     @Test func pinnedBytesAreNeverEvictedEvenOverTheBudget() async throws {
         let fixture = try await cachedFixture(max: 100)
         defer { fixture.stop() }
-        fixture.server.serve("/big", SampleBytes.filler(1000))
+        fixture.server.serveObject("/big", SampleBytes.filler(1000), etag: "\"big\"")
         let cache = try #require(fixture.stager.cache)
 
         let held = try await fixture.stage(.url(fixture.url("/big")))
         let again = try await fixture.stage(.url(fixture.url("/big")))
 
-        #expect(fixture.server.hits("/big") == 1)
+        #expect(fixture.server.fetches("/big") == 1)
         #expect(cache.usage.pinnedBytes == 1000)
         #expect(cache.usage.countedBytes == 0)
         await fixture.stager.release(held)
@@ -97,10 +103,11 @@ import UploadEngine
 
     @Test func aRestartKeepsIndexedEntriesAndRemovesOrphansButNothingElse() async throws {
         let first = try await cachedFixture()
-        first.server.serve("/photo.jpg", SampleBytes.jpeg)
+        first.server.serveObject("/photo.jpg", SampleBytes.jpeg, etag: "\"v1\"")
         await first.stager.release(try await first.stage(.url(first.url("/photo.jpg"))))
         _ = try await first.stage(.url(first.url("/photo.jpg")))  // a batch still holding it when the worker stops
-        first.stop(keepingFiles: true)
+        // The origin outlives the worker: only the worker restarts (its server is stopped at the end).
+        defer { first.server.stop() }
         let staging = first.stagingDirectory
         let orphanCache = "\(UUID().uuidString.lowercased()).cache"
         for name in ["\(UUID().uuidString.lowercased()).part", orphanCache, SourceCache.indexName + ".tmp"] {
@@ -111,18 +118,56 @@ import UploadEngine
 
         let second = try await cachedFixture(directory: first.directory)
         defer { second.stop() }
-        second.server.serve("/photo.jpg", Array("changed".utf8))
+        // The origin would now send other bytes, but confirms the validator: what is staged is the cached copy.
+        first.server.serveObject("/photo.jpg", Array("changed".utf8), etag: "\"v1\"")
+        let before = first.server.requests.count
 
         #expect(second.stagingFiles == (cacheFiles + ["notes.txt", SourceCache.indexName]).sorted())
         let staged = try await second.stage(.url(first.url("/photo.jpg")))
         #expect(staged.sha256 == SHA256Hasher.hex(of: Data(SampleBytes.jpeg)))
-        #expect(second.server.requests.isEmpty)
+        let after = Array(first.server.requests.dropFirst(before))
+        #expect(after.count == 1)
+        #expect(after.allSatisfy { $0.isConditional }, "only a conditional GET")
+        await second.stager.release(staged)
+    }
+
+    /// What changes whenever a file is written or replaced: its inode, modification time and size.
+    private static func identity(of path: String) throws -> [Int] {
+        var info = stat()
+        try #require(stat(path, &info) == 0)
+        return [Int(info.st_ino), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_size)]
+    }
+
+    @Test func checkoutsDoNotRewriteTheIndexButANewEntryDoesAndTheIndexSurvivesARestart() async throws {
+        let first = try await cachedFixture()
+        defer { first.server.stop() }
+        first.server.serveObject("/photo.jpg", SampleBytes.jpeg, etag: "\"v1\"")
+        first.server.serveObject("/doc", SampleBytes.pdf, etag: "\"pdf\"")
+        await first.stager.release(try await first.stage(.url(first.url("/photo.jpg"))))
+        let index = "\(first.stagingDirectory)/\(SourceCache.indexName)"
+        let written = try Self.identity(of: index)
+
+        for _ in 0..<20 {
+            await first.stager.release(try await first.stage(.url(first.url("/photo.jpg"))))
+        }
+
+        #expect(first.server.requests.filter { $0.isConditional }.count == 20, "every checkout was confirmed")
+        #expect(try Self.identity(of: index) == written, "no checkout rewrote the index")
+        await first.stager.release(try await first.stage(.url(first.url("/doc"))))
+        #expect(try Self.identity(of: index) != written, "a new entry is written")
+        #expect(first.stager.cache?.loadIndex().entries.map(\.key).sorted() == [first.url("/doc"), first.url("/photo.jpg")])
+
+        let second = try await cachedFixture(directory: first.directory)
+        defer { second.stop() }
+        #expect(second.stager.cache?.usage.entries == 2)
+        let staged = try await second.stage(.url(first.url("/photo.jpg")))
+        #expect(first.server.fetches("/photo.jpg") == 1, "confirmed from the restored entry, not fetched again")
         await second.stager.release(staged)
     }
 
     @Test func anEntryWhoseFileChangedSizeIsDroppedOnRestart() async throws {
         let first = try await cachedFixture()
-        first.server.serve("/photo.jpg", SampleBytes.jpeg)
+        first.server.serveObject("/photo.jpg", SampleBytes.jpeg, etag: "\"v1\"")
         await first.stager.release(try await first.stage(.url(first.url("/photo.jpg"))))
         first.stop(keepingFiles: true)
         let cacheFile = try #require(first.stagingFiles.first { $0.hasSuffix(".cache") })

@@ -1,8 +1,10 @@
 import Foundation
+import HTTPTransport
 import Testing
 @testable import Worker
 
-/// The source keys: `sources.stripLocation` is read, and `sources.allowHosts` entries are checked before start.
+/// The source keys: `sources.stripLocation` is read, `sources.allowHosts` entries are checked before start, and the
+/// deadlines that keep sources and presign calls from pending forever are read, checked and handed to the parts.
 @Suite struct SourceConfigurationTests {
     private static let base = #""presign": {"url": "http://p/presign"}, "kafka": {"brokers": "k:9092"}, "messages": {"mode": "none"}"#
 
@@ -28,5 +30,59 @@ import Testing
         #expect(good.sources.allowHosts.count == 4)
         #expect(error?.key == "sources.allowHosts")
         #expect(error?.problem.contains("*.internal") == true)
+    }
+
+    @Test func theDeadlinesHaveTheirDocumentedDefaultsAndAreReadFromTheFileAndTheEnvironment() throws {
+        let defaults = try ConfigurationLoader.load(json: Data("{\(Self.base)}".utf8), environment: [:])
+        let file = try ConfigurationLoader.load(
+            json: Data("{\(Self.base), \"sources\": {\"minSpeed\": \"4KiB\", \"fetchTimeout\": \"2m\"}, \"presign.timeout\": \"5s\"}".utf8),
+            environment: [:])
+        let environment = try ConfigurationLoader.load(
+            json: Data("{\(Self.base)}".utf8),
+            environment: ["ATTACHE_SOURCES_MIN_SPEED": "512", "ATTACHE_SOURCES_FETCH_TIMEOUT": "90s", "ATTACHE_PRESIGN_TIMEOUT": "250ms"])
+
+        #expect(defaults.sources.minSpeed == 1024)
+        #expect(defaults.sources.fetchTimeout == .seconds(600))
+        #expect(defaults.presign.timeout == .seconds(30))
+        #expect(file.sources.minSpeed == 4096)
+        #expect(file.sources.fetchTimeout == .seconds(120))
+        #expect(file.presign.timeout == .seconds(5))
+        #expect(environment.sources.minSpeed == 512)
+        #expect(environment.sources.fetchTimeout == .seconds(90))
+        #expect(environment.presign.timeout == .milliseconds(250))
+    }
+
+    @Test(arguments: [
+        ("ATTACHE_SOURCES_MIN_SPEED", "0", "sources.minSpeed", "must be at least 1"),
+        ("ATTACHE_SOURCES_MIN_SPEED", "fast", "ATTACHE_SOURCES_MIN_SPEED", "expected a size"),
+        ("ATTACHE_SOURCES_FETCH_TIMEOUT", "0s", "sources.fetchTimeout", "must be positive"),
+        ("ATTACHE_PRESIGN_TIMEOUT", "0ms", "presign.timeout", "must be positive"),
+        ("ATTACHE_PRESIGN_TIMEOUT", "soon", "ATTACHE_PRESIGN_TIMEOUT", "expected a duration"),
+    ])
+    func aDeadlineThatCouldNeverEndOrDoesNotParseStopsTheStart(variable: String, value: String, key: String, problem: String) {
+        #expect {
+            try ConfigurationLoader.load(json: Data("{\(Self.base)}".utf8), environment: [variable: value])
+        } throws: { error in
+            guard let error = error as? ConfigurationError else { return false }
+            return error.key == key && error.problem.contains(problem)
+        }
+    }
+
+    @Test func theWorkersStagerAndPresignerGetTheConfiguredDeadlines() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("attache-components-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = try ConfigurationLoader.load(json: Data("{\(Self.base)}".utf8), environment: [:])
+        configuration.sources.minSpeed = 2048
+        configuration.sources.fetchTimeout = .seconds(42)
+        configuration.presign.timeout = .milliseconds(1500)
+        let area = try StagingArea(directory: directory.path)
+        let cache = try await SourceCache.reconciled(in: area, maximumBytes: 0)
+
+        let components = try WorkerComponents(configuration: configuration, metrics: WorkerMetrics(), area: area, cache: cache)
+
+        #expect(components.stager.settings.minimumSpeed == 2048)
+        #expect(components.stager.settings.fetchTimeout == .seconds(42))
+        let presigner = try #require(components.presigner as? PresignEndpointClient)
+        #expect(presigner.timeout == .milliseconds(1500))
     }
 }

@@ -13,6 +13,9 @@ final class SourceServer: Sendable {
     struct Request: Sendable {
         var head: HTTPRequestHead
         var body: [UInt8]
+
+        /// Whether it is a conditional GET (`If-None-Match` or `If-Modified-Since`).
+        var isConditional: Bool { head.header("If-None-Match") != nil || head.header("If-Modified-Since") != nil }
     }
 
     private let table = RouteTable()
@@ -49,6 +52,29 @@ final class SourceServer: Sendable {
         }
     }
 
+    /// Answers `path` like an object store: `bytes` with their `ETag` and `Last-Modified` (either may be nil), and
+    /// 304 to a GET whose `If-None-Match` (else `If-Modified-Since`) names them. A request `authorised` refuses
+    /// gets 403, conditional or not.
+    func serveObject(
+        _ path: String, _ bytes: [UInt8], etag: String? = nil, lastModified: String? = nil,
+        authorised: @escaping @Sendable (HTTPRequestHead) -> Bool = { _ in true }
+    ) {
+        route(path) { head, _ in
+            guard authorised(head) else { return .text(403, "forbidden\n") }
+            let validators = [etag.map { HTTPHeader("ETag", $0) }, lastModified.map { HTTPHeader("Last-Modified", $0) }]
+                .compactMap { $0 }
+            let current: Bool = if let asked = head.header("If-None-Match") {
+                asked == etag
+            } else if let asked = head.header("If-Modified-Since") {
+                asked == lastModified
+            } else {
+                false
+            }
+            if current { return EmbeddedHTTP.HTTPResponse(status: 304, headers: validators) }
+            return EmbeddedHTTP.HTTPResponse(status: 200, headers: validators, body: .bytes(bytes))
+        }
+    }
+
     /// Answers `path` with a redirect to `location`.
     func redirect(_ path: String, to location: String, status: Int = 302) {
         route(path) { _, _ in EmbeddedHTTP.HTTPResponse(status: status, headers: [HTTPHeader("Location", location)]) }
@@ -59,6 +85,11 @@ final class SourceServer: Sendable {
 
     /// How many requests asked for `path`.
     func hits(_ path: String) -> Int { requests.filter { $0.head.path == path }.count }
+
+    /// How many requests asked for `path` without a validator: the ones that fetch the bytes.
+    func fetches(_ path: String) -> Int {
+        requests.filter { $0.head.path == path && !$0.isConditional }.count
+    }
 
     /// Stops listening and closes every connection.
     func stop() { server.stop() }

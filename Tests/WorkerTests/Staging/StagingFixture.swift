@@ -18,6 +18,12 @@ final class StagingFixture: Sendable {
         var stripLocation = false
         /// An existing directory to run in (a restart); nil creates a fresh one.
         var directory: URL?
+        /// `upload.stallTimeout`, the client's no-progress limit and the window of `sources.minSpeed`.
+        var stallTimeout: Duration = .seconds(30)
+        /// `sources.minSpeed`, bytes per second.
+        var minimumSpeed: Int64 = 1024
+        /// `sources.fetchTimeout`.
+        var fetchTimeout: Duration = .seconds(600)
     }
 
     let directory: URL
@@ -30,12 +36,13 @@ final class StagingFixture: Sendable {
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("attache-staging-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("sources"), withIntermediateDirectories: true)
         server = try SourceServer()
-        client = try HTTPClient()
+        client = try HTTPClient(configuration: HTTPClient.Configuration(stallTimeout: options.stallTimeout))
         let area = try StagingArea(directory: directory.appendingPathComponent("staging").path)
         let cache = try await options.cacheMax.asyncMap { try await SourceCache.reconciled(in: area, maximumBytes: $0) }
         let settings = SourceStaging.Settings(
             addressPolicy: try AddressPolicy(allowHosts: options.allowHosts),
-            resignURL: options.resign ? server.baseURL + "/resign" : nil, stripLocation: options.stripLocation)
+            resignURL: options.resign ? server.baseURL + "/resign" : nil, stripLocation: options.stripLocation,
+            minimumSpeed: options.minimumSpeed, fetchTimeout: options.fetchTimeout)
         stager = SourceStaging(area: area, sourceRoot: directory.appendingPathComponent("sources").path, client: client, settings: settings, cache: cache)
     }
 
