@@ -5,7 +5,7 @@ import UploadEngine
 @Suite struct MetricsTests {
     @Test func countersGaugesAndHistogramsRenderInPrometheusText() {
         let registry = MetricsRegistry()
-        registry.declare("t_total", .counter, help: "A counter.")
+        registry.declare("t_total", .counter, help: "A counter.", labels: ["code": ["ERR_\"X\""]])
         registry.declare("t_gauge", .gauge, help: "A gauge.")
         registry.declare("t_seconds", .histogram, help: "A histogram.", buckets: [0.1, 1])
         registry.increment("t_total", labels: ["code": "ERR_\"X\""])
