@@ -18,6 +18,9 @@ struct FileDirectory: Sendable {
     /// Rejected files still held as entries.
     var rejectedCount: Int { rejectedSlots.count }
 
+    /// Slots in the rejection queue, stale ones included: stays proportional to `rejectedCount`.
+    var rejectionQueueLength: Int { rejectionOrder.count - rejectionHead }
+
     mutating func addLive(_ fileId: String, slot: Int) {
         live[fileId] = slot
     }

@@ -23,6 +23,8 @@ public final class CloudEventEncoder: Sendable {
     public let maxBytes: Int
 
     public init(workerId: String, maxBytes: Int = CloudEventEncoder.defaultMaxBytes) {
+        // `worker.id` is at most 255 bytes once validated; the cut keeps the envelope bounded for any caller.
+        let workerId = WireError.cut(workerId, toBytes: 255)
         source = "attache/\(workerId)"
         idPrefix = "\(workerId)-\(UInt64(Date().timeIntervalSince1970 * 1000))-"
         self.maxBytes = max(maxBytes, Self.minimumMaxBytes)
@@ -51,7 +53,8 @@ public final class CloudEventEncoder: Sendable {
         json.field("id", id)
         json.field("source", source)
         json.field("type", event.type)
-        json.field("subject", event.batchId)
+        // A valid batchId has at most 128 characters; the cut only bounds what a caller could pass otherwise.
+        json.field("subject", WireError.cut(event.batchId, toBytes: EventSummary.identityLimit))
         json.key("time")
         json.time(time)
         json.field("datacontenttype", "application/json")
