@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTransport
 import Testing
+import UploadEngine
 @testable import Worker
 
 /// Every numeric key at the edge of 64 bits (`docs/contract.md` §7): the start either accepts the value or stops
@@ -21,6 +23,7 @@ import Testing
         "9223372036854775807", "9223372036854775808", "99999999999999999999999", "-9223372036854775808",
         "9223372036854775807GiB", "8589934592GiB", "9007199254740993KiB", "9223372036854775807ms",
         "9223372036854775807s", "153722867280912931m", "2562047788015216h", "9223372036854775807h",
+        "1000000000h", "4000000000", "2147483648KiB",
     ]
 
     @Test(arguments: numericKeys, hugeValues)
@@ -30,8 +33,14 @@ import Testing
         do {
             let configuration = try ConfigurationLoader.load(json: nil, environment: environment)
             // Accepted: what the worker derives from the configuration must not trap either.
-            _ = configuration.engine.retry.backoffCeiling(afterAttempt: Int.max)
+            var random = JitterRandom(seed: 1)
+            for attempt in [1, 30, Int.max - 1] {
+                _ = configuration.engine.retry.delay(afterAttempt: attempt, retryAfter: nil, using: &random)
+            }
             _ = CloudEventEncoder(workerId: "w", maxBytes: configuration.events.maxBytes)
+            let record = #"{"receiver": {"id": "u", "type": "user"}, "files": [{"fileId": "f", "source": {"data": "aGk="}}]}"#
+            _ = JobDecoder(limits: configuration.limits).decode(Data(record.utf8), from: .init(topic: "t", partition: 0, offset: 0, key: "b"))
+            _ = try HTTPClient(configuration: .init(maxConcurrentTransfers: configuration.worker.maxTransfers))
         } catch let error as ConfigurationError {
             #expect(error.key == key || error.key == variable, "\(key)=\(value): \(error)")
         } catch {
