@@ -16,7 +16,7 @@ extension UploadBatch {
         // Rejected files replaced by new ones under their ids leave in one pass, not one shift of the batch each.
         if !replaced.isEmpty {
             entries.removeAll { replaced.contains($0.slot) }
-            entryVisits += entries.count
+            entryVisits &+= entries.count
         }
         schedule(now: now, into: &effects)
         finishInput(wasPending: wasPending, reportIfIdle: true, into: &effects)
@@ -164,7 +164,7 @@ extension UploadBatch {
         }
         // One pass for all of them: a call that adds many rejections does not pay a shift of the batch for each.
         entries.removeAll { dropped.contains($0.slot) }
-        entryVisits += entries.count
+        entryVisits &+= entries.count
         droppedRejections += dropped.count
     }
 

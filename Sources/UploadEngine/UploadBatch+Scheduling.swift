@@ -13,9 +13,9 @@ extension UploadBatch {
         // where the last one stopped, so a pass costs O(files), not O(files × started).
         var inFlight = entries.reduce(0) { $0 + ($1.state.isInFlight ? 1 : 0) }
         var index = entries.startIndex
-        entryVisits += entries.count
+        entryVisits &+= entries.count
         while inFlight < concurrency, index < entries.endIndex {
-            entryVisits += 1
+            entryVisits &+= 1
             guard entries[index].state == .queued, entries[index].notBefore.map({ $0 <= now }) ?? true else {
                 index += 1
                 continue
@@ -59,7 +59,7 @@ extension UploadBatch {
         // The files of each due cohort, in input order; cohorts in the order their first file appears.
         var order: [Int] = []
         var members: [Int: [Int]] = [:]
-        entryVisits += entries.count
+        entryVisits &+= entries.count
         for index in entries.indices where entries[index].awaitingPresign {
             let cohort = entries[index].cohort
             guard gathering[cohort]?.deadline.map({ $0 <= now }) ?? true else { continue }
