@@ -51,6 +51,9 @@ extension CurlUploader {
         switch error.code {
         case .invalidURL:
             return UploadError(.invalidURL, error.message, retryable: true)
+        case .invalidHeader:
+            // Only a presign answer supplies an upload's headers: like a malformed URL, the next attempt presigns again.
+            return UploadError(.invalidURL, error.message, retryable: true)
         case .stalled:
             return UploadError(.uploadStalled, error.message, retryable: true)
         case .localFile:

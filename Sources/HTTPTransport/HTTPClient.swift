@@ -121,6 +121,7 @@ public final class HTTPClient: Sendable {
 
     private func run(_ spec: TransferSpec, beforeStart: (@Sendable () throws -> Void)?) async throws -> HTTPResponse {
         try CurlURL.validate(spec.request.url)
+        try spec.request.validateHeaders()
         try await slots.acquire()
         defer { slots.release() }
         try beforeStart?()

@@ -13,6 +13,8 @@ public struct HTTPTransportError: Error, Hashable, Sendable, CustomStringConvert
 
         /// The URL is malformed, has no host, or its scheme is not `http`/`https`.
         public static let invalidURL = Code(rawValue: "ERR_HTTP_INVALID_URL")
+        /// A header name or value (or the method) holds a control character: the request is refused, not sent.
+        public static let invalidHeader = Code(rawValue: "ERR_HTTP_INVALID_HEADER")
         /// libcurl failed the transfer: resolve, connect, reset, TLS, timeout, protocol.
         public static let transport = Code(rawValue: "ERR_HTTP_TRANSPORT")
         /// No byte moved in either direction for the stall timeout.

@@ -8,6 +8,11 @@ public struct UploadLimits: Sendable, Hashable {
     public var attachmentsPerMessage: Int = 10
     /// Largest decoded inline `data` source (`limits.inlineMax`).
     public var inlineMax: Int64 = 1024 * 1024
+    /// Files one job may list (`limits.filesPerJob`); a job with more is invalid as a whole.
+    public var filesPerJob: Int = 100
+    /// Bytes a job's `message` options (caption, metadata, tags) may take as encoded (`limits.messageOptionsMax`);
+    /// a job with more is invalid as a whole.
+    public var messageOptionsMax: Int = 16 * 1024
 
     public init() {}
 }

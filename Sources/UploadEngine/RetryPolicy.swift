@@ -12,9 +12,14 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// The ceiling of the jitter window after `failedAttempt` (1-based): `min(maxDelay, baseDelay × 2^(attempt-1))`.
+    ///
+    /// Doubles only while below `maxDelay`, so no configured value can overflow `Duration` (whose `*` traps).
     public func backoffCeiling(afterAttempt failedAttempt: Int) -> Duration {
-        let exponent = min(max(failedAttempt - 1, 0), 30)
-        let grown = baseDelay * (1 << exponent)
+        var grown = max(baseDelay, .zero)
+        for _ in 0..<min(max(failedAttempt - 1, 0), 62) {
+            guard grown < maxDelay, grown <= maxDelay / 2 else { return maxDelay }
+            grown = grown * 2
+        }
         return min(grown, maxDelay)
     }
 
@@ -35,9 +40,13 @@ public struct RetryPolicy: Sendable, Hashable {
 }
 
 extension Duration {
-    /// Whole nanoseconds, saturating; durations here are seconds to minutes.
+    /// Whole nanoseconds, saturating at `Int64.max` (about 292 years) rather than overflowing.
     var totalNanoseconds: Int64 {
         let parts = components
-        return parts.seconds &* 1_000_000_000 &+ parts.attoseconds / 1_000_000_000
+        guard parts.seconds >= 0 else { return 0 }
+        let (whole, overflow) = parts.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return .max }
+        let (total, overflowAgain) = whole.addingReportingOverflow(parts.attoseconds / 1_000_000_000)
+        return overflowAgain ? .max : total
     }
 }

@@ -16,6 +16,7 @@ extension UploadBatch {
             discard(entry, deleteObject: !wasSent, into: &effects)
         }
         entries.removeAll { $0.fileId == fileId }
+        directory.removeAll(fileId)
         sentFileIds.remove(fileId)
         effects.events.append(UploadEvent(batchId: batchId, requestId: requestId, fileId: fileId, kind: .removed))
         schedule(now: now, into: &effects)
@@ -59,6 +60,8 @@ extension UploadBatch {
             }
         }
         entries.removeAll()
+        directory.removeAll()
+        droppedRejections = 0
         sentFileIds.removeAll()
         finishInput(wasPending: wasPending, into: &effects)
         return effects

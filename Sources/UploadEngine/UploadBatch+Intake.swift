@@ -9,20 +9,29 @@ extension UploadBatch {
         var effects = BatchEffects()
         let wasPending = status == .inProgress
         lastSettledRequestId = requestId
+        var replaced: Set<Int> = []
         for item in items {
-            admit(item, requestId: requestId, into: &effects)
+            admit(item, requestId: requestId, replacing: &replaced, into: &effects)
+        }
+        // Rejected files replaced by new ones under their ids leave in one pass, not one shift of the batch each.
+        if !replaced.isEmpty {
+            entries.removeAll { replaced.contains($0.slot) }
+            entryVisits &+= entries.count
         }
         schedule(now: now, into: &effects)
         finishInput(wasPending: wasPending, reportIfIdle: true, into: &effects)
         return effects
     }
 
-    private mutating func admit(_ item: FileItem, requestId: String, into effects: inout BatchEffects) {
-        // A rejected file holds no place: a new file under its id replaces it.
+    /// Takes one file in. Lookups go through the directory: a call with n files costs O(n), however many files the
+    /// batch already holds or the call repeats.
+    private mutating func admit(_ item: FileItem, requestId: String, replacing replaced: inout Set<Int>,
+                                into effects: inout BatchEffects) {
+        // A rejected file holds no place: a new file under its id replaces it (its entry leaves at the end of the call).
         if !item.fileId.isEmpty {
-            entries.removeAll { $0.fileId == item.fileId && $0.state == .rejected }
+            replaced.formUnion(directory.removeRejected(item.fileId))
         }
-        let live = entries.firstIndex { $0.fileId == item.fileId && $0.state != .rejected }
+        let live = directory.live[item.fileId].flatMap(index(ofSlot:))
         let reusesFailed = live.map { entries[$0].state == .failed } ?? false
 
         if let error = intakeError(for: item, liveDuplicate: reusesFailed ? nil : live.map { entries[$0].state }) {
@@ -40,7 +49,9 @@ extension UploadBatch {
                            into: &effects)
             return
         }
-        entries.append(FileEntry(slot: takeSlot(), item: item, requestId: requestId))
+        let slot = takeSlot()
+        entries.append(FileEntry(slot: slot, item: item, requestId: requestId))
+        directory.addLive(item.fileId, slot: slot)
     }
 
     /// The first intake rule the item breaks, in the contract's order: empty data; bad or duplicate id, bad source
@@ -83,6 +94,10 @@ extension UploadBatch {
         if item.name.utf8.count > 255 || !item.name.unicodeScalars.contains(where: isVisible)
             || item.name.unicodeScalars.contains(where: isControl) {
             return "name must be 1–255 bytes without control characters"
+        }
+        if let mime = item.mimeType, !HeaderSafety.isSafe(mime) {
+            // It becomes the upload's Content-Type: a line break in a parameter would add a header of its own.
+            return "mimeType must not contain control characters"
         }
         if let mime = item.mimeType, !MimeTypes.isWellFormed(mime) {
             return "mimeType '\(mime)' is not of the form type/subtype"
@@ -133,7 +148,24 @@ extension UploadBatch {
         entry.error = error
         entry.item.releaseInlineBytes()
         entries.append(entry)
+        directory.addRejected(entry.fileId, slot: entry.slot)
         effects.events.append(event(entry, .rejected(error)))
+    }
+
+    /// Drops the oldest rejected files beyond the most recent `UploadResult.rejectedLimit`, keeping only their count:
+    /// what a record says can then never grow the batch, its result or its snapshot without bound.
+    mutating func trimRejections() {
+        guard directory.rejectedCount > UploadResult.rejectedLimit else { return }
+        var dropped: Set<Int> = []
+        while directory.rejectedCount > UploadResult.rejectedLimit, let slot = directory.oldestRejection(),
+              let index = index(ofSlot: slot) {
+            directory.dropRejection(slot: slot, fileId: entries[index].fileId)
+            dropped.insert(slot)
+        }
+        // One pass for all of them: a call that adds many rejections does not pay a shift of the batch for each.
+        entries.removeAll { dropped.contains($0.slot) }
+        entryVisits &+= entries.count
+        droppedRejections += dropped.count
     }
 
     /// Re-using a failed file's id uploads the new source in the failed file's place (the reference's second retry path).

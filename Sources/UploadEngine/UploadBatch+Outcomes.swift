@@ -162,6 +162,7 @@ extension UploadBatch {
         entries[index].item.releaseInlineBytes()
         entries[index].generation += 1
         entries[index].state = .rejected
+        directory.liveBecameRejected(entries[index].fileId, slot: entries[index].slot)
         entries[index].error = rejected
         entries[index].awaitingPresignSince = nil
         lastSettledRequestId = entries[index].requestId

@@ -9,8 +9,17 @@ extension UploadBatch {
     /// by a long copy; the rest follow in calls of their own, under the same rule.
     mutating func schedule(now: Date, into effects: inout BatchEffects) {
         var cohortByRequest: [String: Int] = [:]
-        while entries.lazy.filter({ $0.state.isInFlight }).count < concurrency,
-              let index = entries.firstIndex(where: { $0.state == .queued && ($0.notBefore.map { $0 <= now } ?? true) }) {
+        // One pass: the in-flight count is kept as files start, and the search for the next queued file resumes
+        // where the last one stopped, so a pass costs O(files), not O(files × started).
+        var inFlight = entries.reduce(0) { $0 + ($1.state.isInFlight ? 1 : 0) }
+        var index = entries.startIndex
+        entryVisits &+= entries.count
+        while inFlight < concurrency, index < entries.endIndex {
+            entryVisits &+= 1
+            guard entries[index].state == .queued, entries[index].notBefore.map({ $0 <= now }) ?? true else {
+                index += 1
+                continue
+            }
             let requestId = entries[index].requestId
             let cohort = cohortByRequest[requestId] ?? {
                 nextCohort += 1
@@ -18,6 +27,11 @@ extension UploadBatch {
             }()
             cohortByRequest[requestId] = cohort
             start(index, cohort: cohort, now: now, into: &effects)
+            if entries[index].state.isInFlight { inFlight += 1 }
+            // A file whose start failed at once and may go again now (a zero backoff) is looked at again, as
+            // before any other; anything else moves the search on.
+            let again = entries[index].state == .queued && (entries[index].notBefore.map { $0 <= now } ?? true)
+            if !again { index += 1 }
         }
         issuePresigns(now: now, into: &effects)
     }
@@ -40,13 +54,21 @@ extension UploadBatch {
     }
 
     private mutating func issuePresigns(now: Date, into effects: inout BatchEffects) {
-        var cohorts: [Int] = []
-        for entry in entries where entry.awaitingPresign && !cohorts.contains(entry.cohort) {
-            cohorts.append(entry.cohort)
+        let gathering = cohortGathering()
+        guard !gathering.isEmpty else { return }
+        // The files of each due cohort, in input order; cohorts in the order their first file appears.
+        var order: [Int] = []
+        var members: [Int: [Int]] = [:]
+        entryVisits &+= entries.count
+        for index in entries.indices where entries[index].awaitingPresign {
+            let cohort = entries[index].cohort
+            guard gathering[cohort]?.deadline.map({ $0 <= now }) ?? true else { continue }
+            if members[cohort] == nil { order.append(cohort) }
+            members[cohort, default: []].append(index)
         }
-        for cohort in cohorts where gatherDeadline(of: cohort).map({ $0 <= now }) ?? true {
+        for cohort in order {
             var calls: [PresignCall] = []
-            for index in entries.indices where entries[index].awaitingPresign && entries[index].cohort == cohort {
+            for index in members[cohort] ?? [] {
                 entries[index].awaitingPresignSince = nil
                 calls.append(presignCall(for: entries[index]))
             }
@@ -54,12 +76,24 @@ extension UploadBatch {
         }
     }
 
-    /// When a cohort's ready files stop waiting for its members still staging: the gather window after the first
-    /// of them became ready. nil when no member is staging (or none is waiting): nothing holds the call back.
-    func gatherDeadline(of cohort: Int) -> Date? {
-        guard entries.contains(where: { $0.cohort == cohort && $0.state == .staging }) else { return nil }
-        let firstReady = entries.lazy.filter { $0.cohort == cohort }.compactMap(\.awaitingPresignSince).min()
-        return firstReady.map { $0 + configuration.presignGatherWindow }
+    /// For every cohort with a file waiting for its presign call, when the wait ends: the gather window after the
+    /// first of them became ready while a member is still staging; nil when nothing holds the call back. One pass
+    /// over the batch for all cohorts, rather than one per cohort or per waiting file.
+    func cohortGathering() -> [Int: (staging: Bool, deadline: Date?)] {
+        var staging: Set<Int> = []
+        var firstReady: [Int: Date] = [:]
+        for entry in entries {
+            if entry.state == .staging { staging.insert(entry.cohort) }
+            if let since = entry.awaitingPresignSince, firstReady[entry.cohort].map({ since < $0 }) ?? true {
+                firstReady[entry.cohort] = since
+            }
+        }
+        var result: [Int: (staging: Bool, deadline: Date?)] = [:]
+        for (cohort, ready) in firstReady {
+            let held = staging.contains(cohort)
+            result[cohort] = (held, held ? ready + configuration.presignGatherWindow : nil)
+        }
+        return result
     }
 
     func presignCall(for entry: FileEntry) -> PresignCall {
@@ -75,6 +109,12 @@ extension UploadBatch {
         guard let target = entries[index].target, let staged = entries[index].staged else { return }
         if !Self.isUsableUploadURL(target.uploadURL) {
             fail(index, UploadError(.invalidURL, "the presigned upload URL is malformed"), now: now, into: &effects)
+            return
+        }
+        if !HeaderSafety.isSafe(target.headers) || !HeaderSafety.isSafe(target.method) {
+            // Whatever presigner answered, a line break in its headers or method would smuggle lines into the upload.
+            fail(index, UploadError(.invalidURL, "the presign answer's method or headers contain control characters"),
+                 now: now, into: &effects)
             return
         }
         if let expiresAt = target.expiresAt, expiresAt <= now {
@@ -97,6 +137,7 @@ extension UploadBatch {
 
     /// Ends an input: reports `completed` when the batch has just become idle (or, for an upload call, is idle).
     mutating func finishInput(wasPending: Bool, reportIfIdle: Bool = false, into effects: inout BatchEffects) {
+        trimRejections()
         guard status == .idle, wasPending || reportIfIdle else { return }
         effects.events.append(UploadEvent(batchId: batchId, requestId: lastSettledRequestId, fileId: nil, kind: .completed(result)))
     }

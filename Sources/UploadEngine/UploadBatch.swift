@@ -12,7 +12,15 @@ public struct UploadBatch: Sendable {
     /// Files in flight at once; read at every scheduling pass, so a change applies to files started afterwards.
     public internal(set) var concurrency: Int
 
+    /// Files in slot order (slots only grow, and a re-used failed file keeps its place), so a slot is found by
+    /// binary search. Rejected files beyond the `UploadResult.rejectedLimit` most recent are dropped and only counted.
     var entries: [FileEntry] = []
+    /// Finds files by id without scanning `entries`.
+    var directory = FileDirectory()
+    /// Rejected files no longer held as entries (beyond the most recent `UploadResult.rejectedLimit`).
+    var droppedRejections = 0
+    /// Entries visited by intake and scheduling passes: how tests pin down that taking in n files costs O(n).
+    var entryVisits = 0
     var nextSlot = 0
     var nextCohort = 0
     /// Files whose attachments went out in a message; a later plan leaves them out.
@@ -35,12 +43,13 @@ public struct UploadBatch: Sendable {
         entries.contains { $0.state.isPending } ? .inProgress : .idle
     }
 
-    /// Files in the batch in any state, rejected ones included (the reference's `getAttachmentCount()`).
-    public var count: Int { entries.count }
+    /// Files in the batch in any state, rejected ones included (the reference's `getAttachmentCount()`), also those
+    /// rejections that are only counted any more.
+    public var count: Int { entries.count + droppedRejections }
 
-    /// Room left for new files: capacity is held by every file except rejected ones.
+    /// Room left for new files: capacity is held by every file except rejected ones, that is by the live ones.
     public var remainingCapacity: Int {
-        configuration.limits.fileCountMax - entries.filter { $0.state.occupiesCapacity }.count
+        configuration.limits.fileCountMax - directory.live.count
     }
 
     /// Uploaded attachments in the order their files were added.
@@ -55,7 +64,8 @@ public struct UploadBatch: Sendable {
 
     /// The uploaded attachment for a file id; nil when unknown or not uploaded yet.
     public func attachment(fileId: String) -> Attachment? {
-        entries.first { $0.fileId == fileId && $0.state == .uploaded }?.attachment
+        guard let index = directory.live[fileId].flatMap(index(ofSlot:)), entries[index].state == .uploaded else { return nil }
+        return entries[index].attachment
     }
 
     /// The state of the live file with this id (a rejected duplicate never hides the live file).
@@ -68,9 +78,11 @@ public struct UploadBatch: Sendable {
         attachments.filter { !sentFileIds.contains($0.fileId) }
     }
 
-    /// The whole batch's state, as delivered with `completed`.
+    /// The whole batch's state, as delivered with `completed`: rejections are the most recent
+    /// `UploadResult.rejectedLimit` (the batch holds no more), with `rejectedTotal` counting them all.
     public var result: UploadResult {
         var result = UploadResult(batchId: batchId)
+        result.rejectedTotal = directory.rejectedCount + droppedRejections
         for entry in entries {
             switch entry.state {
             case .uploaded:
@@ -91,17 +103,20 @@ public struct UploadBatch: Sendable {
     /// The next instant at which `tick(now:)` has work: a stall deadline, the end of a retry backoff, or the end of
     /// a cohort's presign gather window.
     public var nextDeadline: Date? {
-        var deadlines: [Date] = []
+        var earliest: Date?
+        func consider(_ deadline: Date) {
+            if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+        }
         for entry in entries {
             if entry.state == .uploading, let moved = entry.lastMovement {
-                deadlines.append(moved + configuration.stallTimeout)
+                consider(moved + configuration.stallTimeout)
             } else if entry.state == .queued, let notBefore = entry.notBefore {
-                deadlines.append(notBefore)
-            } else if entry.awaitingPresign, let gathered = gatherDeadline(of: entry.cohort) {
-                deadlines.append(gathered)
+                consider(notBefore)
             }
         }
-        return deadlines.min()
+        // One pass for every cohort's gather deadline, not one pass per waiting file.
+        for gathered in cohortGathering().values.compactMap(\.deadline) { consider(gathered) }
+        return earliest
     }
 
     /// Staged bytes the batch holds (queued, in-flight and failed files).
@@ -117,13 +132,25 @@ public struct UploadBatch: Sendable {
     // MARK: - Lookup
 
     func index(of token: AttemptToken) -> Int? {
-        entries.firstIndex { $0.slot == token.entry && $0.generation == token.generation }
+        guard let index = index(ofSlot: token.entry), entries[index].generation == token.generation else { return nil }
+        return index
+    }
+
+    /// The index of the entry in `slot`, by binary search (entries are in slot order).
+    func index(ofSlot slot: Int) -> Int? {
+        var low = entries.startIndex
+        var high = entries.endIndex
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].slot < slot { low = middle + 1 } else { high = middle }
+        }
+        return low < entries.endIndex && entries[low].slot == slot ? low : nil
     }
 
     /// The file a control about `fileId` acts on: the non-rejected one if there is one, else the latest.
     func primaryIndex(of fileId: String) -> Int? {
-        entries.firstIndex { $0.fileId == fileId && $0.state != .rejected }
-            ?? entries.lastIndex { $0.fileId == fileId }
+        if let slot = directory.live[fileId] { return index(ofSlot: slot) }
+        return directory.rejected[fileId]?.max().flatMap(index(ofSlot:))
     }
 
     func event(_ entry: FileEntry, _ kind: UploadEvent.Kind) -> UploadEvent {

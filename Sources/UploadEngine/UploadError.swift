@@ -34,6 +34,14 @@ public struct UploadErrorCode: RawRepresentable, Hashable, Sendable, Codable, Cu
     /// The source is refused by policy (scheme, address, path escape).
     public static let sourceForbidden = UploadErrorCode("ERR_SOURCE_FORBIDDEN")
 
+    /// Every code the contract names (`docs/contract.md`): a closed set, unlike the codes a presign service may
+    /// invent, so metrics can label by it without letting a server create series.
+    public static let contractCodes: Set<UploadErrorCode> = [
+        .fileDataEmpty, .invalidFileObject, .fileSizeExceeded, .fileCountExceeded, .presignedURLFailed,
+        .presignedURLExpired, .s3UploadFailed, .uploadStalled, .invalidURL, .sourceFetchFailed, .sourceUnresolvable,
+        .sourceForbidden,
+    ]
+
     /// Whether a failure with this code is retryable when nothing else says otherwise.
     public var isRetryableByDefault: Bool {
         switch self {

@@ -16,16 +16,39 @@ public struct UploadResult: Sendable, Hashable, Codable {
             self.error = error
         }
     }
+    /// How many rejected files `rejected` lists at most: the most recent ones. What a record says must not make a
+    /// `batch.completed` event (or a snapshot) grow without bound.
+    public static let rejectedLimit = 100
+
     public var batchId: String
     public var successful: [Success]
+    /// The most recent rejections, at most `rejectedLimit`, in input order.
     public var rejected: [Failure]
+    /// Every rejected file in the batch, also those `rejected` no longer lists.
+    public var rejectedTotal: Int
     public var failed: [Failure]
 
-    public init(batchId: String, successful: [Success] = [], rejected: [Failure] = [], failed: [Failure] = []) {
+    public init(batchId: String, successful: [Success] = [], rejected: [Failure] = [], rejectedTotal: Int? = nil,
+                failed: [Failure] = []) {
         self.batchId = batchId
         self.successful = successful
         self.rejected = rejected
+        self.rejectedTotal = rejectedTotal ?? rejected.count
         self.failed = failed
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case batchId, successful, rejected, rejectedTotal, failed
+    }
+
+    /// Reads a result; one written before `rejectedTotal` existed counts the rejections it lists.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        batchId = try container.decode(String.self, forKey: .batchId)
+        successful = try container.decode([Success].self, forKey: .successful)
+        rejected = try container.decode([Failure].self, forKey: .rejected)
+        rejectedTotal = try container.decodeIfPresent(Int.self, forKey: .rejectedTotal) ?? rejected.count
+        failed = try container.decode([Failure].self, forKey: .failed)
     }
 }
 
@@ -35,9 +58,33 @@ public struct WireError: Sendable, Hashable, Codable {
     public var message: String
     public var retryable: Bool
 
+    /// The longest `message` an event carries, in UTF-8 bytes: a server's or a source's error text is cut here, so
+    /// it cannot make an event too large to publish.
+    public static let messageLimit = 1024
+
     public init(_ error: UploadError) {
-        code = error.code.rawValue
-        message = error.message
-        retryable = error.isRetryable
+        self.init(code: error.code.rawValue, message: error.message, retryable: error.isRetryable)
+    }
+
+    /// An error from its parts; the message is cut to `messageLimit` bytes, the code to 128.
+    public init(code: String, message: String, retryable: Bool) {
+        self.code = Self.cut(code, toBytes: 128)
+        self.message = Self.cut(message, toBytes: Self.messageLimit)
+        self.retryable = retryable
+    }
+
+    /// `text` cut to at most `limit` UTF-8 bytes on a scalar boundary, with `…` marking the cut.
+    public static func cut(_ text: String, toBytes limit: Int) -> String {
+        guard text.utf8.count > limit else { return text }
+        let room = max(0, limit - 3)  // "…" takes three bytes.
+        var kept = String.UnicodeScalarView()
+        var used = 0
+        for scalar in text.unicodeScalars {
+            let size = UTF8.width(scalar)
+            guard used + size <= room else { break }
+            kept.append(scalar)
+            used += size
+        }
+        return String(kept) + "…"
     }
 }

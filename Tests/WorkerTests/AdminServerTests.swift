@@ -101,7 +101,7 @@ private extension HTTPTransport.HTTPResponse {
     @Test func metricsServesThePrometheusTextOfTheRegistry() async throws {
         let admin = try AdminFixture()
         defer { admin.server.stop() }
-        admin.metrics.declare("attache_test_total", .counter, help: "A test counter.")
+        admin.metrics.declare("attache_test_total", .counter, help: "A test counter.", labels: ["outcome": ["uploaded"]])
         admin.metrics.increment("attache_test_total", by: 3, labels: ["outcome": "uploaded"])
 
         let answer = try await admin.request("/metrics")

@@ -5,7 +5,7 @@ import UploadEngine
 @Suite struct MetricsTests {
     @Test func countersGaugesAndHistogramsRenderInPrometheusText() {
         let registry = MetricsRegistry()
-        registry.declare("t_total", .counter, help: "A counter.")
+        registry.declare("t_total", .counter, help: "A counter.", labels: ["code": ["ERR_\"X\""]])
         registry.declare("t_gauge", .gauge, help: "A gauge.")
         registry.declare("t_seconds", .histogram, help: "A histogram.", buckets: [0.1, 1])
         registry.increment("t_total", labels: ["code": "ERR_\"X\""])
@@ -47,5 +47,54 @@ import UploadEngine
         #expect(registry.value(WorkerMetrics.files, labels: ["outcome": "retrying", "code": "ERR_UPLOAD_STALLED"]) == 1)
         #expect(registry.value(WorkerMetrics.files, labels: ["outcome": "failed", "code": "ERR_UPLOAD_STALLED"]) == 1)
         #expect(registry.render().contains("# TYPE attache_upload_duration_seconds histogram"))
+    }
+}
+
+/// "Metrics stay bounded" (`docs/contract.md` §4): label values come from closed sets.
+@Suite struct MetricLabelBoundsTests {
+    @Test func errorCodesAServerInventsAllCountAsOther() {
+        let metrics = WorkerMetrics()
+        for number in 0..<1000 {
+            let invented = UploadError(UploadErrorCode("ERR_POLICY_\(number)"), "refused", retryable: false)
+            metrics.record(UploadEvent(batchId: "b", requestId: "r", fileId: "f\(number)", kind: .rejected(invented)))
+        }
+        metrics.record(UploadEvent(batchId: "b", requestId: "r", fileId: "g", kind: .rejected(UploadError(.fileDataEmpty, "x"))))
+        let registry = metrics.registry
+        #expect(registry.value(WorkerMetrics.files, labels: ["outcome": "rejected", "code": "other"]) == 1000)
+        #expect(registry.value(WorkerMetrics.files, labels: ["outcome": "rejected", "code": "ERR_FILE_DATA_EMPTY"]) == 1)
+        let series = registry.render().split(separator: "\n").filter { $0.hasPrefix(WorkerMetrics.files + "{") }
+        #expect(series.count == 2)
+        #expect(!registry.render().contains("ERR_POLICY_"))
+    }
+
+    @Test func everyCodeTheContractNamesKeepsItsOwnSeries() {
+        let metrics = WorkerMetrics()
+        for code in UploadErrorCode.contractCodes {
+            metrics.record(UploadEvent(batchId: "b", requestId: "r", fileId: "f", kind: .failed(UploadError(code, "x"), attempt: 1, willRetry: false)))
+        }
+        for code in UploadErrorCode.contractCodes {
+            #expect(metrics.registry.value(WorkerMetrics.files, labels: ["outcome": "failed", "code": code.rawValue]) == 1)
+        }
+    }
+
+    @Test func aValueOrLabelOutsideTheDeclaredSetsCreatesNoSeries() {
+        let registry = MetricsRegistry()
+        registry.declare("t_total", .counter, help: "A counter.", labels: ["outcome": ["ok", "bad"]])
+        registry.declare("t_plain", .counter, help: "No labels.")
+        for number in 0..<100 {
+            registry.increment("t_total", labels: ["outcome": "weird-\(number)"])
+            registry.increment("t_total", labels: ["outcome": "ok", "batchId": "b\(number)"])
+            registry.increment("t_plain", labels: ["fileId": "f\(number)"])
+        }
+        #expect(registry.render() == """
+        # HELP t_total A counter.
+        # TYPE t_total counter
+        t_total{outcome="ok"} 100
+        t_total{outcome="other"} 100
+        # HELP t_plain No labels.
+        # TYPE t_plain counter
+        t_plain 100
+
+        """)
     }
 }

@@ -25,17 +25,30 @@ extension AttacheConfiguration {
         if messages.mode == .http {
             try require(Self.isHTTPURL(messages.url), "messages.url", "an http(s) URL is required when messages.mode is http")
         }
-        try require(limits.fileSizeMax > 0, "limits.fileSizeMax", "must be positive")
-        try require(limits.fileCountMax > 0, "limits.fileCountMax", "must be positive")
-        try require(limits.attachmentsPerMessage > 0, "limits.attachmentsPerMessage", "must be positive")
-        try require(limits.inlineMax > 0, "limits.inlineMax", "must be positive")
+        // Every number has a range: beyond it a value is a mistake, and the arithmetic done with it later (capacity
+        // sums, base64 estimates, backoff doubling, conversions to nanoseconds) is only overflow-free inside it.
+        try requireRange(limits.fileSizeMax, 1...(5 << 40), "limits.fileSizeMax", "1B to 5TiB")
+        try requireRange(limits.fileCountMax, 1...10_000, "limits.fileCountMax", "1 to 10000")
+        try requireRange(limits.attachmentsPerMessage, 1...1000, "limits.attachmentsPerMessage", "1 to 1000")
+        try requireRange(limits.inlineMax, 1...(256 << 20), "limits.inlineMax", "1B to 256MiB")
+        try requireRange(limits.filesPerJob, 1...10_000, "limits.filesPerJob", "1 to 10000")
+        try requireRange(events.maxBytes, CloudEventEncoder.minimumMaxBytes...(64 << 20), "events.maxBytes", "16KiB to 64MiB")
+        try requireRange(limits.messageOptionsMax, 0...(events.maxBytes / 2), "limits.messageOptionsMax",
+                         "0B to half of events.maxBytes (an event or snapshot carrying the options must still fit)")
         try require((1...1000).contains(upload.concurrency), "upload.concurrency", "must be 1 to 1000")
-        try require(upload.stallTimeout > .zero, "upload.stallTimeout", "must be positive")
+        try requireRange(upload.stallTimeout, .milliseconds(1)...Self.day, "upload.stallTimeout", "1ms to 24h")
         try require(upload.multipartThreshold >= 5 * 1024 * 1024, "upload.multipartThreshold", "must be at least 5MiB (S3's smallest part)")
-        try require(retry.maxAttempts >= 1, "retry.maxAttempts", "must be at least 1")
+        try requireRange(upload.multipartThreshold, (5 << 20)...(5 << 30), "upload.multipartThreshold", "5MiB to 5GiB (S3's part sizes)")
+        try requireRange(retry.maxAttempts, 1...100, "retry.maxAttempts", "1 to 100")
+        try requireRange(retry.baseDelay, .zero...Self.day, "retry.baseDelay", "0ms to 24h")
+        try requireRange(retry.maxDelay, .zero...Self.day, "retry.maxDelay", "0ms to 24h")
         try require(retry.baseDelay <= retry.maxDelay, "retry.baseDelay", "must not exceed retry.maxDelay")
-        try require(worker.maxTransfers >= 1, "worker.maxTransfers", "must be at least 1")
-        try require(worker.maxInFlightBatches >= 1, "worker.maxInFlightBatches", "must be at least 1")
+        try requireRange(worker.maxTransfers, 1...100_000, "worker.maxTransfers", "1 to 100000")
+        try requireRange(worker.maxInFlightBatches, 1...1_000_000, "worker.maxInFlightBatches", "1 to 1000000")
+        try requireRange(worker.shutdownGrace, .zero...Self.day, "worker.shutdownGrace", "0ms to 24h")
+        try requireRange(worker.batchTTL, .milliseconds(1)...(Self.day * 366), "worker.batchTTL", "1ms to 366 days")
+        try requireRange(staging.cacheMax, 0...(1 << 50), "staging.cacheMax", "0 (unlimited) to 1PiB")
+        try require(worker.id.utf8.count <= 255, "worker.id", "must be at most 255 bytes")
         try require(Self.hostAndPort(adminListen) != nil, "admin.listen", "must be host:port")
         try require(!staging.dir.isEmpty, "staging.dir", "must not be empty")
         try require(sources.resignUrl.isEmpty || Self.isHTTPURL(sources.resignUrl), "sources.resignUrl", "must be an http(s) URL")
@@ -45,6 +58,14 @@ extension AttacheConfiguration {
         do { _ = try AddressPolicy(allowHosts: sources.allowHosts) } catch {
             throw ConfigurationError(key: "sources.allowHosts", error.message)
         }
+    }
+
+    private static let day = Duration.seconds(86_400)
+
+    /// Throws naming `key` unless `value` lies in `range`; `range` says it in words.
+    private func requireRange<Value: Comparable>(_ value: Value, _ range: ClosedRange<Value>, _ key: String,
+                                                 _ words: String) throws {
+        if !range.contains(value) { throw ConfigurationError(key: key, "must be \(words)") }
     }
 
     static func isHTTPURL(_ text: String) -> Bool {

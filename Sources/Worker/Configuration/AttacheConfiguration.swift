@@ -78,6 +78,12 @@ public struct AttacheConfiguration: Sendable, Hashable {
         public var cacheMax: Int64 = 500 * 1024 * 1024
     }
 
+    /// Published events (`events.*`).
+    public struct Events: Sendable, Hashable {
+        /// The largest encoded event (`events.maxBytes`): under Kafka's default 1 MB message limit.
+        public var maxBytes = 900 * 1024
+    }
+
     public enum LogLevel: String, Sendable, Hashable, CaseIterable, Comparable {
         case trace, debug, info, warn, error
         public static func < (lhs: Self, rhs: Self) -> Bool { allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)! }
@@ -99,6 +105,7 @@ public struct AttacheConfiguration: Sendable, Hashable {
     public var worker = Worker()
     public var sources = Sources()
     public var staging = Staging()
+    public var events = Events()
     /// `host:port` of the health and metrics listener.
     public var adminListen = "127.0.0.1:9464"
     public var log = Log()

@@ -37,6 +37,9 @@ struct ConfigurationKey: Sendable {
         int("limits.fileCountMax", \.limits.fileCountMax),
         int("limits.attachmentsPerMessage", \.limits.attachmentsPerMessage),
         size("limits.inlineMax", \.limits.inlineMax),
+        int("limits.filesPerJob", \.limits.filesPerJob),
+        int("limits.messageOptionsMax", \.limits.messageOptionsMax, size: true),
+        int("events.maxBytes", \.events.maxBytes, size: true),
         int("upload.concurrency", \.upload.concurrency),
         duration("upload.stallTimeout", \.upload.stallTimeout),
         size("upload.multipartThreshold", \.upload.multipartThreshold),
@@ -79,8 +82,15 @@ struct ConfigurationKey: Sendable {
         parsed(path, field, expected: "true or false", ConfigurationValue.bool)
     }
 
-    private static func int(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, Int> & Sendable) -> ConfigurationKey {
-        parsed(path, field, expected: "a whole number") { Int($0.trimmingCharacters(in: .whitespaces)) }
+    /// A whole number; with `size`, also written with `KiB`, `MiB` or `GiB`.
+    private static func int(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, Int> & Sendable,
+                            size: Bool = false) -> ConfigurationKey {
+        if size {
+            return parsed(path, field, expected: "a size in bytes or with KiB, MiB, GiB (e.g. 16KiB)") {
+                ConfigurationValue.size($0).flatMap { Int(exactly: $0) }
+            }
+        }
+        return parsed(path, field, expected: "a whole number") { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     private static func size(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, Int64> & Sendable) -> ConfigurationKey {

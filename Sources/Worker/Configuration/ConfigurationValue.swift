@@ -2,26 +2,30 @@ import Foundation
 
 /// Parsing of the value forms the configuration accepts: durations, sizes, booleans, lists.
 public enum ConfigurationValue {
-    /// `250ms`, `30s`, `5m`, `1h` (a whole number and one unit).
+    /// `250ms`, `30s`, `5m`, `1h` (a whole number and one unit). Nil for anything else, and for a value whose
+    /// conversion to seconds would overflow: a bad value is refused, naming its key, never a trap.
     public static func duration(_ text: String) -> Duration? {
         let text = text.trimmingCharacters(in: .whitespaces)
-        let units: [(String, (Int64) -> Duration)] = [("ms", { .milliseconds($0) }), ("s", { .seconds($0) }),
-                                                      ("m", { .seconds($0 * 60) }), ("h", { .seconds($0 * 3600) })]
-        for (suffix, make) in units where text.hasSuffix(suffix) {
-            guard let number = Int64(text.dropLast(suffix.count)), number >= 0, number <= 1_000_000_000 else { return nil }
-            return make(number)
+        let units: [(suffix: String, milliseconds: Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
+        for unit in units where text.hasSuffix(unit.suffix) {
+            guard let number = Int64(text.dropLast(unit.suffix.count)), number >= 0 else { return nil }
+            let (milliseconds, overflow) = number.multipliedReportingOverflow(by: unit.milliseconds)
+            guard !overflow else { return nil }
+            return .milliseconds(milliseconds)
         }
         return nil
     }
 
-    /// Bytes, or a whole number with `KiB`, `MiB` or `GiB` (`100MiB`, `1 GiB`, `512`).
+    /// Bytes, or a whole number with `KiB`, `MiB` or `GiB` (`100MiB`, `1 GiB`, `512`). Nil for anything else, and
+    /// for a value whose byte count does not fit 64 bits.
     public static func size(_ text: String) -> Int64? {
         let text = text.trimmingCharacters(in: .whitespaces)
         let units: [(String, Int64)] = [("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30), ("B", 1)]
         for (suffix, factor) in units where text.hasSuffix(suffix) {
             let number = text.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)
-            guard let value = Int64(number), value >= 0, value <= Int64.max / factor else { return nil }
-            return value * factor
+            guard let value = Int64(number), value >= 0 else { return nil }
+            let (bytes, overflow) = value.multipliedReportingOverflow(by: factor)
+            return overflow ? nil : bytes
         }
         guard let value = Int64(text), value >= 0 else { return nil }
         return value

@@ -2,35 +2,65 @@ import Foundation
 import Synchronization
 import UploadEngine
 
-/// Encodes worker events as CloudEvents 1.0 structured JSON.
+/// Encodes worker events as CloudEvents 1.0 structured JSON, each within `maxBytes` (`events.maxBytes`).
 ///
 /// Event ids are `<worker id>-<boot>-<counter>`: unique across restarts without the cost of a UUID per event.
+///
+/// Size guarantee: whatever the event carries (error messages are already cut to 1 KiB, results list at most 100
+/// rejections, but a server's URL or a long list can still be large), the encoded event fits `maxBytes`. One that
+/// would not is encoded again with its largest fields summarised (`EventSummary`) — an event the producer refuses
+/// would otherwise stop the worker, and the next owner of the partition, on the same record.
 public final class CloudEventEncoder: Sendable {
+    /// The default of `events.maxBytes`: under Kafka's default 1 MB message limit, with room for key and headers.
+    public static let defaultMaxBytes = 900 * 1024
+    /// The smallest budget accepted: an envelope with summarised data always fits it.
+    public static let minimumMaxBytes = 16 * 1024
+
     private let source: String
     private let idPrefix: String
     private let counter = Atomic<UInt64>(0)
+    /// The largest encoded event.
+    public let maxBytes: Int
 
-    public init(workerId: String) {
+    public init(workerId: String, maxBytes: Int = CloudEventEncoder.defaultMaxBytes) {
+        // `worker.id` is at most 255 bytes once validated; the cut keeps the envelope bounded for any caller.
+        let workerId = WireError.cut(workerId, toBytes: 255)
         source = "attache/\(workerId)"
         idPrefix = "\(workerId)-\(UInt64(Date().timeIntervalSince1970 * 1000))-"
+        self.maxBytes = max(maxBytes, Self.minimumMaxBytes)
     }
 
-    /// The JSON bytes of one event; `sequence` increases per batch within this worker's ownership.
+    /// The JSON bytes of one event, at most `maxBytes` of them; `sequence` increases per batch within this
+    /// worker's ownership.
     public func encode(_ event: WorkerEvent, sequence: UInt64, time: Date = Date()) -> [UInt8] {
-        let number = counter.add(1, ordering: .relaxed).newValue
+        let id = idPrefix + String(counter.add(1, ordering: .relaxed).newValue)
+        let bytes = envelope(event, id: id, sequence: sequence, time: time) { Self.writeData(of: event, into: &$0) }
+        guard bytes.count > maxBytes else { return bytes }
+        // Rare: measure the rest of the envelope, then fit the data into what is left.
+        var data = JSONWriter()
+        Self.writeData(of: event, into: &data)
+        let parsed = (try? JSONParser.parse(data.bytes)) ?? .object([:])
+        let budget = maxBytes - (bytes.count - data.bytes.count)
+        let fitted = EventSummary.fit(parsed, budget: budget)
+        return envelope(event, id: id, sequence: sequence, time: time) { $0.value(fitted) }
+    }
+
+    private func envelope(_ event: WorkerEvent, id: String, sequence: UInt64, time: Date,
+                          data: (inout JSONWriter) -> Void) -> [UInt8] {
         var json = JSONWriter()
         json.beginObject()
         json.field("specversion", "1.0")
-        json.field("id", idPrefix + String(number))
+        json.field("id", id)
         json.field("source", source)
         json.field("type", event.type)
-        json.field("subject", event.batchId)
+        // A valid batchId has at most 128 characters; the cut only bounds what a caller could pass otherwise.
+        json.field("subject", WireError.cut(event.batchId, toBytes: EventSummary.identityLimit))
         json.key("time")
         json.time(time)
         json.field("datacontenttype", "application/json")
         json.field("sequence", String(sequence))
         json.key("data")
-        Self.writeData(of: event, into: &json)
+        data(&json)
         json.endObject()
         return json.bytes
     }
@@ -84,7 +114,7 @@ public final class CloudEventEncoder: Sendable {
         case .jobInvalid(let batchId, let requestId, let reason, let topic, let partition, let offset, let dlq):
             json.field("batchId", batchId)
             json.field("requestId", requestId)
-            json.field("reason", reason)
+            json.field("reason", WireError.cut(reason, toBytes: WireError.messageLimit))
             json.field("topic", topic)
             json.field("partition", partition)
             json.field("offset", offset)
@@ -133,6 +163,7 @@ public final class CloudEventEncoder: Sendable {
             json.endObject()
         }
         json.endArray()
+        json.field("rejectedTotal", result.rejectedTotal)
         for (name, entries) in [("rejected", result.rejected), ("failed", result.failed)] {
             json.key(name)
             json.beginArray()

@@ -4,7 +4,8 @@ import UploadEngine
 /// Turns a jobs-topic record into a `JobCommand`, or says why the record is invalid as a whole.
 ///
 /// Job-level problems (not JSON, unknown `kind`, bad `receiver`, `batchId` or `requestId`, no `files` array, bad
-/// `message`) make the record invalid. A problem with one file only marks that file's source malformed, so the
+/// `message`) make the record invalid, and so do the bounds of `docs/contract.md`: more than `limits.filesPerJob`
+/// files, `message` options over `limits.messageOptionsMax`, a control character in a field that reaches a header. A problem with one file only marks that file's source malformed, so the
 /// engine rejects it alone with `ERR_INVALID_FILE_OBJECT` while the rest of the job proceeds.
 public struct JobDecoder: Sendable {
     public var limits: UploadLimits
@@ -71,7 +72,12 @@ public struct JobDecoder: Sendable {
             throw InvalidJob("receiver.id must be a non-empty string")
         }
         guard let type = receiver.type.flatMap(Receiver.Kind.init(rawValue:)) else { throw InvalidJob("receiver.type must be user or group") }
+        try Self.requireHeaderSafe(["requestId": requestId, "receiver.id": receiverId, "sender": record.sender,
+                                    "parentMessageId": record.parentMessageId])
         guard let files = record.files else { throw InvalidJob("files must be an array") }
+        guard files.count <= limits.filesPerJob else {
+            throw InvalidJob("files lists \(files.count) entries; a job may list at most \(limits.filesPerJob) (limits.filesPerJob)")
+        }
         if let concurrency = record.concurrency, !(1...1000).contains(concurrency) {
             throw InvalidJob("concurrency must be between 1 and 1000")
         }
@@ -82,9 +88,34 @@ public struct JobDecoder: Sendable {
             }
             message = MessageOptions(send: send, caption: raw.caption, metadata: raw.metadata ?? [:], tags: raw.tags ?? [])
         }
+        let optionsSize = Self.encodedSize(of: message)
+        guard optionsSize <= limits.messageOptionsMax else {
+            throw InvalidJob("message (caption, metadata, tags) takes \(optionsSize) bytes as encoded; at most \(limits.messageOptionsMax) are allowed (limits.messageOptionsMax)")
+        }
         return UploadJob(requestId: requestId, batchId: batchId, receiver: Receiver(id: receiverId, type: type),
                          sender: record.sender, parentMessageId: record.parentMessageId, concurrency: record.concurrency,
                          files: files.map { fileItem($0, stripLocation: record.stripLocation) }, message: message)
+    }
+
+    /// Fields that travel in HTTP or Kafka headers (`onBehalfOf`, the presign call, event headers) must hold no
+    /// control character: a line break there would add a header of the sender's choosing.
+    private static func requireHeaderSafe(_ fields: KeyValuePairs<String, String?>) throws(InvalidJob) {
+        for case (let name, let value?) in fields where !HeaderSafety.isSafe(value) {
+            throw InvalidJob("\(name) must not contain control characters")
+        }
+    }
+
+    /// The bytes a job's message options take as the worker keeps and sends them: caption, metadata and tags as JSON.
+    static func encodedSize(of message: MessageOptions) -> Int {
+        var json = JSONWriter()
+        json.beginObject()
+        if let caption = message.caption { json.field("caption", caption) }
+        json.key("metadata")
+        json.value(.object(message.metadata))
+        json.key("tags")
+        json.value(.array(message.tags.map(JSONValue.string)))
+        json.endObject()
+        return json.bytes.count
     }
 
     private func resolveBatchId(_ field: String?, key: String?, generateIfMissing: Bool) throws(InvalidJob) -> String {
@@ -126,9 +157,11 @@ public struct JobDecoder: Sendable {
         if let url = raw.url { return .url(url) }
         if let path = raw.path { return .path(path) }
         let encoded = raw.data ?? ""
-        // Base64 carries 3 bytes per 4 characters: refuse oversized data before decoding it.
+        // Base64 carries 3 bytes per 4 characters: refuse oversized data before decoding it. The slack of 2 bytes
+        // for padding saturates rather than overflow when inlineMax is near Int64.max.
         let estimate = Int64(encoded.utf8.count / 4 * 3)
-        if estimate > limits.inlineMax + 2 {
+        let (allowance, overflow) = limits.inlineMax.addingReportingOverflow(2)
+        if estimate > (overflow ? Int64.max : allowance) {
             return .oversizedData(byteCount: estimate)
         }
         guard let bytes = Data(base64Encoded: encoded) else { return .malformed("source.data is not valid base64") }

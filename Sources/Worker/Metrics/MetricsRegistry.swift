@@ -5,6 +5,10 @@ import Synchronization
 ///
 /// Thread safety: one lock over all series; updates are a dictionary write, so contention stays low next to the
 /// network work they count.
+///
+/// Bounded series: a family declares its label names and, for each, the closed set of values it takes. A value from
+/// outside the set is counted as `other`, and a label the family does not declare is dropped, so nothing a record or
+/// a server says can create a time series: a family has at most the product of its sets' sizes (plus `other`).
 public final class MetricsRegistry: Sendable {
     public enum Kind: String, Sendable { case counter, gauge, histogram }
 
@@ -17,14 +21,25 @@ public final class MetricsRegistry: Sendable {
         let bounds: [Double]
     }
 
+    /// What a label value outside a family's closed set is counted as.
+    public static let otherValue = "other"
+
+    /// Declared label names and their closed value sets, by family; read on every update.
+    private let schemas = Mutex<[String: [String: Set<String>]]>([:])
+
     private let families = Mutex<[String: Family]>([:])
     private let order = Mutex<[String]>([])
     private let renderedLabels = Mutex<[[String: String]: String]>([:])
 
     public init() {}
 
-    /// Declares a metric family; declaring it again is harmless.
-    public func declare(_ name: String, _ kind: Kind, help: String, buckets: [Double] = []) {
+    /// Declares a metric family with its labels, each with the closed set of values it takes; declaring it again is
+    /// harmless (the first declaration stands).
+    public func declare(_ name: String, _ kind: Kind, help: String, buckets: [Double] = [],
+                        labels: [String: Set<String>] = [:]) {
+        schemas.withLock { schemas in
+            if schemas[name] == nil { schemas[name] = labels }
+        }
         let added = families.withLock { families in
             guard families[name] == nil else { return false }
             families[name] = Family(help: help, kind: kind, bounds: buckets.sorted())
@@ -34,17 +49,17 @@ public final class MetricsRegistry: Sendable {
     }
 
     public func increment(_ name: String, by value: Double = 1, labels: [String: String] = [:]) {
-        let key = labelText(labels)
+        let key = labelText(bounded(labels, of: name))
         families.withLock { $0[name]?.series[key, default: 0] += value }
     }
 
     public func set(_ name: String, _ value: Double, labels: [String: String] = [:]) {
-        let key = labelText(labels)
+        let key = labelText(bounded(labels, of: name))
         families.withLock { $0[name]?.series[key] = value }
     }
 
     public func observe(_ name: String, _ value: Double, labels: [String: String] = [:]) {
-        let key = labelText(labels)
+        let key = labelText(bounded(labels, of: name))
         families.withLock { families in
             // Mutated in place: a copy of the family would copy its every series on each observation.
             guard let bounds = families[name]?.bounds else { return }
@@ -62,8 +77,20 @@ public final class MetricsRegistry: Sendable {
 
     /// The current value of a counter or gauge series (0 when never set).
     public func value(_ name: String, labels: [String: String] = [:]) -> Double {
-        let key = labelText(labels)
+        let key = labelText(bounded(labels, of: name))
         return families.withLock { $0[name]?.series[key] ?? 0 }
+    }
+
+    /// The labels a family's series is kept under: undeclared names dropped, values outside their set `other`.
+    func bounded(_ labels: [String: String], of name: String) -> [String: String] {
+        guard !labels.isEmpty else { return labels }
+        let schema = schemas.withLock { $0[name] } ?? [:]
+        var kept: [String: String] = [:]
+        for (label, value) in labels {
+            guard let allowed = schema[label] else { continue }
+            kept[label] = allowed.contains(value) ? value : Self.otherValue
+        }
+        return kept
     }
 
     /// Everything, in the Prometheus text exposition format.

@@ -15,10 +15,23 @@ public struct WorkerMetrics: Sendable {
     public static let messages = "attache_messages_total"
     public static let deadLetterFailures = "attache_dlq_failures_total"
 
+    /// The label values each family takes (`docs/contract.md`, "Metrics stay bounded"); anything else is `other`.
+    public enum LabelValues {
+        /// Record kinds, and `invalid` for a record that went to the dead-letter topic.
+        public static let jobKinds: Set<String> = ["upload", "retry", "remove", "clear", "send", "configure", "invalid"]
+        public static let jobOutcomes: Set<String> = ["accepted", "dead-lettered"]
+        public static let fileOutcomes: Set<String> = ["uploaded", "rejected", "retrying", "failed", "removed"]
+        /// The error codes the contract names; a code a presign service invented counts as `other`.
+        public static let errorCodes: Set<String> = Set(UploadErrorCode.contractCodes.map(\.rawValue))
+        public static let messageOutcomes: Set<String> = ["sent", "retrying", "failed"]
+    }
+
     public init(registry: MetricsRegistry = MetricsRegistry()) {
         self.registry = registry
-        registry.declare(Self.jobs, .counter, help: "Job and control records taken in, by kind and outcome.")
-        registry.declare(Self.files, .counter, help: "Files that reached an outcome, by outcome and error code.")
+        registry.declare(Self.jobs, .counter, help: "Job and control records taken in, by kind and outcome.",
+                         labels: ["kind": LabelValues.jobKinds, "outcome": LabelValues.jobOutcomes])
+        registry.declare(Self.files, .counter, help: "Files that reached an outcome, by outcome and error code.",
+                         labels: ["outcome": LabelValues.fileOutcomes, "code": LabelValues.errorCodes])
         registry.declare(Self.bytes, .counter, help: "Bytes of files uploaded.")
         registry.declare(Self.uploadDuration, .histogram, help: "Time from the start of an upload to its success.",
                          buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300])
@@ -26,7 +39,8 @@ public struct WorkerMetrics: Sendable {
         registry.declare(Self.inFlightTransfers, .gauge, help: "Transfers running now.")
         registry.declare(Self.consumerLag, .gauge, help: "Records behind the end of the jobs topic, summed over owned partitions.")
         registry.declare(Self.deadLetters, .counter, help: "Invalid records sent to the dead-letter topic.")
-        registry.declare(Self.messages, .counter, help: "Messages sent to the chat API, by outcome.")
+        registry.declare(Self.messages, .counter, help: "Messages sent to the chat API, by outcome.",
+                         labels: ["outcome": LabelValues.messageOutcomes])
         registry.declare(Self.deadLetterFailures, .counter,
                          help: "Invalid records the dead-letter topic refused after every attempt (committed all the same).")
     }

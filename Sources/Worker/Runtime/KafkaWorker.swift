@@ -36,10 +36,15 @@ public final class KafkaWorker: Sendable {
         // API (or a slow controller) must not hold intake up for long.
         if configuration.kafka.createTopics { await createTopics(kafka) }
         let components = try await WorkerComponents.make(configuration: configuration, metrics: metrics)
-        let producer = try KafkaProducer(configuration: kafka)
+        var eventsKafka = kafka
+        // An event of events.maxBytes, with its key and headers, must be one the producer accepts.
+        if eventsKafka.properties["message.max.bytes"] == nil, configuration.events.maxBytes + 64 * 1024 > 1_000_000 {
+            eventsKafka.properties["message.max.bytes"] = String(configuration.events.maxBytes + 64 * 1024)
+        }
+        let producer = try KafkaProducer(configuration: eventsKafka)
         let health = self.health
         let publisher = KafkaEventPublisher(producer: producer, topic: configuration.kafka.eventsTopic,
-                                            encoder: CloudEventEncoder(workerId: workerId), logger: logger) { [self] reason in
+                                            encoder: CloudEventEncoder(workerId: workerId, maxBytes: configuration.events.maxBytes), logger: logger) { [self] reason in
             fail("events could not be delivered: \(reason)", shutdown: shutdown)
         }
         let metrics = self.metrics

@@ -145,7 +145,9 @@ import UploadEngine
         let staged = try await fixture.stage(.data(Data(original)), mimeType: "image/jpeg")
 
         let grown = try Self.peakResidentBytes() - before
-        #expect(grown < 128 << 20, "peak resident memory grew by \(grown >> 20) MiB")
+        // The peak is the whole process's, and other suites run alongside (some build events of several MB), so
+        // the bound leaves room for them: stripping by claim grew it by about 940 MiB.
+        #expect(grown < 400 << 20, "peak resident memory grew by \(grown >> 20) MiB")
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: staged.path)))
         #expect(bytes.count == original.count)
         let metadataEnd = 2 + 12 * app1.count

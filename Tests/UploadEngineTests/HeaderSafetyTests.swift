@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+@testable import UploadEngine
+
+/// The contract's header safety (`docs/contract.md`, "Header safety") where the engine is the entry point: a file's
+/// mime type (it becomes the upload's `Content-Type`) and a presigner's answer (its method and headers go on the PUT).
+@Suite struct HeaderSafetyTests {
+    @Test(arguments: ["u\r\nX-Evil: 1", "a\rb", "a\nb", "a\u{0}b", "tab\there", "del\u{7F}", "nel\u{85}", "ls\u{2028}"])
+    func textWithAControlCharacterIsUnsafe(text: String) {
+        #expect(!HeaderSafety.isSafe(text))
+    }
+
+    @Test(arguments: ["cometchat-uid-7", "image/jpeg; charset=utf-8", "Ünïcödé ✓", "", "zero\u{200B}width"])
+    func printableTextIsSafe(text: String) {
+        #expect(HeaderSafety.isSafe(text))
+    }
+
+    @Test(arguments: ["image/jpeg;\r\nX-Evil: 1", "image/jpeg; name=\"a\u{0}b\"", "text/plain;\ncharset=utf-8"])
+    func aMimeTypeWithAControlCharacterRejectsTheFile(mime: String) {
+        var h = BatchHarness()
+        h.add([inline("evil", mime: mime), inline("fine")])
+        #expect(h.rejection(of: "evil")?.code == .invalidFileObject)
+        #expect(h.stages.map(\.item.fileId) == ["fine"], "the file never reaches staging, the rest proceed")
+    }
+
+    @Test(arguments: [
+        [HTTPHeader("x-amz-meta-a", "1\r\nX-Evil: 1")],
+        [HTTPHeader("X-Evil: 1\r\nx-amz-acl", "private")],
+        [HTTPHeader("x-ok", "1"), HTTPHeader("x-null", "a\u{0}")],
+    ])
+    func aPresignAnswerWithAControlCharacterInAHeaderFailsTheFileAsAnInvalidURL(headers: [HTTPHeader]) {
+        var h = BatchHarness(configure: { $0.retry.maxAttempts = 1 })
+        h.add([inline("f1")])
+        h.stageAll()
+        h.answerPresign { files in
+            .success([files[0].fileId: .target(UploadTarget(uploadURL: "https://store.test/f1", headers: headers,
+                                                            fileURL: "https://cdn.test/f1"))])
+        }
+        #expect(h.uploads.isEmpty, "nothing is sent")
+        #expect(h.failures(of: "f1").map(\.error.code) == [.invalidURL])
+        #expect(h.batch.state(of: "f1") == .failed)
+    }
+
+    @Test func aPresignAnswerWithAControlCharacterInItsMethodFailsTheFile() {
+        var h = BatchHarness(configure: { $0.retry.maxAttempts = 1 })
+        h.add([inline("f1")])
+        h.stageAll()
+        h.answerPresign { files in
+            .success([files[0].fileId: .target(UploadTarget(uploadURL: "https://store.test/f1", method: "PUT /x HTTP/1.1\r\nX-Evil: 1",
+                                                            fileURL: "https://cdn.test/f1"))])
+        }
+        #expect(h.uploads.isEmpty)
+        #expect(h.failures(of: "f1").map(\.error.code) == [.invalidURL])
+    }
+
+    @Test func aRetryAfterABadAnswerPresignsAgain() {
+        var h = BatchHarness(configure: { $0.retry.maxAttempts = 2; $0.retry.baseDelay = .zero; $0.retry.maxDelay = .zero })
+        h.add([inline("f1")])
+        h.stageAll()
+        h.answerPresign { files in
+            .success([files[0].fileId: .target(UploadTarget(uploadURL: "https://store.test/f1", headers: [HTTPHeader("a", "\n")],
+                                                            fileURL: "https://cdn.test/f1"))])
+        }
+        h.advance(.milliseconds(1))
+        #expect(h.presigns.count == 1, "the bad answer is dropped and the file presigned again")
+        h.presignAll()
+        #expect(h.uploads.count == 1)
+    }
+}
