@@ -63,7 +63,8 @@ import UploadEngine
 
         let result = try #require(await harness.run([Self.file("f1"), Self.file("f2")]))
 
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // Well under the 30 s default: the configured limit is what ended the calls (a bound, not a speed target).
+        #expect(ContinuousClock.now - started < .seconds(25))
         for fileId in ["f1", "f2"] {
             let failure = try #require(harness.failures(of: fileId).first)
             #expect(failure.error.code == .presignedURLFailed)
