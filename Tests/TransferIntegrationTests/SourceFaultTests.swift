@@ -15,15 +15,7 @@ import UploadEngine
         let url = try await harness.putSource(TestBytes.make(100_000), key: "sources/photo.jpg")
         harness.services.store.faults.inject(.serverError(status: 500), target: .pathPrefix("/sources/"))
 
-        let result = try #require(
-            await harness.run([FileItem(fileId: "f1", name: "photo.jpg", mimeType: "image/jpeg", source: .url(url))]))
-
-        let failure = try #require(harness.failures(of: "f1").first)
-        #expect(failure.error.code == .sourceFetchFailed)
-        #expect(failure.error.isRetryable)
-        #expect(result.failed.map(\.error.code) == ["ERR_SOURCE_FETCH_FAILED"])
-        #expect(harness.services.presign.calls.isEmpty)
-        #expect(await eventually { harness.stagedFiles.isEmpty })
+        try await expectFetchFailure(harness, FileItem(fileId: "f1", name: "photo.jpg", mimeType: "image/jpeg", source: .url(url)))
     }
 
     @Test func aSourceTricklingBelowTheMinimumSpeedFailsTheFileAndTheBatchSettles() async throws {
@@ -35,15 +27,7 @@ import UploadEngine
         // Twenty bytes a second: never a second without a byte, so only the speed floor can end it.
         harness.services.store.faults.inject(.trickleResponse(bytesPerSecond: 20), target: .pathPrefix("/sources/"))
 
-        let result = try #require(
-            await harness.run([FileItem(fileId: "f1", name: "photo.jpg", mimeType: "image/jpeg", source: .url(url))]))
-
-        let failure = try #require(harness.failures(of: "f1").first)
-        #expect(failure.error.code == .sourceFetchFailed)
-        #expect(failure.error.isRetryable)
-        #expect(result.failed.map(\.error.code) == ["ERR_SOURCE_FETCH_FAILED"])
-        #expect(harness.services.presign.calls.isEmpty)
-        #expect(await eventually { harness.stagedFiles.isEmpty })
+        try await expectFetchFailure(harness, FileItem(fileId: "f1", name: "photo.jpg", mimeType: "image/jpeg", source: .url(url)))
     }
 
     @Test func aSourceRunningPastTheFetchTimeoutFailsTheFileAndTheBatchSettles() async throws {
@@ -55,12 +39,19 @@ import UploadEngine
         // 100 KB/s: fast enough for any speed floor, ten seconds for the whole file.
         harness.services.store.faults.inject(.trickleResponse(bytesPerSecond: 100_000), target: .pathPrefix("/sources/"))
 
-        let result = try #require(
-            await harness.run([FileItem(fileId: "f1", name: "video.mp4", mimeType: "video/mp4", source: .url(url))]))
+        try await expectFetchFailure(harness, FileItem(fileId: "f1", name: "video.mp4", mimeType: "video/mp4", source: .url(url)))
+    }
 
-        #expect(harness.failures(of: "f1").map(\.error.code) == [.sourceFetchFailed])
-        #expect(result.failed.map(\.error.code) == ["ERR_SOURCE_FETCH_FAILED"])
-        #expect(await eventually { harness.stagedFiles.isEmpty })
+    /// The file fails retryably with `ERR_SOURCE_FETCH_FAILED` before any presign call, and nothing stays staged.
+    private func expectFetchFailure(_ harness: TransferHarness, _ item: FileItem,
+                                    sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let result = try #require(await harness.run([item]), sourceLocation: sourceLocation)
+        let failure = try #require(harness.failures(of: item.fileId).first, sourceLocation: sourceLocation)
+        #expect(failure.error.code == .sourceFetchFailed, sourceLocation: sourceLocation)
+        #expect(failure.error.isRetryable, sourceLocation: sourceLocation)
+        #expect(result.failed.map(\.error.code) == ["ERR_SOURCE_FETCH_FAILED"], sourceLocation: sourceLocation)
+        #expect(harness.services.presign.calls.isEmpty, sourceLocation: sourceLocation)
+        #expect(await eventually { harness.stagedFiles.isEmpty }, sourceLocation: sourceLocation)
     }
 
     @Test func aMissingSourceIsRejectedWithSourceUnresolvable() async throws {
