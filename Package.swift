@@ -34,7 +34,8 @@ let package = Package(
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "UploadEngine", "LoopbackTestSupport"]),
         .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "EmbeddedHTTP", "UploadEngine", "LoopbackTestSupport"]),
         // Runs the real `attache` binary against `attache dev-broker`, driven by kcat.
-        .testTarget(name: "EndToEndTests", dependencies: ["DevServices", "UploadEngine", "HTTPTransport", "KafkaIO"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["DevServices", "UploadEngine", "UploadEngineTesting", "HTTPTransport", "KafkaIO"],
+                    exclude: ["Support/mock_kafka.py"]),
         .testTarget(name: "TransferIntegrationTests", dependencies: ["UploadEngine", "UploadEngineTesting", "HTTPTransport", "DevServices", "EmbeddedHTTP", "Worker", "LoopbackTestSupport"]),
         .testTarget(name: "WorkerTests", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine", "UploadEngineTesting", "LoopbackTestSupport"]),
     ],

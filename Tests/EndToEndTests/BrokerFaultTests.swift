@@ -10,15 +10,18 @@ import Testing
     static let jobsTopic = "faults.jobs", eventsTopic = "faults.events", dlqTopic = "faults.dlq", group = "faults"
     static let partitions: Int32 = 6
 
-    @Test func everyJobCompletesAndIsCommittedOnceThroughBrokerFaults() async throws {
+    @Test(arguments: ClusterKind.allCases)
+    func everyJobCompletesAndIsCommittedOnceThroughBrokerFaults(_ kind: ClusterKind) async throws {
         let environment = try await EndToEndEnvironment.shared.value
-        let cluster = try await MockKafkaCluster.start(brokers: 3)
+        let cluster = try await kind.start(brokers: 3, workspace: environment.workspace)
         for topic in [Self.jobsTopic, Self.eventsTopic, Self.dlqTopic] {
-            _ = try await cluster.createTopic(topic, partitions: Int(Self.partitions), replicationFactor: 3)
+            try await cluster.createTopic(topic, partitions: Int(Self.partitions), replicationFactor: 3)
         }
         let brokers = cluster.bootstrapServers
         let run = UUID().uuidString.prefix(6)
-        let extra = ["ATTACHE_KAFKA_DLQ_TOPIC": Self.dlqTopic, "ATTACHE_LOG_LEVEL": "debug"]
+        var extra = ["ATTACHE_KAFKA_DLQ_TOPIC": Self.dlqTopic, "ATTACHE_LOG_LEVEL": "debug"]
+        // KAFKA_DEBUG=cgrp,fetch,… turns librdkafka's debug contexts on in the worker, for looking into a failure.
+        if let debug = ProcessInfo.processInfo.environment["KAFKA_DEBUG"] { extra["ATTACHE_KAFKA_PROPERTY_DEBUG"] = debug }
         let worker = try environment.startWorker(name: "worker-faults-\(run)", group: Self.group, jobsTopic: Self.jobsTopic,
                                                  eventsTopic: Self.eventsTopic, brokers: brokers, extra: extra)
         var batches: [String] = []
@@ -38,31 +41,32 @@ import Testing
             worker.standardError.contains("partitions assigned") ? true : nil
         }
         // Request errors, consumed by whichever client sends the next request of that kind.
-        cluster.pushRequestErrors(.produce, [.notLeaderForPartition, .requestTimedOut, .notEnoughReplicas, .leaderNotAvailable,
-                                             .kafkaStorageError, .notLeaderForPartition])
-        cluster.pushRequestErrors(.fetch, [.notLeaderForPartition, .unknownTopicOrPartition, .leaderNotAvailable])
-        cluster.pushRequestErrors(.offsetCommit, [.coordinatorNotAvailable, .notCoordinator, .requestTimedOut, .coordinatorLoadInProgress])
-        cluster.pushRequestErrors(.heartbeat, [.notCoordinator, .coordinatorNotAvailable])
-        cluster.setRoundTripTime(3, milliseconds: 150)
+        try await cluster.pushRequestErrors("produce", [.notLeaderForPartition, .requestTimedOut, .notEnoughReplicas, .leaderNotAvailable,
+                                                        .kafkaStorageError, .notLeaderForPartition])
+        try await cluster.pushRequestErrors("fetch", [.notLeaderForPartition, .unknownTopicOrPartition, .leaderNotAvailable])
+        try await cluster.pushRequestErrors("offsetcommit", [.coordinatorNotAvailable, .notCoordinator, .requestTimedOut,
+                                                             .coordinatorLoadInProgress])
+        try await cluster.pushRequestErrors("heartbeat", [.notCoordinator, .coordinatorNotAvailable])
+        try await cluster.setRoundTripTime(3, milliseconds: 150)
         try await Task.sleep(for: .seconds(2))
 
         // A leader broker goes away for a few seconds while more work arrives.
-        cluster.setBrokerDown(2)
+        try await cluster.setBrokerDown(2)
         try await Task.sleep(for: .seconds(3))
-        cluster.setBrokerUp(2)
+        try await cluster.setBrokerUp(2)
         try await wave(40..<80)
 
         // Leadership and the coordinator move.
         for partition in 0..<Self.partitions {
             let leader = (partition + 1) % 3 + 1
-            cluster.setPartitionLeader(topic: Self.jobsTopic, partition: partition, broker: leader)
-            cluster.setPartitionLeader(topic: Self.eventsTopic, partition: partition, broker: (leader % 3) + 1)
+            try await cluster.setPartitionLeader(topic: Self.jobsTopic, partition: partition, broker: leader)
+            try await cluster.setPartitionLeader(topic: Self.eventsTopic, partition: partition, broker: (leader % 3) + 1)
         }
-        cluster.setGroupCoordinator(group: Self.group, broker: 3)
-        cluster.pushRequestErrors(.produce, [.notLeaderForPartition, .requestTimedOut])
-        cluster.pushRequestErrors(.offsetCommit, [.notCoordinator, .coordinatorNotAvailable])
+        try await cluster.setGroupCoordinator(group: Self.group, broker: 3)
+        try await cluster.pushRequestErrors("produce", [.notLeaderForPartition, .requestTimedOut])
+        try await cluster.pushRequestErrors("offsetcommit", [.notCoordinator, .coordinatorNotAvailable])
         try await Task.sleep(for: .seconds(2))
-        cluster.setRoundTripTime(3, milliseconds: 0)
+        try await cluster.setRoundTripTime(3, milliseconds: 0)
         try await wave(80..<120)
 
         let expected = Set(batches)

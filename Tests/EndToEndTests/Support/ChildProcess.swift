@@ -13,7 +13,9 @@ final class ChildProcess: Sendable {
     private let watchdog: Process
     private let lifeline: Pipe
 
-    init(name: String, executable: String, arguments: [String], environment: [String: String] = [:], directory: URL) throws {
+    /// `input`, when given, becomes the child's standard input (else it reads nothing).
+    init(name: String, executable: String, arguments: [String], environment: [String: String] = [:], directory: URL,
+         input: Pipe? = nil) throws {
         self.name = name
         stdoutPath = directory.appendingPathComponent("\(name).out").path
         stderrPath = directory.appendingPathComponent("\(name).err").path
@@ -27,7 +29,7 @@ final class ChildProcess: Sendable {
         process.environment = merged
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input ?? FileHandle.nullDevice
         try process.run()
         let lifeline = Pipe()
         let watchdog = Process()
