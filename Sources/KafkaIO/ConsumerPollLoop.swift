@@ -61,7 +61,8 @@ final class ConsumerPollLoop: @unchecked Sendable {
             throttledSince = throttled ? (throttledSince ?? .now) : nil
             let holdingOff = throttledSince.map { $0.duration(to: .now) < options.throttlePauseDelay } ?? false
             applyPause(handle, wanted: wantsPause || (throttled && !holdingOff))
-            if let interval = options.commitInterval, lastCommit.duration(to: .now) >= interval {
+            if let interval = options.commitInterval, lastCommit.duration(to: .now) >= interval,
+               !shared.state.withLock({ $0.isRejoining }) {
                 commit(handle, queuePointer, onlyChanged: true, waiter: nil)
             }
             if holdingOff && !wantsPause {

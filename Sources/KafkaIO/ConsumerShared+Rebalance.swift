@@ -18,6 +18,7 @@ extension ConsumerShared {
                 : nonError(rd_kafka_assign(client, partitions))
             let paused = state.withLock { state in
                 state.ledger.assign(affected)
+                state.assignmentsBeforeSteady = affected.isEmpty ? max(state.assignmentsBeforeSteady - 1, 0) : 0
                 return state.pauseApplied
             }
             if paused, let partitions, !affected.isEmpty {
@@ -32,12 +33,13 @@ extension ConsumerShared {
                 state.withLock { $0.ledger.beginRevoke(affected) }
                 buffer.purge(Set(affected))
                 events.yield(lost ? .lost(affected) : .revoked(affected))
-                waitForRevokeHook(affected)
+                waitForRevokeHook(affected, lost: lost)
                 if !lost, let failure = commitBeforeRelease(Set(affected), client: client) {
                     events.yield(.error(failure))
                 }
                 state.withLock { $0.ledger.release(affected) }
             }
+            state.withLock { $0.assignmentsBeforeSteady = cooperative && !lost ? 2 : 1 }
             let failure = cooperative
                 ? rd_kafka_incremental_unassign(client, partitions).map(KafkaError.consuming)
                 : nonError(rd_kafka_assign(client, nil))
@@ -52,11 +54,11 @@ extension ConsumerShared {
     }
 
     /// Runs the revoke hook as a task and blocks the poll thread until it returns or the revoke timeout passes.
-    private func waitForRevokeHook(_ partitions: [TopicPartition]) {
+    private func waitForRevokeHook(_ partitions: [TopicPartition], lost: Bool) {
         let done = DispatchSemaphore(value: 0)
         let hook = onRevoke
         Task.detached {
-            await hook(partitions)
+            await hook(partitions, lost)
             done.signal()
         }
         let milliseconds = Int(options.revokeTimeout.clampedMilliseconds)

@@ -15,6 +15,15 @@ final class ConsumerShared: Sendable {
         var wantsPause = false
         /// Whether the current assignment is paused in librdkafka; written on the poll thread only.
         var pauseApplied = false
+        /// Assignment callbacks still due before the rebalance a revoke began is over. Until then the member is
+        /// rejoining its group and a commit sent now carries the old generation: the broker answers it
+        /// `ILLEGAL_GENERATION` once the join completes, which librdkafka takes for a lost assignment — so the
+        /// periodic commit waits. A cooperative revoke is followed by an empty "assign after revoke", then the
+        /// rejoin's own assignment; a lost or eager one by the rejoin's assignment alone. Poll thread only.
+        var assignmentsBeforeSteady = 0
+
+        /// Whether the member is between a revoke and the end of its rejoin.
+        var isRejoining: Bool { assignmentsBeforeSteady > 0 }
         /// Set when the poll thread stopped; later commands are refused.
         var isClosed = false
         /// Waiters of commits sent to librdkafka whose reply has not arrived, by request identity.
@@ -28,14 +37,14 @@ final class ConsumerShared: Sendable {
     /// Feeds ``KafkaConsumer/events``.
     let events: AsyncStream<KafkaConsumerEvent>.Continuation
     /// The owner's revoke hook.
-    let onRevoke: @Sendable ([TopicPartition]) async -> Void
+    let onRevoke: @Sendable ([TopicPartition], Bool) async -> Void
     /// Tuning.
     let options: KafkaConsumerOptions
     /// Interrupts the poll thread's wait.
     let waker: PollWaker
 
     /// State for a consumer that is about to start.
-    init(options: KafkaConsumerOptions, onRevoke: @escaping @Sendable ([TopicPartition]) async -> Void,
+    init(options: KafkaConsumerOptions, onRevoke: @escaping @Sendable ([TopicPartition], Bool) async -> Void,
          events: AsyncStream<KafkaConsumerEvent>.Continuation, waker: PollWaker) {
         self.options = options
         self.onRevoke = onRevoke

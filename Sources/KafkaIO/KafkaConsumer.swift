@@ -22,13 +22,14 @@ public final class KafkaConsumer: Sendable {
     /// Joins `configuration.groupID` and subscribes to `topics`; the first assignment follows asynchronously
     /// (see ``events``).
     ///
-    /// - Parameter onRevoke: called when partitions are taken away, after their buffered records were dropped
+    /// - Parameter onRevoke: called when partitions are taken away (`lost`: the session expired and another member
+    ///   may own them already), after their buffered records were dropped
     ///   and before their watermarks are committed and they are released. Stop intake for them and abort or
     ///   finish their work, then return; the rebalance waits for it up to ``KafkaConsumerOptions/revokeTimeout``.
     ///   It must not await ``commit()`` or ``close()`` (the poll thread is busy running the rebalance).
     /// - Throws: ``KafkaError`` for a refused property, a missing group id or a failed subscription.
     public init(configuration: KafkaConfiguration, topics: [String], options: KafkaConsumerOptions = .init(),
-                onRevoke: @escaping @Sendable ([TopicPartition]) async -> Void = { _ in }) throws(KafkaError) {
+                onRevoke: @escaping @Sendable (_ partitions: [TopicPartition], _ lost: Bool) async -> Void = { _, _ in }) throws(KafkaError) {
         let conf = try RDConfiguration(configuration, role: .consumer)
         conf.installConsumerCallbacks()
         let (events, continuation) = AsyncStream.makeStream(of: KafkaConsumerEvent.self,

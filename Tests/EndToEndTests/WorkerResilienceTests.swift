@@ -1,6 +1,7 @@
 import DevServices
 import Foundation
 import HTTPTransport
+import KafkaIO
 import Testing
 
 /// Workers stopped and killed mid-run: nothing finished is lost, nothing unfinished is committed.
@@ -93,5 +94,63 @@ import Testing
         #expect(perBatch.values.allSatisfy { Set($0.compactMap(\.muid)).count == 1 }, "a replayed batch re-sends the same muid")
         second.signal(SIGTERM)
         #expect(await second.waitForExit(timeout: .seconds(30)) == 0)
+    }
+
+    @Test func aPartitionMovingToANewMemberLetsItsUploadsFinishWithinTheRevokeGrace() async throws {
+        let environment = try await EndToEndEnvironment.shared.value
+        let run = UUID().uuidString.prefix(6)
+        let topic = "e2e.handover-\(run).jobs", events = "e2e.handover-\(run).events", group = "e2e-handover-\(run)"
+        // Every upload stalls until the group is rebalancing, so the revoke finds them all under way.
+        let stall = environment.services.store.faults.inject(.stall(afterBodyBytes: 16 * 1024), target: .pathPrefix("/handover-\(run)-"))
+        // librdkafka 2.0.2's mock answers the member that was there first with ILLEGAL_GENERATION when another joins,
+        // so its partitions are lost rather than revoked; 2.16's mock rebalances cooperatively, as Kafka does.
+        let cluster = try await ClusterKind.wheel.start(brokers: 1, workspace: environment.workspace)
+        try await cluster.createTopic(topic, partitions: 4, replicationFactor: 1)
+        try await cluster.createTopic(events, partitions: 4, replicationFactor: 1)
+        let brokers = cluster.bootstrapServers
+        let producer = try KafkaProducer(configuration: KafkaConfiguration(bootstrapServers: brokers))
+        let first = try environment.startWorker(name: "worker-handover-a-\(run)", group: group, jobsTopic: topic, eventsTopic: events,
+                                                brokers: brokers, extra: ["ATTACHE_WORKER_REVOKE_GRACE": "4s", "ATTACHE_UPLOAD_STALL_TIMEOUT": "90s"])
+        defer { first.signal(SIGTERM) }
+        _ = try await eventually("the first member to take the partitions", timeout: .seconds(60)) {
+            first.standardError.contains("partitions assigned") ? true : nil
+        }
+        let partitions: Int32 = 4
+        var batches: [String] = []
+        for partition in 0..<partitions {
+            let batchId = "handover-\(run)-\(partition)"
+            batches.append(batchId)
+            let job = Jobs.upload(batchId: batchId, files: [
+                Jobs.inline("f", name: "f.pdf", mimeType: "application/pdf", bytes: Jobs.bytes(magic: Jobs.pdf, size: 256 * 1024, seed: Int(partition))),
+            ], send: "none")
+            _ = try await producer.send(KafkaProducerRecord(topic: topic, key: Data(batchId.utf8), value: Data(job.utf8), partition: partition))
+        }
+        _ = try await eventually("every upload to be under way", timeout: .seconds(30)) {
+            environment.services.store.faults.stalledRequests == batches.count ? true : nil
+        }
+        let second = try environment.startWorker(name: "worker-handover-b-\(run)", group: group, jobsTopic: topic, eventsTopic: events,
+                                                 brokers: brokers, extra: ["ATTACHE_WORKER_REVOKE_GRACE": "4s", "ATTACHE_UPLOAD_STALL_TIMEOUT": "90s"])
+        defer { second.signal(SIGTERM) }
+        _ = try await eventually("the first member to give partitions up", timeout: .seconds(90)) {
+            first.standardError.contains("partitions released") ? true : nil
+        }
+        environment.services.store.faults.remove(stall)
+        environment.services.store.faults.releaseStalls()
+        let completions = try await eventually("every batch to complete", timeout: .seconds(60)) { () -> [ReceivedEvent]? in
+            let done = try await Kcat.consume(brokers: brokers, topic: events).compactMap { ReceivedEvent(json: $0.value) }
+                .filter { $0.type == "attache.batch.completed" }
+            return batches.allSatisfy { id in done.contains { $0.subject == id } } ? done : nil
+        }
+        _ = try await eventually("the second member to take its partitions", timeout: .seconds(60)) {
+            second.standardError.contains("partitions assigned") ? true : nil
+        }
+        #expect(!first.standardError.contains("partitions lost"),
+                "a clean join moves partitions without the first member being dropped (no commit with an old generation)")
+        for batchId in batches {
+            let puts = environment.services.store.requests.filter { $0.method == "PUT" && $0.path.hasPrefix("/\(batchId)/") }
+            #expect(puts.count == 1, "\(batchId) uploaded once, by the member that started it: \(puts)")
+            #expect(completions.filter { $0.subject == batchId }.map(\.source) == ["attache/worker-handover-a-\(run)"],
+                    "\(batchId) completed on the first member, within its revoke grace")
+        }
     }
 }

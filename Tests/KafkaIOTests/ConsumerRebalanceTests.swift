@@ -28,7 +28,7 @@ struct ConsumerRebalanceTests {
         let holder = Mutex<KafkaConsumer?>(nil)
         // No background commits: this test decides when the first member commits (see the next test).
         let first = try KafkaConsumer(configuration: SharedMockCluster.configuration(cluster, group: group),
-                                      topics: [topic], options: KafkaConsumerOptions(commitInterval: nil)) { partitions in
+                                      topics: [topic], options: KafkaConsumerOptions(commitInterval: nil)) { partitions, _ in
             // The owner finishes what it can for the revoked partitions before they are committed and released.
             let consumer = holder.withLock { $0 }
             let finishing = recorder.finishInHook.withLock { $0 }.filter { partitions.contains($0.topicPartition) }

@@ -55,6 +55,8 @@ public struct AttacheConfiguration: Sendable, Hashable {
         public var maxTransfers = 64
         public var maxInFlightBatches = 256
         public var shutdownGrace: Duration = .seconds(25)
+        /// How long a revoke lets the moving partitions' in-flight work settle before handing it over (`worker.revokeGrace`).
+        public var revokeGrace: Duration = .seconds(10)
         public var batchTTL: Duration = .seconds(3600)
     }
 

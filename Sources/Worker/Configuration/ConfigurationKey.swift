@@ -50,6 +50,7 @@ struct ConfigurationKey: Sendable {
         int("worker.maxTransfers", \.worker.maxTransfers),
         int("worker.maxInFlightBatches", \.worker.maxInFlightBatches),
         duration("worker.shutdownGrace", \.worker.shutdownGrace),
+        duration("worker.revokeGrace", \.worker.revokeGrace),
         duration("worker.batchTTL", \.worker.batchTTL),
         text("sources.root", \.sources.root),
         text("sources.resignUrl", \.sources.resignUrl),

@@ -18,15 +18,16 @@ final class JobIntake: Sendable {
     /// Transfers running or waiting for a slot.
     let transfers: @Sendable () -> Int
     private let stopped = Atomic<Bool>(false)
-    /// Records taken in and not yet finished (settled, dead-lettered, or given up with their partition).
-    private let open = Atomic<Int>(0)
+    /// Records taken in and not yet finished (settled, dead-lettered, dropped or given up with their partition).
+    private let open: OpenRecords
     /// The records being applied, for revokes to wait on.
     private let applying: ApplyGate
 
     init(configuration: AttacheConfiguration, registry: BatchRegistry, consumer: KafkaConsumer, deadLetters: any DeadLetterSink,
          publisher: any EventPublisher, metrics: WorkerMetrics, logger: Logger, applying: ApplyGate = ApplyGate(),
-         transfers: @escaping @Sendable () -> Int) {
+         open: OpenRecords = OpenRecords(), transfers: @escaping @Sendable () -> Int) {
         self.applying = applying
+        self.open = open
         self.configuration = configuration
         self.registry = registry
         self.consumer = consumer
@@ -71,12 +72,7 @@ final class JobIntake: Sendable {
 
     /// Waits until every record taken in has finished, or the grace runs out; says which.
     func drain(within grace: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + grace
-        while open.load(ordering: .relaxed) > 0 {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return true
+        await open.waitUntilEmpty(nil, timeout: grace)
     }
 
     /// Pauses fetching at `worker.maxInFlightBatches` busy batches or `worker.maxTransfers` transfers, and resumes
@@ -113,7 +109,7 @@ final class JobIntake: Sendable {
     }
 
     private func decode(_ record: KafkaRecord) -> DecodedRecord {
-        open.add(1, ordering: .relaxed)
+        open.opened(record.partition)
         let provenance = JobDecoder.Provenance(topic: record.topic, partition: record.partition, offset: record.offset, key: record.keyString)
         return DecodedRecord(record: record, provenance: provenance, command: decoder.decode(record.value ?? Data(), from: provenance))
     }
@@ -124,14 +120,14 @@ final class JobIntake: Sendable {
         defer { applying.leave(ticket) }
         guard consumer.owns(record) else {
             // Fetched before its partition was revoked: not ours to apply any more, nor to commit.
-            open.subtract(1, ordering: .relaxed)
+            open.closed(record.partition)
             return
         }
         switch decoded.command {
         case .success(let command):
             metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": command.kindName, "outcome": "accepted"])
             registry.handle(command, partition: record.partition, done: { [self] in finish(record) },
-                            abandoned: { [self] in open.subtract(1, ordering: .relaxed) })
+                            abandoned: { [self] in open.closed(record.partition) })
         case .failure(let invalid):
             metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": "invalid", "outcome": "dead-lettered"])
             deadLetter(record, provenance: decoded.provenance, reason: invalid.reason)
@@ -140,7 +136,7 @@ final class JobIntake: Sendable {
 
     private func finish(_ record: KafkaRecord) {
         consumer.markFinished(record)
-        open.subtract(1, ordering: .relaxed)
+        open.closed(record.partition)
     }
 
     /// The record goes to the dead-letter topic as it was, an `attache.job.invalid` event follows, and only then is
@@ -162,7 +158,10 @@ final class JobIntake: Sendable {
                     break
                 } catch {
                     // Closed: the worker is stopping; the record stays uncommitted and is replayed.
-                    if let error = error as? KafkaError, error.code == .closed { return }
+                    if let error = error as? KafkaError, error.code == .closed {
+                        open.closed(record.partition)
+                        return
+                    }
                     var random = SystemRandomNumberGenerator()
                     guard let delay = policy.delay(afterAttempt: attempt, retryAfter: nil, using: &random) else {
                         outcome = "failed: \(error)"

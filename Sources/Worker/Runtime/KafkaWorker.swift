@@ -53,11 +53,27 @@ public final class KafkaWorker: Sendable {
             publisher: MeteredPublisher(inner: publisher, metrics: metrics),
             sender: components.sender(configuration: configuration, producer: producer), logger: logger))
         let applying = ApplyGate()
-        let consumer = try KafkaConsumer(configuration: kafka, topics: [configuration.kafka.jobsTopic]) { partitions in
-            // The consumer has already marked the partitions revoking, so no record of theirs starts applying now;
-            // wait for those under way, then hand their batches over.
+        let open = OpenRecords()
+        let revokeGrace = configuration.worker.revokeGrace
+        let logger = self.logger
+        // The poll thread waits for the revoke hook a little longer than the grace the hook itself keeps.
+        let options = KafkaConsumerOptions(revokeTimeout: revokeGrace + .seconds(5))
+        let consumer = try KafkaConsumer(configuration: kafka, topics: [configuration.kafka.jobsTopic], options: options) { revoked, lost in
+            // The consumer has already marked the partitions revoking, so no record of theirs starts applying now:
+            // wait for those under way, give the partitions' work up to worker.revokeGrace to settle (its records
+            // are then committed with the revoke), and hand over what is still in flight. Lost partitions may be
+            // another member's already: nothing to wait for.
+            let partitions = Set(revoked.map(\.partition))
+            let started = ContinuousClock.now
             await applying.quiesce()
-            registry.abandon(partitions: Set(partitions.map(\.partition)))
+            let settled = lost ? false : await open.waitUntilEmpty(partitions, timeout: revokeGrace)
+            registry.abandon(partitions: partitions)
+            if !lost {
+                logger.info(settled ? "revoked partitions settled; handing them over"
+                                    : "revoke grace over: handing unfinished batches over (their jobs will be replayed)",
+                            ["partitions": revoked.map(\.description).joined(separator: ","),
+                             "waited": "\(ContinuousClock.now - started)"])
+            }
         }
         let admin = try AdminServer(listen: configuration.adminListen, health: health, metrics: metrics.registry) {
             metrics.registry.set(WorkerMetrics.consumerLag, Double(consumer.lag()))
@@ -68,7 +84,7 @@ public final class KafkaWorker: Sendable {
         logger.info("admin endpoints listening", ["listen": configuration.adminListen, "port": String(admin.port)])
         let deadLetters = try KafkaProducer(configuration: DeadLetterProducer.configuration(from: kafka))
         let intake = JobIntake(configuration: configuration, registry: registry, consumer: consumer, deadLetters: deadLetters,
-                               publisher: publisher, metrics: metrics, logger: logger, applying: applying,
+                               publisher: publisher, metrics: metrics, logger: logger, applying: applying, open: open,
                                transfers: { components.client.runningTransfers + components.client.waitingTransfers })
         health.markLive()
         health.markReady(false, reason: "no partitions assigned")
@@ -83,7 +99,12 @@ public final class KafkaWorker: Sendable {
                         health.markReady(true)
                         onReady?()
                     case .revoked(let partitions), .lost(let partitions):
-                        self.logger.info("partitions released", ["partitions": partitions.map(\.description).joined(separator: ",")])
+                        if case .lost = event {
+                            self.logger.warn("partitions lost (dropped from the group); their work is left to the new owner",
+                                             ["partitions": partitions.map(\.description).joined(separator: ",")])
+                        } else {
+                            self.logger.info("partitions released", ["partitions": partitions.map(\.description).joined(separator: ",")])
+                        }
                         if consumer.assignment.isEmpty { health.markReady(false, reason: "no partitions assigned") }
                     case .error(let error):
                         self.report(error, from: "consumer")

@@ -69,6 +69,8 @@ struct ReceivedEvent {
     let type: String
     let subject: String
     let sequence: Int
+    /// The CloudEvents `source`: `attache/<worker id>`.
+    let source: String
     let data: [String: Any]
 
     init?(json: String) {
@@ -78,6 +80,7 @@ struct ReceivedEvent {
         self.type = type
         self.subject = subject
         self.sequence = Int(object["sequence"] as? String ?? "") ?? -1
+        self.source = object["source"] as? String ?? ""
         self.data = data
     }
 
