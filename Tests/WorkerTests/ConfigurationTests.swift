@@ -23,6 +23,17 @@ import Testing
         #expect(configuration.adminListen == "127.0.0.1:9464")
     }
 
+    @Test func theRevokeGraceKeptStaysWithinTwoThirdsOfTheSessionTimeout() throws {
+        let defaults = try ConfigurationLoader.load(json: nil, environment: minimal)
+        #expect(defaults.worker.revokeGrace == .seconds(10))
+        #expect(defaults.effectiveRevokeGrace == .seconds(10), "45 s session by default")
+        let shortSession = try ConfigurationLoader.load(json: nil, environment: minimal.merging(
+            ["ATTACHE_KAFKA_PROPERTY_SESSION_TIMEOUT_MS": "6000"]) { $1 })
+        #expect(shortSession.effectiveRevokeGrace == .seconds(4), "a member waiting past its session is dropped")
+        let explicit = try ConfigurationLoader.load(json: nil, environment: minimal.merging(["ATTACHE_WORKER_REVOKE_GRACE": "2s"]) { $1 })
+        #expect(explicit.effectiveRevokeGrace == .seconds(2))
+    }
+
     @Test func theFileIsReadAndTheEnvironmentWins() throws {
         let json = """
         {"kafka": {"brokers": "file:9092", "properties": {"security.protocol": "SASL_SSL", "linger.ms": 5}},

@@ -48,13 +48,6 @@ extension AttacheConfiguration {
         try requireRange(worker.shutdownGrace, .zero...Self.day, "worker.shutdownGrace", "0ms to 24h")
         // The poll thread waits for the revoke hook; a group waits for its members' revokes.
         try requireRange(worker.revokeGrace, .zero...Duration.seconds(300), "worker.revokeGrace", "0ms to 5m")
-        // While the revoke waits, the member does not rejoin its group: past the session timeout the coordinator
-        // drops it, and its partitions are lost instead of handed over.
-        let session = kafka.properties["session.timeout.ms"].flatMap(Int64.init).map(Duration.milliseconds) ?? .seconds(45)
-        if worker.revokeGrace >= session {
-            throw ConfigurationError(key: "worker.revokeGrace",
-                                     "must be shorter than the consumer's session.timeout.ms (\(session)): a member that waits longer is dropped from its group")
-        }
         try requireRange(worker.batchTTL, .milliseconds(1)...(Self.day * 366), "worker.batchTTL", "1ms to 366 days")
         try requireRange(staging.cacheMax, 0...(1 << 50), "staging.cacheMax", "0 (unlimited) to 1PiB")
         try require(worker.id.utf8.count <= 255, "worker.id", "must be at most 255 bytes")

@@ -124,3 +124,13 @@ public struct AttacheConfiguration: Sendable, Hashable {
         return engine
     }
 }
+
+extension AttacheConfiguration {
+    /// The revoke grace the worker keeps: `worker.revokeGrace`, but at most two thirds of the consumer's
+    /// `session.timeout.ms` (45 s unless set). While a revoke waits the member does not rejoin its group, and one
+    /// that waits past its session is dropped — its partitions lost instead of handed over.
+    public var effectiveRevokeGrace: Duration {
+        let session = kafka.properties["session.timeout.ms"].flatMap(Int64.init).map(Duration.milliseconds) ?? .seconds(45)
+        return min(worker.revokeGrace, session * 2 / 3)
+    }
+}

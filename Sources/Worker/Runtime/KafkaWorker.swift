@@ -54,7 +54,10 @@ public final class KafkaWorker: Sendable {
             sender: components.sender(configuration: configuration, producer: producer), logger: logger))
         let applying = ApplyGate()
         let open = OpenRecords()
-        let revokeGrace = configuration.worker.revokeGrace
+        let revokeGrace = configuration.effectiveRevokeGrace
+        if revokeGrace < configuration.worker.revokeGrace {
+            logger.warn("worker.revokeGrace shortened to two thirds of session.timeout.ms", ["revokeGrace": "\(revokeGrace)"])
+        }
         let logger = self.logger
         // The poll thread waits for the revoke hook a little longer than the grace the hook itself keeps.
         let options = KafkaConsumerOptions(revokeTimeout: revokeGrace + .seconds(5))
