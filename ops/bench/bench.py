@@ -884,7 +884,7 @@ http {{
         if "soak" in only:
             import soak
             log("soak: {} minutes of broker, store and process faults under two workers".format(self.options.soak_minutes))
-            soak.run(self, self.options.soak_minutes, self.options.results, sys.argv[1:])
+            soak.run(self, self.options.soak_minutes, self.options.results, sys.argv[1:], self.options.soak_batch_ttl)
         return self.table()
 
     def table(self):
@@ -1100,6 +1100,7 @@ def main():
                         help="comma-separated subset of: " + ", ".join(SCENARIOS + EXTRA_SCENARIOS)
                         + " (default: all but soak)")
     parser.add_argument("--soak-minutes", type=float, default=10.0, help="how long the soak injects faults (default 10)")
+    parser.add_argument("--soak-batch-ttl", help="the soak's worker.batchTTL, e.g. 30s (default: the worker's own)")
     parser.add_argument("--dir", help="where to put files, staging and nginx's store (default: /dev/shm, else $TMPDIR)")
     parser.add_argument("--small-jobs", type=int, default=2000)
     parser.add_argument("--intake-jobs", type=int, default=50000)

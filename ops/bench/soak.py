@@ -48,12 +48,25 @@ class FaultyBroker:
         self.bootstrap = self.child.first_stdout_line()
         self.lock = threading.Lock()
         self.answered = 1  # stdout lines so far: the bootstrap list
+        self.journal = open(os.path.join(workdir, "logs", "soak-faults.tsv"), "w")
+
+    def crashed(self):
+        """Why the broker is gone (the first line it wrote to stderr), or None while it runs."""
+        if self.child.process.poll() is None:
+            return None
+        lines = self.child.stderr_text().strip().splitlines()
+        return "dev-broker exited {}: {}".format(self.child.process.returncode, lines[0] if lines else "(no output)")
 
     def send(self, command, timeout=10):
         """Sends one command and returns its answer; an `error:` answer is a mistake of the soak, so it raises."""
         with self.lock:
-            self.child.process.stdin.write((command + "\n").encode())
-            self.child.process.stdin.flush()
+            self.journal.write("{}\t{}\n".format(time.strftime("%H:%M:%S"), command))
+            self.journal.flush()
+            try:
+                self.child.process.stdin.write((command + "\n").encode())
+                self.child.process.stdin.flush()
+            except OSError:
+                raise BenchFailure(self.crashed() or "dev-broker stopped reading fault commands")
             deadline = time.time() + timeout
             while time.time() < deadline:
                 lines = self.child.stdout_text().split("\n")
@@ -64,7 +77,7 @@ class FaultyBroker:
                         raise BenchFailure("dev-broker refused '{}': {}".format(command, answer))
                     return answer
                 time.sleep(0.01)
-        raise BenchFailure("dev-broker did not answer '{}'".format(command))
+        raise BenchFailure(self.crashed() or "dev-broker did not answer '{}'".format(command))
 
 
 class FaultSchedule(threading.Thread):
@@ -79,6 +92,13 @@ class FaultSchedule(threading.Thread):
         self.rng = random.Random(seed)
         self.counts = {kind: 0 for kind in self.KINDS}
         self.undo = []  # (due time, command)
+        # The group's coordinator is set, and known, so that "broker down" can spare it: librdkafka 2.0's mock group
+        # coordinator aborts (rdkafka_mock_cgrp.c, `Assertion !member->resp`) when a member sends JoinGroup again
+        # while its earlier one is still held, which a coordinator dropping its connections during a rebalance
+        # (every kill starts one) provokes. A real broker answers the second JoinGroup.
+        self.coordinator = 1
+        self.down = set()
+        self.broker.send("coordinator {} {}".format(GROUP, self.coordinator))
         self.stopping = threading.Event()
         self.error = None
 
@@ -100,14 +120,18 @@ class FaultSchedule(threading.Thread):
                 ["NOT_COORDINATOR", "COORDINATOR_NOT_AVAILABLE", "COORDINATOR_LOAD_IN_PROGRESS"])
                 for _ in range(rng.randint(1, 3))))
         elif kind == "broker down":
+            broker = rng.choice([b for b in range(1, self.broker.brokers + 1) if b != self.coordinator and b not in self.down])
             self.broker.send("down {}".format(broker))
+            self.down.add(broker)
             self.undo.append((time.time() + rng.uniform(2.0, 5.0), "up {}".format(broker)))
         elif kind == "leaders moved":
             for topic in (JOBS, EVENTS):
                 partition = rng.randrange(self.partitions[topic])
                 self.broker.send("leader {} {} {}".format(topic, partition, broker))
         elif kind == "coordinator moved":
+            broker = rng.choice([b for b in range(1, self.broker.brokers + 1) if b not in self.down])
             self.broker.send("coordinator {} {}".format(GROUP, broker))
+            self.coordinator = broker
         elif kind == "rtt spike":
             self.broker.send("rtt {} {}".format(broker, rng.choice([100, 250, 500])))
             self.undo.append((time.time() + rng.uniform(3.0, 6.0), "rtt {} 0".format(broker)))
@@ -129,6 +153,8 @@ class FaultSchedule(threading.Thread):
         for entry in [u for u in self.undo if u[0] <= now]:
             self.undo.remove(entry)
             self.broker.send(entry[1])
+            if entry[1].startswith("up "):
+                self.down.discard(int(entry[1].split()[1]))
 
     def stop(self):
         """Stops injecting and returns the cluster to health: every broker up, no delay, no queued errors."""
@@ -291,8 +317,8 @@ class Services:
 
 
 class Soak:
-    def __init__(self, bench_run, minutes):
-        self.bench, self.minutes = bench_run, minutes
+    def __init__(self, bench_run, minutes, batch_ttl=None):
+        self.bench, self.minutes, self.batch_ttl = bench_run, minutes, batch_ttl
         self.workdir, self.sources = bench_run.workdir, bench_run.sources
         self.rss = []  # (seconds since start, worker label, RSS KiB)
         self.kills = 0
@@ -330,6 +356,8 @@ class Soak:
                  # session times out, so a short session keeps rebalances after each kill to seconds.
                  "ATTACHE_KAFKA_PROPERTY_SESSION_TIMEOUT_MS": "6000",
                  "ATTACHE_KAFKA_PROPERTY_HEARTBEAT_INTERVAL_MS": "500"}
+        if self.batch_ttl:
+            extra["ATTACHE_WORKER_BATCH_TTL"] = self.batch_ttl
         name = "soak-{}.{}".format(label, self.incarnations[label])
         self.workers[label] = Worker(self.services, name, GROUP, JOBS, EVENTS, extra)
 
@@ -383,6 +411,8 @@ class Soak:
                     last_log = now
                     log("soak: {:.0f} s: {} jobs sent, {} events seen, faults {}".format(
                         now - start, len(stream.jobs) + len(stream.invalid), events.total, sum(schedule.counts.values())))
+                if self.broker.crashed():
+                    raise BenchFailure(self.broker.crashed() + " (its fault commands: logs/soak-faults.tsv)")
                 for label, worker in self.workers.items():
                     if worker.child.process.poll() is not None:
                         raise BenchFailure("worker {} exited {} by itself: {}".format(
@@ -407,6 +437,8 @@ class Soak:
             "everything finished" if not left else "{} still unfinished".format(len(left)), settled))
         proxy = json.loads(urllib.request.urlopen(self.proxy_url + "/_faultproxy/stats", timeout=5).read())
         events.stop()
+        with open(os.path.join(self.workdir, "logs", "soak-rss.tsv"), "w") as f:
+            f.writelines("{:.1f}\t{}\t{}\n".format(t, label, kib) for t, label, kib in self.rss)
         report = self.check(stream, schedule, proxy, soaked, settled)
         for worker in self.workers.values():
             worker.stop()
@@ -524,6 +556,11 @@ class Soak:
         if any(truncated.values()):
             problems.append("the mock cluster dropped the oldest records of {} (low watermarks above 0): the fresh read "
                             "is incomplete".format({t: w for t, w in truncated.items() if w}))
+        first, last, _ = rss_summary(self.rss, "a", soaked)
+        if not last - first <= RSS_GROWTH_MAX:
+            problems.append("worker a's RSS is not flat: first-minute median {:.1f} MiB, last-minute median {:.1f} MiB "
+                            "(+{:.1f} MiB, at most +{} allowed); per minute: {}".format(
+                                first, last, last - first, RSS_GROWTH_MAX, per_minute_text(self.rss, "a")))
         if stream.failed_ticks:
             problems.append("kcat reported {} ticks undelivered: {}".format(len(stream.failed_ticks), stream.failed_ticks[:3]))
         if problems:
@@ -569,6 +606,18 @@ class Soak:
         self.evidence_path = path
 
 
+RSS_GROWTH_MAX = 8  # MiB from the first minute's median to the last's, as the bench's "flat in file size"
+
+
+def per_minute_text(samples, label):
+    """The median RSS (MiB) of each minute of the soak, for one worker."""
+    minutes = {}
+    for t, l, kib in samples:
+        if l == label:
+            minutes.setdefault(int(t // 60), []).append(kib / 1024)
+    return " ".join("{:.1f}".format(statistics.median(minutes[m])) for m in sorted(minutes))
+
+
 def rss_summary(samples, label, seconds):
     """First-minute and last-minute medians, and the peak, of one worker's RSS samples (MiB)."""
     mine = [(t, kib / 1024) for t, l, kib in samples if l == label]
@@ -612,6 +661,9 @@ def table(soak, report):
                 len(report["invalid_sent"]), len(report["dlq"]), len(set(report["dlq"])), zero(report["dlq_missing"]))],
             ["worker a RSS MiB (lives throughout): first-minute median · last-minute median · peak", "{:.1f} · {:.1f} · {:.1f}".format(
                 a_first, a_last, a_peak)],
+            ["worker a RSS MiB: median of each minute", per_minute_text(soak.rss, "a")],
+            ["worker a RSS flat: last-minute median − first-minute median ≤ +{} MiB".format(RSS_GROWTH_MAX),
+             "{:+.1f} ({})".format(a_last - a_first, "yes" if a_last - a_first <= RSS_GROWTH_MAX else "**no**")],
             ["worker b RSS MiB (restarted every minute): peak", "{:.1f}".format(b_peak)],
             ["worker log lines by level (every incarnation)", ", ".join(
                 "{} {}".format(k, v) for k, v in sorted(report["levels"].items()))],
@@ -621,8 +673,9 @@ def table(soak, report):
 
 def environment_line():
     commit = subprocess.run(["git", "-C", bench.REPO, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE).stdout.decode().strip()
-    if subprocess.run(["git", "-C", bench.REPO, "status", "--porcelain", "--untracked-files=no"],
-                      stdout=subprocess.PIPE).stdout.strip():
+    # results.md itself is left out: an earlier run's table there says nothing about the code that ran.
+    if subprocess.run(["git", "-C", bench.REPO, "status", "--porcelain", "--untracked-files=no", "--", ".",
+                       ":!ops/bench/results.md"], stdout=subprocess.PIPE).stdout.strip():
         commit += " with local changes"
     return "release build of commit {}, {} cores".format(commit or "?", os.cpu_count())
 
@@ -641,7 +694,9 @@ def section(soak, report, argv):
 NOTES = """How the soak runs (ops/bench/soak.py):
 - Kafka is `attache dev-broker --brokers 3 --faults`. Every 3 s one broker fault, the kinds in a shuffled cycle:
   1–4 queued request errors for produce, fetch, offsetcommit or heartbeat (NOT_LEADER_FOR_PARTITION,
-  REQUEST_TIMED_OUT, NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE…); a broker down for 2–5 s; a partition leader
+  REQUEST_TIMED_OUT, NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE…); a broker down for 2–5 s (never the group's
+  coordinator: librdkafka 2.0's mock group coordinator aborts on `Assertion !member->resp` when a member sends
+  JoinGroup again while its first is held, which that provokes during a rebalance); a partition leader
   of the jobs and of the events topic moved; the group coordinator moved; a broker answering 100–500 ms late for
   3–6 s. These hit every client alike: the workers' consumers and producers, and kcat producing the jobs.
 - The store is nginx (WebDAV) behind ops/bench/faultproxy.py: 8% of PUTs answered 503, 5% cut off halfway
@@ -649,8 +704,9 @@ NOTES = """How the soak runs (ops/bench/soak.py):
   file.failed counts the failed attempts the worker saw: libcurl sends a request again by itself when a kept-alive
   connection it reused dies before any answer, so some cut-off PUTs never reach the worker as failures.
 - Two workers, one group (session 6 s). Every minute worker b is killed with SIGKILL and started again at once on
-  the same staging directory and worker id; worker a lives throughout, so its RSS (sampled every 3 s) is the
-  memory trend.
+  the same staging directory and worker id; worker a lives throughout, so its RSS (sampled every 3 s, all samples
+  in logs/soak-rss.tsv of a kept work directory) is the memory trend. It is a check: its last-minute median may
+  exceed its first-minute median by at most 8 MiB.
 - One tick of jobs a second: two one-file inline jobs (100 B–3 KiB), a `path` job (64 or 512 KiB) every other
   tick, a four-file job (two inline, two `path`, mixed mime types) every third, an invalid record (not JSON, not an
   object, unknown kind, bad receiver type, files not an array) every seventh. Valid jobs have `message.send = auto`;
@@ -689,8 +745,8 @@ def soak_section(text):
     return HEADING + after.rstrip("\n") + "\n"
 
 
-def run(bench_run, minutes, results, argv):
-    soak = Soak(bench_run, minutes)
+def run(bench_run, minutes, results, argv, batch_ttl=None):
+    soak = Soak(bench_run, minutes, batch_ttl)
     report = soak.run()
     rows, text = section(soak, report, argv)
     print(markdown(rows))
