@@ -26,7 +26,7 @@ enum Usage {
     """
 
     static let devBroker = """
-    usage: attache dev-broker [--brokers N] [--port P]
+    usage: attache dev-broker [--brokers N] [--port P] [--faults]
 
     Serves a librdkafka mock cluster with N brokers (default 1) over TCP on 127.0.0.1. The first line on standard
     output is the bootstrap address list, for workers and for kcat. Runs until SIGTERM or SIGINT.
@@ -35,6 +35,17 @@ enum Usage {
       --brokers N   number of brokers (1 to 9)
       --port P      bootstrap on 127.0.0.1:P (the brokers themselves keep ports of their own choosing, which
                     clients learn from the cluster's metadata)
+      --faults      read fault commands from standard input, one a line, and answer each on standard output
+                    with `ok` or `error: <why>`; the end of input stops the reading, not the broker:
+                      down B | up B                  broker B (1 to N) refuses connections / accepts them again
+                      rtt B MS                       broker B answers every request MS milliseconds late
+                      leader TOPIC PARTITION B       the partition's leadership moves to broker B
+                      coordinator GROUP B            the consumer group's coordinator moves to broker B
+                      errors API CODE[,CODE…]        the next requests of API fail with these codes, one each
+                      clear API                      forgets the errors still queued for API
+                    API: produce, fetch, offsetcommit, heartbeat, metadata, joingroup, syncgroup,
+                    findcoordinator. CODE: a Kafka protocol number or a name such as NOT_LEADER_FOR_PARTITION,
+                    REQUEST_TIMED_OUT, NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, REBALANCE_IN_PROGRESS
     """
 
     static let demo = """
@@ -50,7 +61,7 @@ enum Usage {
     static func flags(of command: String) -> [String: Bool]? {
         switch command {
         case "worker": ["config": true]
-        case "dev-broker": ["brokers": true, "port": true]
+        case "dev-broker": ["brokers": true, "port": true, "faults": false]
         case "demo": [:]
         default: nil
         }

@@ -21,7 +21,8 @@ switch parsed.command {
 case "worker":
     exit(await WorkerCommand.run(configFile: parsed.options["config"]))
 case "dev-broker":
-    exit(await DevBrokerCommand.run(brokers: parsed.options["brokers"], port: parsed.options["port"]))
+    exit(await DevBrokerCommand.run(brokers: parsed.options["brokers"], port: parsed.options["port"],
+                                       faults: parsed.options["faults"] != nil))
 case "demo":
     exit(await DemoCommand.run())
 default:

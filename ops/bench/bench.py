@@ -27,6 +27,8 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 SCENARIOS = ["large", "memory", "small", "fanout", "intake"]
+# Run only when asked for (ops/bench/soak.py): it takes --soak-minutes, ten by default.
+EXTRA_SCENARIOS = ["soak"]
 MIB = 1 << 20
 
 
@@ -44,7 +46,7 @@ class Child:
     """A process the bench started; its output goes to files in the work directory; stopped by its own pid."""
     started = []
 
-    def __init__(self, name, argv, workdir, env=None, stdout_pipe=False):
+    def __init__(self, name, argv, workdir, env=None, stdout_pipe=False, stdin_pipe=False):
         self.name = name
         self.out_path = os.path.join(workdir, "logs", name + ".out")
         self.err_path = os.path.join(workdir, "logs", name + ".err")
@@ -53,7 +55,7 @@ class Child:
         merged.update(env or {})
         self.err = open(self.err_path, "wb")
         self.out = None if stdout_pipe else open(self.out_path, "wb")
-        self.process = subprocess.Popen(argv, env=merged, stdin=subprocess.DEVNULL,
+        self.process = subprocess.Popen(argv, env=merged, stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
                                         stdout=subprocess.PIPE if stdout_pipe else self.out, stderr=self.err)
         Child.started.append(self)
 
@@ -89,7 +91,7 @@ class Child:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        for handle in (self.err, self.out):
+        for handle in (self.err, self.out, self.process.stdin):
             if handle:
                 handle.close()
         if self in Child.started:
@@ -862,8 +864,9 @@ http {{
 
     def run(self):
         only = self.options.only
-        self.start_services()
         r = self.results
+        if any(s in SCENARIOS for s in only):
+            self.start_services()
         if "large" in only:
             log("large: 8 × 64 MiB at concurrency 8 — attache, curl, rclone")
             r["large64"] = self.large(64, ["curl", "rclone"])
@@ -878,6 +881,10 @@ http {{
         if "intake" in only:
             log("intake: {} jobs refused at validation".format(self.options.intake_jobs))
             r["intake"] = self.intake()
+        if "soak" in only:
+            import soak
+            log("soak: {} minutes of broker, store and process faults under two workers".format(self.options.soak_minutes))
+            soak.run(self, self.options.soak_minutes, self.options.results, sys.argv[1:], self.options.soak_batch_ttl)
         return self.table()
 
     def table(self):
@@ -1090,7 +1097,10 @@ def main():
     parser = argparse.ArgumentParser(description="Attache against curl and rclone; see ops/bench/run.")
     parser.add_argument("--runs", type=int, default=3, help="measurements per figure (median, min, max); default 3")
     parser.add_argument("--only", default=",".join(SCENARIOS),
-                        help="comma-separated subset of: " + ", ".join(SCENARIOS) + " (default: all)")
+                        help="comma-separated subset of: " + ", ".join(SCENARIOS + EXTRA_SCENARIOS)
+                        + " (default: all but soak)")
+    parser.add_argument("--soak-minutes", type=float, default=10.0, help="how long the soak injects faults (default 10)")
+    parser.add_argument("--soak-batch-ttl", help="the soak's worker.batchTTL, e.g. 30s (default: the worker's own)")
     parser.add_argument("--dir", help="where to put files, staging and nginx's store (default: /dev/shm, else $TMPDIR)")
     parser.add_argument("--small-jobs", type=int, default=2000)
     parser.add_argument("--intake-jobs", type=int, default=50000)
@@ -1106,7 +1116,7 @@ def main():
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     options = parser.parse_args()
     options.only = [s.strip() for s in options.only.split(",") if s.strip()]
-    unknown = [s for s in options.only if s not in SCENARIOS]
+    unknown = [s for s in options.only if s not in SCENARIOS + EXTRA_SCENARIOS]
     if unknown or options.runs < 1:
         parser.error("unknown scenario(s) {} or --runs < 1".format(", ".join(unknown)))
     for tool in ["kcat", "curl", "rclone", "/usr/sbin/nginx", "/usr/bin/time"]:
@@ -1139,15 +1149,21 @@ def main():
     if not options.keep:
         shutil.rmtree(bench.workdir, ignore_errors=True)
     finished = time.time()
+    if len(rows) == 1:  # only the soak ran; it wrote its own section
+        return 0
     table = markdown(rows)
     text = "# Attache benchmarks against peers\n\nProduced by `ops/bench/run {}`.\n\n{}\n\n{}\n\n{}\n".format(
         " ".join(sys.argv[1:]), "\n".join(environment(bench, started, finished)), table, NOTES)
     print(table)
+    import soak
+    previous = open(options.results).read() if os.path.exists(options.results) else ""
     with open(options.results, "w") as f:
-        f.write(text)
+        f.write(text + ("\n" + soak.soak_section(previous) if soak.soak_section(previous) else ""))
     log("table written to {}".format(os.path.relpath(options.results, REPO)))
     return 0
 
 
 if __name__ == "__main__":
+    # ops/bench/soak.py imports this file as `bench`: let it find this very module, not a second copy.
+    sys.modules.setdefault("bench", sys.modules[__name__])
     sys.exit(main())

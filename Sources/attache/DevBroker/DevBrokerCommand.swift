@@ -3,9 +3,10 @@ import KafkaIO
 import Worker
 
 /// `attache dev-broker`: a librdkafka mock cluster served over TCP until SIGTERM/SIGINT; the first line on standard
-/// output is its bootstrap address list.
+/// output is its bootstrap address list. With `--faults` it then reads fault commands (``MockClusterFault``) from
+/// standard input, one a line, and answers each with one line: `ok` or `error: <why>`.
 enum DevBrokerCommand {
-    static func run(brokers: String?, port: String?) async -> Int32 {
+    static func run(brokers: String?, port: String?, faults: Bool) async -> Int32 {
         guard let count = Int(brokers ?? "1"), (1...9).contains(count) else {
             FileHandle.standardError.write(Data("attache dev-broker: --brokers takes a number from 1 to 9\n".utf8))
             return 2
@@ -29,11 +30,29 @@ enum DevBrokerCommand {
         }
         let bootstrap = forwarder.map { "127.0.0.1:\($0.port)" } ?? cluster.bootstrapServers
         FileHandle.standardOutput.write(Data((bootstrap + "\n").utf8))
+        if faults {
+            // readLine blocks, so the commands get a thread of their own; the answers follow the bootstrap line.
+            Thread.detachNewThread { [cluster] in readFaults(into: cluster, brokers: Int32(count)) }
+        }
         let shutdown = ShutdownSignal()
         SignalWatcher.install { _ in shutdown.request() }
         await shutdown.wait()
         forwarder?.stop()
         withExtendedLifetime(cluster) {}
         return 0
+    }
+
+    /// Applies fault commands from standard input until it ends; the cluster keeps running after that.
+    private static func readFaults(into cluster: MockKafkaCluster, brokers: Int32) {
+        while let line = readLine(strippingNewline: true) {
+            let answer: String
+            do {
+                cluster.apply(try MockClusterFault.parse(line, brokers: brokers))
+                answer = "ok"
+            } catch {
+                answer = "error: \(error)"
+            }
+            FileHandle.standardOutput.write(Data((answer + "\n").utf8))
+        }
     }
 }

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""An HTTP proxy in front of the object store that fails a share of uploads, for the soak (ops/bench/soak.py).
+
+    python3 ops/bench/faultproxy.py --upstream 127.0.0.1:8080 [--fail-503 0.08] [--drop 0.05] [--seed N]
+
+Prints its base URL (http://127.0.0.1:PORT) as the first stdout line, then serves until killed. Each PUT is, at
+random: answered `503 Service Unavailable` after its body was read (share --fail-503); cut off in the middle of its
+body, the connection reset without an answer (share --drop); or forwarded to the upstream and its answer relayed.
+Other methods are always forwarded. `GET /_faultproxy/stats` answers the counts so far as JSON (not forwarded).
+`POST /_faultproxy/off` stops injecting faults; `POST /_faultproxy/on` starts again.
+
+Only what the worker sends is understood: HTTP/1.1 with keep-alive, `Content-Length` bodies (no chunked request
+bodies), `Expect: 100-continue` (answered here, not forwarded). A forwarded PUT reaches the upstream whole or not
+at all, so the store never holds a cut-off file. Standard library only (asyncio).
+"""
+import argparse
+import asyncio
+import json
+import random
+import socket
+import struct
+import sys
+
+STATS = {"requests": 0, "puts": 0, "forwarded": 0, "failed503": 0, "dropped": 0, "upstreamErrors": 0}
+STATE = {"faults": True}
+
+
+def response(status, body=b"", extra=""):
+    head = "HTTP/1.1 {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{}\r\n".format(status, len(body), extra)
+    return head.encode() + body
+
+
+async def read_response(reader, method):
+    """One upstream answer, whole: (head bytes, body bytes, keep the connection)."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ", 2)[1])
+    headers = {}
+    for line in lines[1:]:
+        if ":" in line:
+            name, value = line.split(":", 1)
+            headers[name.strip().lower()] = value.strip()
+    keep = headers.get("connection", "").lower() != "close"
+    if method == "HEAD" or status in (204, 304) or 100 <= status < 200:
+        return head, b"", keep
+    if "content-length" in headers:
+        return head, await reader.readexactly(int(headers["content-length"])), keep
+    if headers.get("transfer-encoding", "").lower() == "chunked":
+        body = b""
+        while True:
+            size_line = await reader.readuntil(b"\r\n")
+            size = int(size_line.split(b";")[0], 16)
+            chunk = await reader.readexactly(size + 2)
+            body += size_line + chunk
+            if size == 0:
+                return head, body, keep
+    return head, await reader.read(), False
+
+
+class Upstream:
+    """One keep-alive connection to the store per client connection, opened on first use."""
+
+    def __init__(self, host, port):
+        self.host, self.port = host, port
+        self.reader = self.writer = None
+
+    async def exchange(self, request, method):
+        for attempt in range(2):
+            if self.writer is None:
+                self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+            try:
+                self.writer.write(request)
+                await self.writer.drain()
+                head, body, keep = await read_response(self.reader, method)
+                if not keep:
+                    self.close()
+                return head + body
+            except (ConnectionError, asyncio.IncompleteReadError):
+                # A kept-alive connection the store closed meanwhile: one fresh try.
+                self.close()
+                if attempt == 1:
+                    raise
+
+    def close(self):
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
+def reset(writer):
+    """Closes the client's connection with a TCP reset, as a store that died mid-request would."""
+    sock = writer.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()
+
+
+async def serve_connection(reader, writer, options, rng):
+    upstream = Upstream(options.host, options.port)
+    try:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            lines = head.decode("latin-1").split("\r\n")
+            method, target, _ = lines[0].split(" ", 2)
+            headers, kept = {}, [lines[0]]
+            for line in lines[1:]:
+                if ":" in line:
+                    name, value = line.split(":", 1)
+                    headers[name.strip().lower()] = value.strip()
+                    if name.strip().lower() != "expect":
+                        kept.append(line)
+            STATS["requests"] += 1
+            if target.startswith("/_faultproxy/"):
+                if method == "POST":
+                    STATE["faults"] = target.endswith("/on")
+                writer.write(response("200 OK", json.dumps(dict(STATS, faults=STATE["faults"])).encode()))
+                await writer.drain()
+                continue
+            if headers.get("transfer-encoding"):
+                writer.write(response("501 Not Implemented", b'{"error":"chunked request bodies"}', "Connection: close\r\n"))
+                await writer.drain()
+                break
+            length = int(headers.get("content-length", "0"))
+            fault = None
+            if method == "PUT":
+                STATS["puts"] += 1
+                if STATE["faults"]:
+                    draw = rng.random()
+                    if draw < options.drop:
+                        fault = "drop"
+                    elif draw < options.drop + options.fail_503:
+                        fault = "503"
+            if headers.get("expect", "").lower() == "100-continue":
+                writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+                await writer.drain()
+            if fault == "drop":
+                await reader.readexactly(length // 2)
+                STATS["dropped"] += 1
+                reset(writer)
+                return
+            body = await reader.readexactly(length) if length else b""
+            if fault == "503":
+                STATS["failed503"] += 1
+                writer.write(response("503 Service Unavailable", b'{"error":"injected"}'))
+                await writer.drain()
+                continue
+            try:
+                answer = await upstream.exchange("\r\n".join(kept).encode("latin-1") + b"\r\n\r\n" + body, method)
+            except (OSError, asyncio.IncompleteReadError, ValueError):
+                STATS["upstreamErrors"] += 1
+                writer.write(response("502 Bad Gateway", b'{"error":"upstream"}', "Connection: close\r\n"))
+                await writer.drain()
+                break
+            if method == "PUT":
+                STATS["forwarded"] += 1
+            writer.write(answer)
+            await writer.drain()
+            if headers.get("connection", "").lower() == "close":
+                break
+    except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError, ValueError, IndexError):
+        pass
+    finally:
+        upstream.close()
+        if not writer.transport.is_closing():
+            writer.close()
+
+
+async def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--upstream", required=True, help="host:port of the store")
+    parser.add_argument("--listen", default="127.0.0.1:0")
+    parser.add_argument("--fail-503", type=float, default=0.08, help="share of PUTs answered 503 (default 0.08)")
+    parser.add_argument("--drop", type=float, default=0.05, help="share of PUTs cut off mid-body (default 0.05)")
+    parser.add_argument("--seed", type=int, default=None)
+    options = parser.parse_args()
+    options.host, port = options.upstream.rsplit(":", 1)
+    options.port = int(port)
+    rng = random.Random(options.seed)
+    host, port = options.listen.rsplit(":", 1)
+    server = await asyncio.start_server(lambda r, w: serve_connection(r, w, options, rng), host, int(port), backlog=1024)
+    bound = server.sockets[0].getsockname()
+    print("http://{}:{}".format(bound[0], bound[1]), flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        sys.exit(0)
