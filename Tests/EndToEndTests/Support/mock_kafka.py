@@ -30,7 +30,7 @@ import threading
 
 APIS = {"produce": 0, "fetch": 1, "listoffsets": 2, "metadata": 3, "offsetcommit": 8, "offsetfetch": 9,
         "findcoordinator": 10, "joingroup": 11, "heartbeat": 12, "syncgroup": 14, "initproducerid": 22}
-ERRORS = {"UNKNOWN_TOPIC_OR_PART": 3, "LEADER_NOT_AVAILABLE": 5, "NOT_LEADER_FOR_PARTITION": 6, "REQUEST_TIMED_OUT": 7,
+ERRORS = {"UNKNOWN_TOPIC_OR_PART": 3, "UNKNOWN_TOPIC_OR_PARTITION": 3, "LEADER_NOT_AVAILABLE": 5, "NOT_LEADER_FOR_PARTITION": 6, "REQUEST_TIMED_OUT": 7,
           "COORDINATOR_LOAD_IN_PROGRESS": 14, "COORDINATOR_NOT_AVAILABLE": 15, "NOT_COORDINATOR": 16,
           "NOT_ENOUGH_REPLICAS": 19, "ILLEGAL_GENERATION": 22, "UNKNOWN_MEMBER_ID": 25, "REBALANCE_IN_PROGRESS": 27,
           "TOPIC_AUTHORIZATION_FAILED": 29, "KAFKA_STORAGE_ERROR": 56}
