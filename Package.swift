@@ -41,3 +41,25 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets, one per parser of untrusted input (`ops/fuzz`). They only link with libFuzzer's runtime
+// (`-sanitize=fuzzer`), so they are declared only when ATTACHE_FUZZ=1 and never join the normal build.
+if Context.environment["ATTACHE_FUZZ"] == "1" {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzJSONParser", ["UploadEngine"]),
+        ("FuzzJobDecoder", ["Worker", "UploadEngine"]),
+        ("FuzzLocationMetadata", ["Worker"]),
+        ("FuzzContentSignature", ["Worker"]),
+        ("FuzzPresignAnswer", ["HTTPTransport", "UploadEngine"]),
+        ("FuzzS3Error", ["HTTPTransport"]),
+        ("FuzzConfiguration", ["Worker"]),
+    ]
+    package.targets += [
+        .systemLibrary(name: "LibFuzzerDriver", path: "Fuzz/LibFuzzerDriver"),
+        .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(
+            name: target.name, dependencies: target.dependencies + ["LibFuzzerDriver", "FuzzSupport"], path: "Fuzz/Targets/\(target.name)"))
+    }
+}

@@ -26,11 +26,16 @@ public struct S3XMLElement: Sendable, Hashable {
     ///
     /// Leading whitespace is skipped first: S3 may write spaces before the document while a long operation
     /// (CompleteMultipartUpload) runs, and an XML declaration is only legal at the very start.
-    /// - Throws: `S3Error` `.malformedResponse` for an empty or ill-formed document.
+    /// - Throws: `S3Error` `.malformedResponse` for an empty, non-UTF-8 or ill-formed document.
     public static func parse(_ data: Data) throws -> S3XMLElement {
         let start = data.firstIndex { !(0x20 == $0 || 0x09 == $0 || 0x0A == $0 || 0x0D == $0) }
         guard let start else {
             throw S3Error(.malformedResponse, "the XML answer is empty", retryable: true)
+        }
+        // S3 writes UTF-8. A body that is not is refused here, before FoundationXML, which traps on an element
+        // name whose bytes are not UTF-8 (libxml2 reports the element before it fails the document).
+        guard String(validating: data[start...], as: UTF8.self) != nil else {
+            throw S3Error(.malformedResponse, "the XML answer is not UTF-8", retryable: true)
         }
         let parser = XMLParser(data: Data(data[start...]))
         parser.shouldProcessNamespaces = true

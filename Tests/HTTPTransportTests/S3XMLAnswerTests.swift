@@ -79,6 +79,13 @@ import UploadEngine
         }
     }
 
+    @Test func anAnswerThatIsNotUTF8IsMalformedInsteadOfCrashing() {
+        // An element name of bytes that are not UTF-8 (found by fuzzing): FoundationXML would trap on it.
+        let body = Data([0x3C, 0xFF, 0xFF, 0x3E, 0xFF])
+        #expect { try S3XMLElement.parse(body) } throws: { ($0 as? S3Error)?.code == .malformedResponse }
+        #expect(S3ErrorResponse(status: 403, body: body) == nil)
+    }
+
     @Test func aNon2xxWithoutAnErrorDocumentKeepsItsStatus() {
         #expect {
             try S3InitiateMultipartUploadResult(status: 503, body: Data())
