@@ -11,9 +11,10 @@ let scratch: Int32 = {
     return descriptor
 }()
 
-/// Feeds arbitrary files to `LocationMetadata.edits(in:)`. Edits stay inside the file (nothing moves), and a
-/// stripped file has no location left to remove: stripping it again changes nothing, except that it may zero an
-/// EXIF block whole (what the stripper does with a block it cannot parse safely).
+/// Feeds arbitrary files to `LocationMetadata.erase(in:changed:)`. Every changed segment lies inside the file and
+/// keeps its length (edits are in place), and a stripped file has no location left to remove: stripping it again
+/// changes nothing, except that it may zero an EXIF block whole (what the stripper does with a block it cannot parse
+/// safely).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let original = Array(UnsafeBufferPointer(start: data, count: size))
@@ -21,9 +22,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for edit in edits(of: stripped) {
         let range = Int(edit.offset)..<Int(edit.offset) + edit.bytes.count
         guard !stripped[range].elementsEqual(edit.bytes) else { continue }
-        let zeroesWholeBlock = range.lowerBound >= exifHeader.count
-            && stripped[(range.lowerBound - exifHeader.count)..<range.lowerBound].elementsEqual(exifHeader)
-            && edit.bytes.allSatisfy { $0 == 0 }
+        let zeroesWholeBlock = edit.bytes.starts(with: exifHeader) && edit.bytes.dropFirst(exifHeader.count).allSatisfy { $0 == 0 }
         check(zeroesWholeBlock, "a stripped file still had location to remove at \(edit.offset)")
     }
     return 0
@@ -32,17 +31,28 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 /// What starts an EXIF APP1 payload; the TIFF block follows.
 private let exifHeader = Array("Exif".utf8) + [0, 0]
 
+/// One changed segment payload and where it starts in the file.
+private struct Edit {
+    let offset: Int64
+    let bytes: [UInt8]
+}
+
 /// The stripper's edits of `file`, each checked to lie inside it.
-private func edits(of file: [UInt8]) -> [LocationMetadata.Edit] {
+private func edits(of file: [UInt8]) -> [Edit] {
     check(ftruncate(scratch, 0) == 0 && pwrite(scratch, file, file.count, 0) == file.count, "cannot write the scratch file")
-    let edits = LocationMetadata.edits(in: scratch)
+    var edits: [Edit] = []
+    do {
+        _ = try LocationMetadata.erase(in: scratch) { payload, offset in edits.append(Edit(offset: offset, bytes: Array(payload))) }
+    } catch {
+        check(false, "reading the scratch file failed: \(error)")
+    }
     for edit in edits {
         check(edit.offset >= 0 && edit.offset + Int64(edit.bytes.count) <= Int64(file.count), "an edit lies outside the file")
     }
     return edits
 }
 
-private func apply(_ edits: [LocationMetadata.Edit], to file: [UInt8]) -> [UInt8] {
+private func apply(_ edits: [Edit], to file: [UInt8]) -> [UInt8] {
     var result = file
     for edit in edits {
         result.replaceSubrange(Int(edit.offset)..<Int(edit.offset) + edit.bytes.count, with: edit.bytes)
