@@ -23,6 +23,13 @@ import Testing
         #expect(configuration.adminListen == "127.0.0.1:9464")
     }
 
+    @Test func aListIsSplitAtEveryCommaEvenOneACombiningMarkFollows() {
+        #expect(ConfigurationValue.list(" a , b,,c ") == ["a", "b", "c"])
+        // Found by fuzzing: a comma and a combining acute accent make one character.
+        #expect(ConfigurationValue.list("10.0.0.0/8,\u{301}127.0.0.1") == ["10.0.0.0/8", "\u{301}127.0.0.1"])
+        #expect(ConfigurationValue.list("a,\u{301}").allSatisfy { !$0.unicodeScalars.contains(",") })
+    }
+
     @Test func theRevokeGraceKeptStaysWithinTwoThirdsOfTheSessionTimeout() throws {
         let defaults = try ConfigurationLoader.load(json: nil, environment: minimal)
         #expect(defaults.worker.revokeGrace == .seconds(10))

@@ -40,8 +40,12 @@ public enum ConfigurationValue {
     }
 
     /// A comma-separated list (the environment's form), blanks dropped.
+    ///
+    /// Split on the comma itself, not on characters: a comma followed by a combining mark is one character, and
+    /// would otherwise stay inside an element.
     public static func list(_ text: String) -> [String] {
-        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        text.unicodeScalars.split(separator: ",").map { String(String.UnicodeScalarView($0)).trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
     }
 
     /// The environment variable of a key: `limits.fileSizeMax` → `ATTACHE_LIMITS_FILE_SIZE_MAX`.
