@@ -29,7 +29,13 @@ public final class MetricsRegistry: Sendable {
 
     private let families = Mutex<[String: Family]>([:])
     private let order = Mutex<[String]>([])
-    private let renderedLabels = Mutex<[[String: String]: String]>([:])
+    /// A series' rendered, bounded label set by family and the labels a caller gave.
+    private let seriesKeys = Mutex<[SeriesKey: String]>([:])
+
+    private struct SeriesKey: Hashable {
+        let family: String
+        let labels: [String: String]
+    }
 
     public init() {}
 
@@ -49,17 +55,17 @@ public final class MetricsRegistry: Sendable {
     }
 
     public func increment(_ name: String, by value: Double = 1, labels: [String: String] = [:]) {
-        let key = labelText(bounded(labels, of: name))
+        let key = seriesKey(name, labels)
         families.withLock { $0[name]?.series[key, default: 0] += value }
     }
 
     public func set(_ name: String, _ value: Double, labels: [String: String] = [:]) {
-        let key = labelText(bounded(labels, of: name))
+        let key = seriesKey(name, labels)
         families.withLock { $0[name]?.series[key] = value }
     }
 
     public func observe(_ name: String, _ value: Double, labels: [String: String] = [:]) {
-        let key = labelText(bounded(labels, of: name))
+        let key = seriesKey(name, labels)
         families.withLock { families in
             // Mutated in place: a copy of the family would copy its every series on each observation.
             guard let bounds = families[name]?.bounds else { return }
@@ -77,7 +83,7 @@ public final class MetricsRegistry: Sendable {
 
     /// The current value of a counter or gauge series (0 when never set).
     public func value(_ name: String, labels: [String: String] = [:]) -> Double {
-        let key = labelText(bounded(labels, of: name))
+        let key = seriesKey(name, labels)
         return families.withLock { $0[name]?.series[key] ?? 0 }
     }
 
@@ -119,16 +125,17 @@ public final class MetricsRegistry: Sendable {
         return text
     }
 
-    /// The rendered form of a label set, `{a="1",b="2"}`. Memoised: hot paths count with a handful of label sets
-    /// over and over, and looking one up costs a fraction of rendering it.
-    func labelText(_ labels: [String: String]) -> String {
+    /// The series a family's labels name: bounded to the family's closed sets, rendered `{a="1",b="2"}`. Memoised by
+    /// the labels as given: hot paths count with a handful of label sets over and over, and looking one up costs a
+    /// fraction of bounding and rendering it. A caller that labels with something unbounded only misses the memo
+    /// once it is full; its values still come out as `other`.
+    func seriesKey(_ name: String, _ labels: [String: String]) -> String {
         guard !labels.isEmpty else { return "" }
-        if let known = renderedLabels.withLock({ $0[labels] }) { return known }
-        let text = Self.labelText(labels)
-        renderedLabels.withLock { cache in
-            // Label values come from a small closed set (kinds, outcomes, error codes); the bound only guards
-            // against a caller that labels with something unbounded.
-            if cache.count < 4096 { cache[labels] = text }
+        let key = SeriesKey(family: name, labels: labels)
+        if let known = seriesKeys.withLock({ $0[key] }) { return known }
+        let text = Self.labelText(bounded(labels, of: name))
+        seriesKeys.withLock { cache in
+            if cache.count < 4096 { cache[key] = text }
         }
         return text
     }
