@@ -19,7 +19,7 @@ struct HostileSource: Sendable, CustomTestStringConvertible {
     var expected: UploadErrorCode?
     /// Why, in a few words, for the documentation.
     var why: String
-    /// A URL (same placeholders) staged and released first, so the case meets a cache entry for its path.
+    /// A URL (with the same `{server}` substitutions) staged and released first, so the case meets a cache entry for its path.
     var primer: String?
 
     init(_ input: Input, declared: String? = nil, _ expected: UploadErrorCode?, _ why: String, primer: String? = nil) {
