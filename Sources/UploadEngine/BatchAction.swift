@@ -21,6 +21,8 @@ public enum BatchAction: Sendable, Hashable {
     case release(StagedFile)
     /// Delete the stored object of an uploaded file that was removed.
     case deleteObject(Attachment, UploadTarget)
+    /// Post one message of the batch's send plan; the outcome comes back tagged with the token.
+    case post(SendToken, PlannedMessage)
 }
 
 /// One file of a presign call, with the attempt it belongs to.

@@ -2,10 +2,11 @@ import Foundation
 
 extension BatchRunner {
     /// Starts the I/O an action asks for. Called under the state lock: it only creates tasks and cancels them.
-    func perform(_ action: BatchAction, in attempts: inout [AttemptToken: Task<Void, Never>], context: BatchContext) {
+    func perform(_ action: BatchAction, in state: inout State) {
+        let context = state.batch.context
         switch action {
         case .stage(let token, let item, let sizeLimit):
-            attempts[token] = Task {
+            state.attempts[token] = Task {
                 let outcome: Result<StagedFile, UploadError>
                 do {
                     outcome = .success(try await stager.stage(item, batchId: context.batchId, sizeLimit: sizeLimit))
@@ -25,7 +26,7 @@ extension BatchRunner {
                 self.finish(nil) { $0.presigned(calls, outcome, now: $1) }
             }
         case .upload(let token, let transfer):
-            attempts[token] = Task {
+            state.attempts[token] = Task {
                 let outcome: Result<Void, UploadError>
                 do {
                     try await uploader.upload(transfer) { sent, _ in self.reportProgress(token, sent: sent) }
@@ -36,12 +37,35 @@ extension BatchRunner {
                 self.finish(token) { $0.uploaded(token, outcome, now: $1) }
             }
         case .cancel(let token):
-            attempts.removeValue(forKey: token)?.cancel()
+            state.attempts.removeValue(forKey: token)?.cancel()
         case .release(let staged):
             stager.releaseInBackground(staged)
         case .deleteObject(let attachment, let target):
             // Best effort: an object left behind is storage the backend's lifecycle rules reclaim, not a lost file.
             Task { try? await presigner.deleteObject(attachment, target: target) }
+        case .post(let token, let message):
+            let options = state.batch.messageOptions
+            guard let poster else {
+                // No poster: the batch was built to send but its driver cannot; the failure ends the run.
+                state.posting = Task {
+                    self.finish(nil) { $0.messageFailed(token, UploadError("ERR_MESSAGE_SEND_FAILED", "messages are off", retryable: false), now: $1) }
+                }
+                return
+            }
+            state.posting = Task {
+                let outcome: Result<String?, UploadError>
+                do {
+                    outcome = .success(try await poster.post(message, context: context, options: options))
+                } catch {
+                    outcome = .failure(Self.classify(error, default: "ERR_MESSAGE_SEND_FAILED"))
+                }
+                self.finish(nil) { batch, now in
+                    switch outcome {
+                    case .success(let responseId): batch.messagePosted(token, responseId: responseId, now: now)
+                    case .failure(let error): batch.messageFailed(token, error, now: now)
+                    }
+                }
+            }
         }
     }
 

@@ -11,12 +11,12 @@ public typealias UploadObserver = @Sendable (UploadEvent) -> Void
 /// Thread safety: all state sits behind one `Mutex`; the batch's pure transitions run under it, while I/O runs in
 /// tasks and observers are called outside it, in event order (one caller at a time drains the outbox).
 public final class BatchRunner: Sendable {
-    private struct Delivery {
+    struct Delivery {
         let event: UploadEvent
         let observers: [UploadObserver]
     }
 
-    private struct State {
+    struct State {
         var batch: UploadBatch
         /// The stage or upload under way for an attempt; cancelled by the batch's `cancel` action.
         var attempts: [AttemptToken: Task<Void, Never>] = [:]
@@ -32,26 +32,36 @@ public final class BatchRunner: Sendable {
         var abandoned = false
         /// Told each time a delivery round ends with the batch idle; see ``setSettledObserver(_:)``.
         var settledObserver: (@Sendable () -> Void)?
+        /// Told after a transition that changed durable state; see ``setChangeObserver(_:)``.
+        var changeObserver: (@Sendable () -> Void)?
+        /// The message post under way.
+        var posting: Task<Void, Never>?
 
-        /// Idle, and every event of the transitions so far has reached the observers.
-        var isSettled: Bool { batch.status == .idle && outbox.isEmpty && !delivering }
+        /// Quiescent (idle, no send under way or due), and every event of the transitions so far has reached the
+        /// observers.
+        var isSettled: Bool { batch.isQuiescent && outbox.isEmpty && !delivering }
     }
 
     private let state: Mutex<State>
     let presigner: any Presigner
     let uploader: any Uploader
     let stager: any SourceStager
+    let poster: (any MessagePoster)?
     private let clock: any EngineClock
     private let timers: DeadlineScheduler
 
     /// A runner for `batch`. Its deadlines (stalls, backoff, presign gathering) go to `timers`, which a worker shares
     /// across its batches; without one the runner keeps a scheduler of its own on `clock`.
     public init(batch: UploadBatch, presigner: any Presigner, uploader: any Uploader, stager: any SourceStager,
-                clock: any EngineClock = SystemClock(), timers: DeadlineScheduler? = nil) {
+                poster: (any MessagePoster)? = nil, clock: any EngineClock = SystemClock(), timers: DeadlineScheduler? = nil) {
+        var batch = batch
+        // Without a poster nothing can be sent: drains plan no messages rather than fail them.
+        if poster == nil { batch.configuration.sendsMessages = false }
         self.state = Mutex(State(batch: batch))
         self.presigner = presigner
         self.uploader = uploader
         self.stager = stager
+        self.poster = poster
         self.clock = clock
         self.timers = timers ?? DeadlineScheduler(clock: clock)
     }
@@ -64,30 +74,63 @@ public final class BatchRunner: Sendable {
     /// In progress while any file is queued or in flight.
     public var status: BatchStatus { state.withLock { $0.batch.status } }
 
-    /// Idle, with every event of the batch's transitions delivered to the observers: what a caller that commits
-    /// records once their batch settles must ask, since ``status`` turns idle before the events saying so (and
-    /// anything they trigger, such as a send on drain) have been delivered.
+    /// Quiescent (idle, no send under way or due), with every event of the batch's transitions delivered to the
+    /// observers: what a caller that commits records once their batch settles must ask, since ``status`` turns idle
+    /// before the events saying so (and the send a drain triggers) have been delivered.
     public var isSettled: Bool { state.withLock { $0.isSettled } }
 
     /// Uploaded attachments not yet sent in a message, in input order.
     public var unsentAttachments: [Attachment] { state.withLock { $0.batch.unsentAttachments } }
 
+    /// The batch's durable state version (see ``UploadBatch/stateVersion``).
+    public var stateVersion: Int { state.withLock { $0.batch.stateVersion } }
+
     // MARK: - Commands
 
-    /// Adds files; `observer` hears about these files only (per-call), before the global observer.
-    public func upload(_ items: [FileItem], requestId: String, observer: UploadObserver? = nil) {
-        apply(registering: observer.map { (requestId, $0) }) { $0.add(items, requestId: requestId, now: $1) }
+    /// Adds files; `observer` hears about these files only (per-call), before the global observer. `options`, when
+    /// given, become the batch's message options first; `offset` is the jobs-topic offset of the record applied.
+    public func upload(_ items: [FileItem], requestId: String, options: MessageOptions? = nil, concurrency: Int? = nil,
+                       offset: Int64? = nil, observer: UploadObserver? = nil) {
+        apply(registering: observer.map { (requestId, $0) }, offset: offset) { batch, now in
+            if let options { batch.setMessageOptions(options) }
+            var effects = concurrency.map { batch.setConcurrency($0, now: now) } ?? BatchEffects()
+            let added = batch.add(items, requestId: requestId, now: now)
+            effects.events += added.events
+            effects.actions += added.actions
+            return effects
+        }
     }
 
     @discardableResult
-    public func remove(fileId: String) -> ControlOutcome { apply { $0.remove(fileId: fileId, now: $1) } }
+    public func remove(fileId: String, offset: Int64? = nil) -> ControlOutcome {
+        apply(offset: offset) { $0.remove(fileId: fileId, now: $1) }
+    }
 
     @discardableResult
-    public func retry(fileId: String) -> ControlOutcome { apply { $0.retry(fileId: fileId, now: $1) } }
+    public func retry(fileId: String, offset: Int64? = nil) -> ControlOutcome {
+        apply(offset: offset) { $0.retry(fileId: fileId, now: $1) }
+    }
 
-    public func clear() { apply { $0.clear(now: $1) } }
+    public func clear(offset: Int64? = nil) { apply(offset: offset) { $0.clear(now: $1) } }
 
-    public func setConcurrency(_ value: Int) { apply { $0.setConcurrency(value, now: $1) } }
+    public func setConcurrency(_ value: Int, offset: Int64? = nil) {
+        apply(offset: offset) { $0.setConcurrency(value, now: $1) }
+    }
+
+    /// A `send` control: posts the unsent attachments now (after a send under way, if any).
+    public func requestSend(offset: Int64? = nil) { apply(offset: offset) { $0.requestSend(now: $1) } }
+
+    /// Records that a jobs-topic record was applied to the batch without changing it (a replay).
+    public func noteApplied(offset: Int64) { apply(offset: offset) { _, _ in BatchEffects() } }
+
+    /// Starts what a batch restored from a snapshot has pending: its queued files and a send that was under way.
+    public func resume() { apply { $0.resume(now: $1) } }
+
+    /// Sets what to call after a transition that changed the batch's durable state (not progress): a snapshot is
+    /// due. Called outside the runner's lock.
+    public func setChangeObserver(_ observer: (@Sendable () -> Void)?) {
+        state.withLock { $0.changeObserver = observer }
+    }
 
     /// Sets what to call when a round of deliveries ends with the batch idle: the moment ``isSettled`` may have
     /// turned true for a caller that asked while the round was under way. Called outside the runner's lock.
@@ -100,10 +143,6 @@ public final class BatchRunner: Sendable {
         state.withLock { $0.globalObserver = observer }
     }
 
-    public func markSent(_ fileIds: [String]) {
-        state.withLock { $0.batch.markSent(fileIds) }
-    }
-
     /// Gives back failed files' retained bytes (their retry window is over).
     public func releaseRetainedBytes() { apply { batch, _ in batch.releaseRetainedBytes() } }
 
@@ -114,6 +153,8 @@ public final class BatchRunner: Sendable {
             state.abandoned = true
             state.attempts.values.forEach { $0.cancel() }
             state.attempts.removeAll()
+            state.posting?.cancel()
+            state.posting = nil
             if let timer = state.timer { timers.cancel(timer.ticket) }
             state.timer = nil
             state.outbox.removeAll()
@@ -127,26 +168,31 @@ public final class BatchRunner: Sendable {
     // MARK: - The loop
 
     @discardableResult
-    private func apply(registering observer: (String, UploadObserver)? = nil, finishing token: AttemptToken? = nil,
-                       stagedForAbandoned staged: StagedFile? = nil, firedTimer: DeadlineScheduler.Ticket? = nil,
+    private func apply(registering observer: (String, UploadObserver)? = nil, offset: Int64? = nil,
+                       finishing token: AttemptToken? = nil, stagedForAbandoned staged: StagedFile? = nil,
+                       firedTimer: DeadlineScheduler.Ticket? = nil,
                        _ transition: (inout UploadBatch, Date) -> BatchEffects) -> ControlOutcome {
         let now = clock.now()
-        let outcome = state.withLock { state -> ControlOutcome in
+        let (outcome, changed) = state.withLock { state -> (ControlOutcome, (@Sendable () -> Void)?) in
             guard !state.abandoned else {
                 if let staged { stager.releaseInBackground(staged) }
-                return .notApplicable
+                return (.notApplicable, nil)
             }
             if let (requestId, observer) = observer { state.callObservers[requestId] = observer }
             if let token { state.attempts.removeValue(forKey: token) }
             if let firedTimer, state.timer?.ticket == firedTimer { state.timer = nil }
-            let effects = transition(&state.batch, now)
+            let version = state.batch.stateVersion
+            var effects = transition(&state.batch, now)
+            if let offset { state.batch.noteApplied(offset: offset, now: now) }
+            state.batch.stampSequence(&effects.events)
             for event in effects.events { state.outbox.append(Delivery(event: event, observers: recipients(of: event, in: state))) }
-            for action in effects.actions { perform(action, in: &state.attempts, context: state.batch.context) }
+            for action in effects.actions { perform(action, in: &state) }
             state.callObservers = state.callObservers.filter { state.batch.hasFiles(from: $0.key) }
             rescheduleTimer(in: &state)
-            return effects.outcome
+            return (effects.outcome, state.batch.stateVersion != version ? state.changeObserver : nil)
         }
         deliver()
+        changed?()
         return outcome
     }
 

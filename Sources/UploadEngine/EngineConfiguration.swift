@@ -30,6 +30,8 @@ public struct EngineConfiguration: Sendable {
     public var presignGatherWindow: Duration = .milliseconds(50)
     /// At most one progress event per file per interval (4 per second by default).
     public var progressInterval: Duration = .milliseconds(250)
+    /// Whether drains and `send` controls post messages (`messages.mode` other than `none`).
+    public var sendsMessages = true
 
     public init() {}
 }

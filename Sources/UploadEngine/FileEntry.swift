@@ -1,41 +1,155 @@
 import Foundation
 
 /// One file's record inside a batch. Internal: the batch is its only writer.
+///
+/// What a file has depends on where it is (``FilePhase``): an uploading file has bytes, a target and a stall clock;
+/// a failed one an error and what it retains for the retry; an uploaded one its attachment. Each transition builds
+/// the next phase's data whole, so nothing of an earlier phase can linger by mistake.
 struct FileEntry: Sendable {
     let slot: Int
     var item: FileItem
     /// The request that introduced the file; its per-call observer hears about it.
     var requestId: String
-    var state: FileState = .queued
+    var phase: FilePhase = .queued(Queued())
+    /// Bumped on every new attempt, re-use, removal or clear: outcomes of older attempts are dropped.
     var generation = 0
     /// 1-based number of the attempt under way or last made, within the current run of automatic retries.
     var attempt = 1
-    /// Retained bytes: kept while the file is queued, in flight or failed, so a retry needs no new source.
-    var staged: StagedFile?
-    /// The last presign answer; dropped when it expired or was malformed so the next attempt re-presigns.
-    var target: UploadTarget?
-    /// Files started together from the queue by one request; their presign goes out as one call.
-    var cohort = 0
-    /// Since when the file has waited in `presigning` for its cohort's call to be made; nil when it is not waiting.
-    var awaitingPresignSince: Date?
-    var awaitingPresign: Bool { awaitingPresignSince != nil }
-    /// A queued file waiting for its automatic retry is not started before this.
-    var notBefore: Date?
-    var error: UploadError?
-    var attachment: Attachment?
-    /// High-water mark of reported progress; progress events never go below it.
-    var reportedBytes: Int64 = 0
-    var lastProgressEvent: Date?
-    /// Last time the upload moved bytes (or started), for stall detection.
-    var lastMovement: Date?
-    var sentBytes: Int64 = 0
+    /// Reported progress, across attempts: progress events never go below it.
+    var progress = ProgressMark()
 
     var token: AttemptToken { AttemptToken(entry: slot, generation: generation) }
 
     var fileId: String { item.fileId }
 
+    var state: FileState { phase.state }
+
+    /// Retained bytes: kept while the file is queued, in flight or failed, so a retry needs no new source.
+    var staged: StagedFile? {
+        switch phase {
+        case .queued(let queued): queued.retained.staged
+        case .presigning(let presigning): presigning.staged
+        case .uploading(let uploading): uploading.staged
+        case .failed(let failed): failed.retained.staged
+        case .staging, .uploaded, .rejected: nil
+        }
+    }
+
+    /// The error a settled unsuccessful file reports.
+    var error: UploadError? {
+        switch phase {
+        case .failed(let failed): failed.error
+        case .rejected(let error): error
+        default: nil
+        }
+    }
+
+    var attachment: Attachment? {
+        if case .uploaded(let uploaded) = phase { return uploaded.attachment }
+        return nil
+    }
+
+    /// The cohort of a file in flight: files started together by one request share a presign call.
+    var cohort: Int? {
+        switch phase {
+        case .staging(let cohort): cohort
+        case .presigning(let presigning): presigning.cohort
+        case .uploading(let uploading): uploading.cohort
+        default: nil
+        }
+    }
+
+    /// Since when the file has waited in `presigning` for its cohort's call to be made; nil when it is not waiting.
+    var awaitingPresignSince: Date? {
+        if case .presigning(let presigning) = phase { return presigning.awaitingSince }
+        return nil
+    }
+
+    var awaitingPresign: Bool { awaitingPresignSince != nil }
+
+    /// Queued, and not waiting for a retry backoff that lasts past `now`.
+    func isStartable(at now: Date) -> Bool {
+        guard case .queued(let queued) = phase else { return false }
+        return queued.notBefore.map { $0 <= now } ?? true
+    }
+
     /// The mime type to upload and report: what the bytes showed, else what the job declared, else by extension.
     var resolvedMimeType: String {
         staged?.mimeType ?? item.mimeType ?? MimeTypes.forExtension(Attachment.fileExtension(of: item.name))
     }
+}
+
+/// Where a file is, with what it has there.
+enum FilePhase: Sendable {
+    /// Waiting for a concurrency slot, or for the end of a retry backoff.
+    case queued(Queued)
+    /// Its source is being copied into staging.
+    case staging(cohort: Int)
+    /// Staged; its presign call is pending or under way.
+    case presigning(Presigning)
+    case uploading(Uploading)
+    case uploaded(Uploaded)
+    /// Retryable failure with no automatic attempt left.
+    case failed(Failed)
+    /// Not retryable: the input or the policy is wrong.
+    case rejected(UploadError)
+
+    var state: FileState {
+        switch self {
+        case .queued: .queued
+        case .staging: .staging
+        case .presigning: .presigning
+        case .uploading: .uploading
+        case .uploaded: .uploaded
+        case .failed: .failed
+        case .rejected: .rejected
+        }
+    }
+}
+
+/// What a file keeps from one attempt for the next: its staged bytes and the last presign answer (dropped when it
+/// expired or was malformed, so the next attempt presigns again).
+struct Retained: Sendable {
+    var staged: StagedFile?
+    var target: UploadTarget?
+}
+
+struct Queued: Sendable {
+    var retained = Retained()
+    /// A file waiting for its automatic retry is not started before this.
+    var notBefore: Date?
+}
+
+struct Presigning: Sendable {
+    var staged: StagedFile
+    var cohort: Int
+    /// Since when the file has waited for its cohort's call; nil once the call went out.
+    var awaitingSince: Date?
+}
+
+struct Uploading: Sendable {
+    var staged: StagedFile
+    var target: UploadTarget
+    var cohort: Int
+    /// Last time the upload moved bytes (or started), for stall detection.
+    var lastMovement: Date
+    var sentBytes: Int64 = 0
+}
+
+struct Uploaded: Sendable {
+    var attachment: Attachment
+    /// Where the object went, for deleting it when the file is removed; nil once restored from a snapshot.
+    var target: UploadTarget?
+}
+
+struct Failed: Sendable {
+    var error: UploadError
+    var retained: Retained
+}
+
+/// Progress reported for a file so far.
+struct ProgressMark: Sendable {
+    /// High-water mark of reported bytes.
+    var reportedBytes: Int64 = 0
+    var lastEvent: Date?
 }

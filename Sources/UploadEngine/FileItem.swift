@@ -15,6 +15,21 @@ public enum FileSource: Sendable, Hashable {
     case path(String)
     /// A source that could not be understood; the reason ends up in the rejection message.
     case malformed(String)
+    /// Inline bytes left in the job record that carried them (a batch restored from a snapshot holds no bytes):
+    /// staging reads them back from the jobs topic.
+    case recorded(RecordOrigin, byteCount: Int64)
+}
+
+/// Where an inline file came from: the jobs-topic record and the file's index in its `files` array.
+public struct RecordOrigin: Sendable, Hashable {
+    public var partition: Int32
+    public var offset: Int64
+    public var index: Int
+    public init(partition: Int32, offset: Int64, index: Int) {
+        self.partition = partition
+        self.offset = offset
+        self.index = index
+    }
 }
 
 /// One file handed to a batch: the app-supplied id, a display name and a source.
@@ -27,9 +42,12 @@ public struct FileItem: Sendable, Hashable {
     public var source: FileSource
     /// Whether location metadata is removed before upload; nil leaves it to the worker's setting.
     public var stripLocation: Bool?
+    /// For inline data, the record that carried it: what a snapshot keeps instead of the bytes.
+    public var origin: RecordOrigin?
 
     public init(fileId: String, name: String, mimeType: String? = nil, declaredSize: Int64? = nil, source: FileSource,
-                stripLocation: Bool? = nil) {
+                stripLocation: Bool? = nil, origin: RecordOrigin? = nil) {
+        self.origin = origin
         self.fileId = fileId
         self.name = name
         self.mimeType = mimeType

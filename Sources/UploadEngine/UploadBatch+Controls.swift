@@ -11,16 +11,16 @@ extension UploadBatch {
             return effects
         }
         let requestId = entries[primary].requestId
-        let wasSent = sentFileIds.contains(fileId)
+        let wasSent = sending.sentFileIds.contains(fileId)
         for entry in entries where entry.fileId == fileId {
             discard(entry, deleteObject: !wasSent, into: &effects)
         }
         entries.removeAll { $0.fileId == fileId }
         directory.removeAll(fileId)
-        sentFileIds.remove(fileId)
+        forgetSent([fileId])
         effects.events.append(UploadEvent(batchId: batchId, requestId: requestId, fileId: fileId, kind: .removed))
         schedule(now: now, into: &effects)
-        finishInput(wasPending: wasPending, into: &effects)
+        finishInput(wasPending: wasPending, changed: true, now: now, into: &effects)
         return effects
     }
 
@@ -37,13 +37,12 @@ extension UploadBatch {
             effects.outcome = .notApplicable
             return effects
         }
-        entries[index].state = .queued
+        guard case .failed(let failed) = entries[index].phase else { return effects }
+        entries[index].phase = .queued(Queued(retained: failed.retained))
         entries[index].attempt = 1
         entries[index].generation += 1
-        entries[index].notBefore = nil
-        entries[index].error = nil
         schedule(now: now, into: &effects)
-        finishInput(wasPending: wasPending, into: &effects)
+        finishInput(wasPending: wasPending, changed: true, now: now, into: &effects)
         return effects
     }
 
@@ -62,8 +61,10 @@ extension UploadBatch {
         entries.removeAll()
         directory.removeAll()
         droppedRejections = 0
-        sentFileIds.removeAll()
-        finishInput(wasPending: wasPending, into: &effects)
+        let generation = sending.generation + 1
+        sending = SendState(options: sending.options)
+        sending.generation = generation
+        finishInput(wasPending: wasPending, changed: true, now: now, into: &effects)
         return effects
     }
 
@@ -74,21 +75,19 @@ extension UploadBatch {
         let wasPending = status == .inProgress
         concurrency = max(1, value)
         schedule(now: now, into: &effects)
-        finishInput(wasPending: wasPending, into: &effects)
+        finishInput(wasPending: wasPending, changed: true, now: now, into: &effects)
         return effects
     }
 
-    /// Records that these files' attachments went out in a message, so later plans leave them out.
-    public mutating func markSent(_ fileIds: some Sequence<String>) {
-        sentFileIds.formUnion(fileIds)
-    }
-
-    /// Gives back the retained bytes of failed files (after `worker.batchTTL`); a later retry stages the source again.
+    /// Gives back the retained bytes of failed files (after `staging.retainFailed`); a later retry stages the
+    /// source again. Not a change of durable state: snapshots never carry staged bytes.
     public mutating func releaseRetainedBytes() -> BatchEffects {
         var effects = BatchEffects()
-        for index in entries.indices where entries[index].state == .failed {
-            if let staged = entries[index].staged { effects.actions.append(.release(staged)) }
-            entries[index].staged = nil
+        for index in entries.indices {
+            guard case .failed(var failed) = entries[index].phase, let staged = failed.retained.staged else { continue }
+            effects.actions.append(.release(staged))
+            failed.retained = Retained()
+            entries[index].phase = .failed(failed)
         }
         return effects
     }
@@ -98,8 +97,8 @@ extension UploadBatch {
             effects.actions.append(.cancel(entry.token))
         }
         if let staged = entry.staged { effects.actions.append(.release(staged)) }
-        if deleteObject, entry.state == .uploaded, let attachment = entry.attachment, let target = entry.target {
-            effects.actions.append(.deleteObject(attachment, target))
+        if deleteObject, case .uploaded(let uploaded) = entry.phase, let target = uploaded.target {
+            effects.actions.append(.deleteObject(uploaded.attachment, target))
         }
     }
 }

@@ -19,7 +19,7 @@ extension UploadBatch {
             entryVisits &+= entries.count
         }
         schedule(now: now, into: &effects)
-        finishInput(wasPending: wasPending, reportIfIdle: true, into: &effects)
+        finishInput(wasPending: wasPending, reportIfIdle: true, changed: true, now: now, into: &effects)
         return effects
     }
 
@@ -143,9 +143,7 @@ extension UploadBatch {
     }
 
     private mutating func appendRejected(_ item: FileItem, requestId: String, error: UploadError, into effects: inout BatchEffects) {
-        var entry = FileEntry(slot: takeSlot(), item: item, requestId: requestId)
-        entry.state = .rejected
-        entry.error = error
+        var entry = FileEntry(slot: takeSlot(), item: item, requestId: requestId, phase: .rejected(error))
         entry.item.releaseInlineBytes()
         entries.append(entry)
         directory.addRejected(entry.fileId, slot: entry.slot)

@@ -5,27 +5,27 @@ extension UploadBatch {
     public mutating func staged(_ token: AttemptToken, _ outcome: Result<StagedFile, UploadError>, now: Date) -> BatchEffects {
         var effects = BatchEffects()
         let wasPending = status == .inProgress
-        guard let index = index(of: token), entries[index].state == .staging else {
+        guard let index = index(of: token), case .staging(let cohort) = entries[index].phase else {
             if case .success(let staged) = outcome { effects.actions.append(.release(staged)) }
             return effects
         }
         switch outcome {
         case .success(let staged):
-            entries[index].staged = staged
             let limit = configuration.limits.fileSizeMax
             if staged.size == 0 {
+                effects.actions.append(.release(staged))
                 reject(index, UploadError(.fileDataEmpty, "the source has no data"), into: &effects)
             } else if staged.size > limit {
+                effects.actions.append(.release(staged))
                 reject(index, UploadError(.fileSizeExceeded, "the file's \(staged.size) bytes exceed limits.fileSizeMax (\(limit))"), into: &effects)
             } else {
-                entries[index].state = .presigning
-                entries[index].awaitingPresignSince = now
+                entries[index].phase = .presigning(Presigning(staged: staged, cohort: cohort, awaitingSince: now))
             }
         case .failure(let error):
             settle(index, error, now: now, into: &effects)
         }
         schedule(now: now, into: &effects)
-        finishInput(wasPending: wasPending, into: &effects)
+        finishInput(wasPending: wasPending, now: now, into: &effects)
         return effects
     }
 
@@ -54,8 +54,9 @@ extension UploadBatch {
                 guard let index = index(of: call.token) else { continue }
                 switch answers[call.file.fileId] {
                 case .target(let target):
-                    entries[index].target = target
-                    beginUpload(index, now: now, into: &effects)
+                    guard case .presigning(let presigning) = entries[index].phase else { continue }
+                    beginUpload(index, staged: presigning.staged, target: target, cohort: presigning.cohort, now: now,
+                                into: &effects)
                 case .refused(let refusal):
                     let code = refusal.code.rawValue.isEmpty ? UploadErrorCode.presignedURLFailed : refusal.code
                     reject(index, UploadError(code, refusal.message, retryable: false), into: &effects)
@@ -67,7 +68,7 @@ extension UploadBatch {
             }
         }
         schedule(now: now, into: &effects)
-        finishInput(wasPending: wasPending, into: &effects)
+        finishInput(wasPending: wasPending, now: now, into: &effects)
         return effects
     }
 
@@ -75,17 +76,17 @@ extension UploadBatch {
     /// short of 100 % (the 100 % event comes with success).
     public mutating func progress(_ token: AttemptToken, sent: Int64, now: Date) -> BatchEffects {
         var effects = BatchEffects()
-        guard let index = index(of: token), entries[index].state == .uploading, let size = entries[index].staged?.size else {
-            return effects
+        guard let index = index(of: token), case .uploading(var uploading) = entries[index].phase else { return effects }
+        let size = uploading.staged.size
+        if sent > uploading.sentBytes {
+            uploading.sentBytes = sent
+            uploading.lastMovement = now
+            entries[index].phase = .uploading(uploading)
         }
-        if sent > entries[index].sentBytes {
-            entries[index].sentBytes = sent
-            entries[index].lastMovement = now
-        }
-        let due = entries[index].lastProgressEvent.map { now >= $0 + configuration.progressInterval } ?? true
-        if due, sent > entries[index].reportedBytes, sent < size {
-            entries[index].reportedBytes = sent
-            entries[index].lastProgressEvent = now
+        let mark = entries[index].progress
+        let due = mark.lastEvent.map { now >= $0 + configuration.progressInterval } ?? true
+        if due, sent > mark.reportedBytes, sent < size {
+            entries[index].progress = ProgressMark(reportedBytes: sent, lastEvent: now)
             let percent = Int(sent * 100 / size)
             effects.events.append(event(entries[index], .progress(loaded: sent, total: size, percent: percent)))
         }
@@ -104,7 +105,7 @@ extension UploadBatch {
             settle(index, error, now: now, into: &effects)
         }
         schedule(now: now, into: &effects)
-        finishInput(wasPending: wasPending, into: &effects)
+        finishInput(wasPending: wasPending, now: now, into: &effects)
         return effects
     }
 
@@ -113,32 +114,30 @@ extension UploadBatch {
         var effects = BatchEffects()
         let wasPending = status == .inProgress
         let stallTimeout = configuration.stallTimeout
-        for index in entries.indices where entries[index].state == .uploading {
-            guard let moved = entries[index].lastMovement, now >= moved + stallTimeout else { continue }
+        for index in entries.indices {
+            guard case .uploading(let uploading) = entries[index].phase, now >= uploading.lastMovement + stallTimeout else { continue }
             effects.actions.append(.cancel(entries[index].token))
             let seconds = stallTimeout.components.seconds
             fail(index, UploadError(.uploadStalled, "no progress for \(seconds)s; the upload was aborted"), now: now, into: &effects)
         }
         schedule(now: now, into: &effects)
-        finishInput(wasPending: wasPending, into: &effects)
+        finishInput(wasPending: wasPending, now: now, into: &effects)
         return effects
     }
 
     // MARK: - Settling one file
 
     private mutating func succeed(_ index: Int, into effects: inout BatchEffects) {
-        guard let staged = entries[index].staged, let target = entries[index].target else { return }
+        guard case .uploading(let uploading) = entries[index].phase else { return }
         let entry = entries[index]
-        let attachment = Attachment(fileId: entry.fileId, name: entry.item.name, url: target.fileURL,
+        let staged = uploading.staged
+        let attachment = Attachment(fileId: entry.fileId, name: entry.item.name, url: uploading.target.fileURL,
                                     mimeType: entry.resolvedMimeType, size: staged.size, sha256: staged.sha256)
-        if entry.reportedBytes < staged.size {
-            entries[index].reportedBytes = staged.size
+        if entry.progress.reportedBytes < staged.size {
+            entries[index].progress.reportedBytes = staged.size
             effects.events.append(event(entry, .progress(loaded: staged.size, total: staged.size, percent: 100)))
         }
-        entries[index].state = .uploaded
-        entries[index].attachment = attachment
-        entries[index].error = nil
-        entries[index].staged = nil
+        entries[index].phase = .uploaded(Uploaded(attachment: attachment, target: uploading.target))
         entries[index].item.releaseInlineBytes()
         effects.actions.append(.release(staged))
         lastSettledRequestId = entry.requestId
@@ -158,13 +157,10 @@ extension UploadBatch {
         var rejected = error
         rejected.isRetryable = false
         if let staged = entries[index].staged { effects.actions.append(.release(staged)) }
-        entries[index].staged = nil
         entries[index].item.releaseInlineBytes()
         entries[index].generation += 1
-        entries[index].state = .rejected
+        entries[index].phase = .rejected(rejected)
         directory.liveBecameRejected(entries[index].fileId, slot: entries[index].slot)
-        entries[index].error = rejected
-        entries[index].awaitingPresignSince = nil
         lastSettledRequestId = entries[index].requestId
         effects.events.append(event(entries[index], .rejected(rejected)))
     }
@@ -175,19 +171,17 @@ extension UploadBatch {
     mutating func fail(_ index: Int, _ error: UploadError, now: Date, into effects: inout BatchEffects) {
         let attempt = entries[index].attempt
         let delay = configuration.retry.delay(afterAttempt: attempt, retryAfter: error.retryAfter, using: &random)
-        entries[index].generation += 1
-        entries[index].error = error
-        entries[index].awaitingPresignSince = nil
-        entries[index].lastMovement = nil
-        if error.code == .presignedURLExpired || error.code == .invalidURL {
-            entries[index].target = nil
+        var retained = Retained(staged: entries[index].staged)
+        if case .uploading(let uploading) = entries[index].phase,
+           error.code != .presignedURLExpired, error.code != .invalidURL {
+            retained.target = uploading.target
         }
+        entries[index].generation += 1
         if let delay {
-            entries[index].state = .queued
-            entries[index].notBefore = now + delay
+            entries[index].phase = .queued(Queued(retained: retained, notBefore: now + delay))
             entries[index].attempt = attempt + 1
         } else {
-            entries[index].state = .failed
+            entries[index].phase = .failed(Failed(error: error, retained: retained))
             lastSettledRequestId = entries[index].requestId
         }
         effects.events.append(event(entries[index], .failed(error, attempt: attempt, willRetry: delay != nil)))

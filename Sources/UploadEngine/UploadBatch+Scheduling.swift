@@ -16,7 +16,7 @@ extension UploadBatch {
         entryVisits &+= entries.count
         while inFlight < concurrency, index < entries.endIndex {
             entryVisits &+= 1
-            guard entries[index].state == .queued, entries[index].notBefore.map({ $0 <= now }) ?? true else {
+            guard entries[index].isStartable(at: now) else {
                 index += 1
                 continue
             }
@@ -30,7 +30,7 @@ extension UploadBatch {
             if entries[index].state.isInFlight { inFlight += 1 }
             // A file whose start failed at once and may go again now (a zero backoff) is looked at again, as
             // before any other; anything else moves the search on.
-            let again = entries[index].state == .queued && (entries[index].notBefore.map { $0 <= now } ?? true)
+            let again = entries[index].isStartable(at: now)
             if !again { index += 1 }
         }
         issuePresigns(now: now, into: &effects)
@@ -39,17 +39,16 @@ extension UploadBatch {
     /// Moves a queued file into flight: stage it, or presign its retained bytes, or upload again with a still-valid
     /// target (a retry after a storage error reuses the URL; an expired one is presigned afresh).
     private mutating func start(_ index: Int, cohort: Int, now: Date, into effects: inout BatchEffects) {
-        entries[index].notBefore = nil
-        entries[index].cohort = cohort
-        if entries[index].staged == nil {
-            entries[index].state = .staging
+        guard case .queued(let queued) = entries[index].phase else { return }
+        guard let staged = queued.retained.staged else {
+            entries[index].phase = .staging(cohort: cohort)
             effects.actions.append(.stage(entries[index].token, entries[index].item, sizeLimit: configuration.limits.fileSizeMax))
-        } else if let target = entries[index].target, target.expiresAt.map({ $0 > now }) ?? true {
-            beginUpload(index, now: now, into: &effects)
+            return
+        }
+        if let target = queued.retained.target, target.expiresAt.map({ $0 > now }) ?? true {
+            beginUpload(index, staged: staged, target: target, cohort: cohort, now: now, into: &effects)
         } else {
-            entries[index].target = nil
-            entries[index].state = .presigning
-            entries[index].awaitingPresignSince = now
+            entries[index].phase = .presigning(Presigning(staged: staged, cohort: cohort, awaitingSince: now))
         }
     }
 
@@ -61,15 +60,16 @@ extension UploadBatch {
         var members: [Int: [Int]] = [:]
         entryVisits &+= entries.count
         for index in entries.indices where entries[index].awaitingPresign {
-            let cohort = entries[index].cohort
-            guard gathering[cohort]?.deadline.map({ $0 <= now }) ?? true else { continue }
+            guard let cohort = entries[index].cohort, gathering[cohort]?.deadline.map({ $0 <= now }) ?? true else { continue }
             if members[cohort] == nil { order.append(cohort) }
             members[cohort, default: []].append(index)
         }
         for cohort in order {
             var calls: [PresignCall] = []
             for index in members[cohort] ?? [] {
-                entries[index].awaitingPresignSince = nil
+                guard case .presigning(var presigning) = entries[index].phase else { continue }
+                presigning.awaitingSince = nil
+                entries[index].phase = .presigning(presigning)
                 calls.append(presignCall(for: entries[index]))
             }
             effects.actions.append(.presign(calls, isolated: false))
@@ -83,9 +83,15 @@ extension UploadBatch {
         var staging: Set<Int> = []
         var firstReady: [Int: Date] = [:]
         for entry in entries {
-            if entry.state == .staging { staging.insert(entry.cohort) }
-            if let since = entry.awaitingPresignSince, firstReady[entry.cohort].map({ since < $0 }) ?? true {
-                firstReady[entry.cohort] = since
+            switch entry.phase {
+            case .staging(let cohort):
+                staging.insert(cohort)
+            case .presigning(let presigning):
+                if let since = presigning.awaitingSince, firstReady[presigning.cohort].map({ since < $0 }) ?? true {
+                    firstReady[presigning.cohort] = since
+                }
+            default:
+                break
             }
         }
         var result: [Int: (staging: Bool, deadline: Date?)] = [:]
@@ -105,8 +111,10 @@ extension UploadBatch {
 
     /// Hands a presigned file to the uploader, unless its URL is malformed or has already expired: those fail
     /// (retryably) before a byte is sent, and the next attempt presigns again.
-    mutating func beginUpload(_ index: Int, now: Date, into effects: inout BatchEffects) {
-        guard let target = entries[index].target, let staged = entries[index].staged else { return }
+    mutating func beginUpload(_ index: Int, staged: StagedFile, target: UploadTarget, cohort: Int, now: Date,
+                              into effects: inout BatchEffects) {
+        // Until the checks pass the file holds its bytes as a presigning one, so a failure below retains them.
+        entries[index].phase = .presigning(Presigning(staged: staged, cohort: cohort, awaitingSince: nil))
         if !Self.isUsableUploadURL(target.uploadURL) {
             fail(index, UploadError(.invalidURL, "the presigned upload URL is malformed"), now: now, into: &effects)
             return
@@ -121,9 +129,7 @@ extension UploadBatch {
             fail(index, UploadError(.presignedURLExpired, "the upload URL expired before the transfer started"), now: now, into: &effects)
             return
         }
-        entries[index].state = .uploading
-        entries[index].lastMovement = now
-        entries[index].sentBytes = 0
+        entries[index].phase = .uploading(Uploading(staged: staged, target: target, cohort: cohort, lastMovement: now))
         let transfer = UploadTransfer(target: target, staged: staged, mimeType: entries[index].resolvedMimeType)
         effects.actions.append(.upload(entries[index].token, transfer))
     }
@@ -135,10 +141,22 @@ extension UploadBatch {
         return true
     }
 
-    /// Ends an input: reports `completed` when the batch has just become idle (or, for an upload call, is idle).
-    mutating func finishInput(wasPending: Bool, reportIfIdle: Bool = false, into effects: inout BatchEffects) {
+    /// Ends an input: reports `completed` when the batch has just become idle (or, for an upload call, is idle),
+    /// asks for the send an auto-mode drain calls for, and starts the send that is due. An input that changed
+    /// anything (or is a record or control, `changed`) counts as a change of durable state.
+    mutating func finishInput(wasPending: Bool, reportIfIdle: Bool = false, changed: Bool = false, now: Date,
+                              into effects: inout BatchEffects) {
         trimRejections()
-        guard status == .idle, wasPending || reportIfIdle else { return }
-        effects.events.append(UploadEvent(batchId: batchId, requestId: lastSettledRequestId, fileId: nil, kind: .completed(result)))
+        if status == .idle, wasPending || reportIfIdle {
+            completions += 1
+            effects.events.append(UploadEvent(batchId: batchId, requestId: lastSettledRequestId, fileId: nil,
+                                              kind: .completed(result), identity: String(completions)))
+            if sending.options.send == .auto { sending.requested = true }
+        }
+        pumpSend(now: now, into: &effects)
+        if changed || !effects.events.isEmpty || !effects.actions.isEmpty {
+            stateVersion += 1
+            updatedAt = now
+        }
     }
 }

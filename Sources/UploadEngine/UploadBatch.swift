@@ -8,7 +8,7 @@ import Foundation
 /// production; tests feed the batch directly with a virtual clock.
 public struct UploadBatch: Sendable {
     public let context: BatchContext
-    public let configuration: EngineConfiguration
+    public internal(set) var configuration: EngineConfiguration
     /// Files in flight at once; read at every scheduling pass, so a change applies to files started afterwards.
     public internal(set) var concurrency: Int
 
@@ -23,16 +23,28 @@ public struct UploadBatch: Sendable {
     var entryVisits = 0
     var nextSlot = 0
     var nextCohort = 0
-    /// Files whose attachments went out in a message; a later plan leaves them out.
-    var sentFileIds: Set<String> = []
+    /// The batch's messages: what went out, and the send under way.
+    var sending: SendState
     var random: JitterRandom
     /// The request whose file settled last: `completed` is attributed to it.
     var lastSettledRequestId = ""
+    /// Counts the batch's changes of durable state: a snapshot taken at a version reflects every change up to it.
+    public internal(set) var stateVersion = 0
+    /// Transitions to idle so far; `completed` events are told apart by it.
+    var completions = 0
+    /// The batch's last CloudEvents `sequence` number: it continues across owners (a snapshot carries it).
+    public internal(set) var eventSequence: UInt64 = 0
+    /// The highest jobs-topic offset applied to the batch: a record at or below it is a replay.
+    public var appliedThrough: Int64?
+    /// When the batch's durable state last changed (intake, a file settling, a control, a message).
+    public internal(set) var updatedAt: Date?
 
-    public init(context: BatchContext, configuration: EngineConfiguration, concurrency: Int? = nil, random: JitterRandom = JitterRandom()) {
+    public init(context: BatchContext, configuration: EngineConfiguration, concurrency: Int? = nil,
+                options: MessageOptions = MessageOptions(), random: JitterRandom = JitterRandom()) {
         self.context = context
         self.configuration = configuration
         self.concurrency = max(1, concurrency ?? configuration.concurrency)
+        self.sending = SendState(options: options)
         self.random = random
     }
 
@@ -75,8 +87,26 @@ public struct UploadBatch: Sendable {
 
     /// Uploaded attachments not yet sent in a message, in input order.
     public var unsentAttachments: [Attachment] {
-        attachments.filter { !sentFileIds.contains($0.fileId) }
+        attachments.filter { !sending.sentFileIds.contains($0.fileId) }
     }
+
+    /// How the batch's uploads are sent: the latest job's `message` options.
+    public var messageOptions: MessageOptions { sending.options }
+
+    /// The messages sent so far, in the order they went out.
+    public var sentMessages: [SentMessage] { sending.sent }
+
+    /// Whether the caption went out (only the first message carries it).
+    public var captionSent: Bool { sending.captionSent }
+
+    /// A send is under way or due.
+    public var isSending: Bool { sending.run != nil || sending.requested }
+
+    /// Idle, with no send under way or due: nothing more happens until a new input.
+    public var isQuiescent: Bool { status == .idle && !isSending }
+
+    /// Whether anything must resume after a handover: a file pending, or a send under way or due.
+    public var hasWorkToResume: Bool { status == .inProgress || isSending }
 
     /// The whole batch's state, as delivered with `completed`: rejections are the most recent
     /// `UploadResult.rejectedLimit` (the batch holds no more), with `rejectedTotal` counting them all.
@@ -100,20 +130,21 @@ public struct UploadBatch: Sendable {
         return result
     }
 
-    /// The next instant at which `tick(now:)` has work: a stall deadline, the end of a retry backoff, or the end of
-    /// a cohort's presign gather window.
+    /// The next instant at which `tick(now:)` has work: a stall deadline, the end of a retry backoff (of a file or
+    /// a message), or the end of a cohort's presign gather window.
     public var nextDeadline: Date? {
         var earliest: Date?
         func consider(_ deadline: Date) {
             if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
         for entry in entries {
-            if entry.state == .uploading, let moved = entry.lastMovement {
-                consider(moved + configuration.stallTimeout)
-            } else if entry.state == .queued, let notBefore = entry.notBefore {
-                consider(notBefore)
+            switch entry.phase {
+            case .uploading(let uploading): consider(uploading.lastMovement + configuration.stallTimeout)
+            case .queued(let queued): if let notBefore = queued.notBefore { consider(notBefore) }
+            default: break
             }
         }
+        if let run = sending.run, let notBefore = run.notBefore { consider(notBefore) }
         // One pass for every cohort's gather deadline, not one pass per waiting file.
         for gathered in cohortGathering().values.compactMap(\.deadline) { consider(gathered) }
         return earliest
@@ -154,6 +185,15 @@ public struct UploadBatch: Sendable {
     }
 
     func event(_ entry: FileEntry, _ kind: UploadEvent.Kind) -> UploadEvent {
-        UploadEvent(batchId: batchId, requestId: entry.requestId, fileId: entry.fileId, kind: kind)
+        UploadEvent(batchId: batchId, requestId: entry.requestId, fileId: entry.fileId, kind: kind,
+                    identity: "\(entry.generation).\(entry.attempt)")
+    }
+
+    /// Numbers the events of one transition with the batch's next `sequence` numbers, in order.
+    public mutating func stampSequence(_ events: inout [UploadEvent]) {
+        for index in events.indices {
+            eventSequence += 1
+            events[index].sequence = eventSequence
+        }
     }
 }

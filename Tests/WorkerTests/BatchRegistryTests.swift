@@ -19,7 +19,7 @@ import UploadEngineTesting
             configure(&configuration)
             let clock = self.clock
             registry = BatchRegistry(configuration: configuration, dependencies: .init(
-                makeRunner: { BatchRunner(batch: $0, presigner: ScriptedPresigner(), uploader: uploader, stager: ScriptedStager(), clock: clock) },
+                makeRunner: { BatchRunner(batch: $0, presigner: ScriptedPresigner(), uploader: uploader, stager: ScriptedStager(), poster: $1, clock: clock) },
                 publisher: publisher, sender: sender, clock: clock))
         }
     }
@@ -53,32 +53,6 @@ import UploadEngineTesting
         #expect(record.calls == 1)
         let sequences = fixture.publisher.published.map(\.sequence)
         #expect(sequences == Array(1...UInt64(sequences.count)), "sequence increases per batch")
-    }
-
-    @Test func eventsOfOneBatchPublishedFromManyThreadsLeaveInSequenceOrderAndOtherBatchesKeepTheirOwn() async {
-        let fixture = Fixture()
-        fixture.registry.handle(Self.job("a", files: []), done: {})
-        fixture.registry.handle(Self.job("b", files: []), done: {})
-        let before = fixture.publisher.published.count
-        await withTaskGroup(of: Void.self) { group in
-            for worker in 0..<8 {
-                group.addTask {
-                    for step in 0..<100 {
-                        let batchId = (worker + step).isMultiple(of: 2) ? "a" : "b"
-                        fixture.registry.publish(.jobInvalid(batchId: batchId, requestId: "r", reason: "x", topic: "t",
-                                                             partition: 0, offset: Int64(step)), batchId: batchId)
-                    }
-                }
-            }
-        }
-        let published = fixture.publisher.published.dropFirst(before)
-        #expect(published.count == 800)
-        for batchId in ["a", "b"] {
-            let numbers = published.filter { $0.event.batchId == batchId }.map(\.sequence)
-            #expect(numbers.count == 400)
-            #expect(numbers == numbers.sorted() && Set(numbers).count == numbers.count,
-                    "the producer sees a batch's events in the order of their numbers")
-        }
     }
 
     @Test func aRecordIsNotLetGoWhileItsFilesAreInFlight() async {
@@ -141,7 +115,7 @@ import UploadEngineTesting
         fixture.clock.advance(by: .seconds(2))
         await fixture.publisher.wait(forType: "attache.message.sent")
         let failures = fixture.publisher.events.compactMap { event -> (Int, Bool)? in
-            if case .messageFailed(_, _, let attempt, let willRetry) = event { return (attempt, willRetry) }
+            if case .upload(let upload) = event, case .messageFailed(_, _, let attempt, let willRetry) = upload.kind { return (attempt, willRetry) }
             return nil
         }
         #expect(failures.map(\.0) == [1, 2])
@@ -156,12 +130,13 @@ import UploadEngineTesting
         await fixture.publisher.wait(forType: "attache.message.failed")
         await record.wait()
         #expect(record.calls == 1)
-        guard case .messageFailed(_, let error, _, let willRetry) = fixture.publisher.events.last(where: { $0.type == "attache.message.failed" }) else {
+        guard case .upload(let last) = fixture.publisher.events.last(where: { $0.type == "attache.message.failed" }),
+              case .messageFailed(_, let error, _, let willRetry) = last.kind else {
             Issue.record("no failure event")
             return
         }
         #expect(!willRetry)
-        #expect(error.code == "ERR_MESSAGE_SEND_FAILED")
+        #expect(error.code.rawValue == "ERR_MESSAGE_SEND_FAILED")
     }
 
     @Test func controlsForAnUnknownBatchAreLetGoAtOnce() {
@@ -188,10 +163,10 @@ import UploadEngineTesting
         let record = RecordCompletion()
         fixture.registry.handle(Self.job(files: [Self.file("a", "image/png")], message: MessageOptions(send: .none)), done: record.done)
         await record.wait()
-        fixture.registry.sweep(idleFor: .seconds(3600))
+        fixture.registry.sweep(idleFor: .seconds(3600), retainFailed: .seconds(3600), maxCached: 100)
         #expect(fixture.registry.batchCount == 1)
         fixture.clock.advance(by: .seconds(3601))
-        fixture.registry.sweep(idleFor: .seconds(3600))
+        fixture.registry.sweep(idleFor: .seconds(3600), retainFailed: .seconds(3600), maxCached: 100)
         #expect(fixture.registry.batchCount == 0)
     }
 }

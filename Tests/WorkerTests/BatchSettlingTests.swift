@@ -37,7 +37,7 @@ import UploadEngineTesting
         var configuration = EngineConfiguration()
         configuration.concurrency = 2
         let registry = BatchRegistry(configuration: configuration, dependencies: .init(
-            makeRunner: { BatchRunner(batch: $0, presigner: ScriptedPresigner(), uploader: ScriptedUploader(), stager: ScriptedStager()) },
+            makeRunner: { BatchRunner(batch: $0, presigner: ScriptedPresigner(), uploader: ScriptedUploader(), stager: ScriptedStager(), poster: $1) },
             publisher: publisher, sender: sender))
         let seenAtRelease = Locked<(types: [String], messages: Int)?>(nil)
         let first = RecordCompletion()

@@ -33,10 +33,9 @@ import UploadEngine
             successful: (0..<500).map { .init(fileId: "s\($0)", attachment: attachment("s\($0)", url: "https://cdn.test/\($0)?" + huge.prefix(500))) },
             rejected: (0..<100).map { .init(fileId: "r\($0)", error: WireError(hugeError)) }, rejectedTotal: 1_000_000,
             failed: (0..<500).map { .init(fileId: "x\($0)", error: WireError(hugeError)) })), fileId: nil)),
-        ("message.sent", .messageSent(.init(batchId: "b1", requestId: "r1", muid: "m1"), messageType: .image,
-                                      fileIds: (0..<50_000).map { "file-\($0)" }, responseId: huge)),
-        ("message.failed", .messageFailed(.init(batchId: "b1", requestId: "r1", muid: "m1"),
-                                          error: WireError(hugeError), attempt: 1, willRetry: false)),
+        ("message.sent", upload(.messageSent(muid: "m1", type: .image, fileIds: (0..<50_000).map { "file-\($0)" }, responseId: huge),
+                                fileId: nil)),
+        ("message.failed", upload(.messageFailed(muid: "m1", error: hugeError, attempt: 1, willRetry: false), fileId: nil)),
         ("job.invalid", .jobInvalid(batchId: huge, requestId: huge, reason: huge, topic: huge, partition: 0, offset: 1)),
     ]
 
@@ -70,8 +69,9 @@ import UploadEngine
     }
 
     @Test func aLongListIsReplacedByItsSummary() throws {
-        let event = WorkerEvent.messageSent(.init(batchId: "b1", requestId: "r1", muid: "m1"), messageType: .file,
-                                            fileIds: (0..<50_000).map { "file-\($0)" }, responseId: "42")
+        let event = WorkerEvent.upload(UploadEvent(batchId: "b1", requestId: "r1", fileId: nil,
+                                                   kind: .messageSent(muid: "m1", type: .file, fileIds: (0..<50_000).map { "file-\($0)" },
+                                                                      responseId: "42")))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(encoder.encode(event, sequence: 1))) as? [String: Any])
         let data = try #require(json["data"] as? [String: Any])
         let summary = try #require((data["fileIds"] as? [String: Any])?["summarised"] as? [String: Any])

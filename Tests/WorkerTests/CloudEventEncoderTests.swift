@@ -34,10 +34,28 @@ import UploadEngine
         #expect(data["percent"] as? Int == 2)
     }
 
-    @Test func eventIdsAreUnique() throws {
-        let event = WorkerEvent.upload(UploadEvent(batchId: "b", requestId: "r", fileId: "f", kind: .removed))
+    @Test func progressEventIdsAreUnique() throws {
+        let event = WorkerEvent.upload(UploadEvent(batchId: "b", requestId: "r", fileId: "f", kind: .progress(loaded: 1, total: 2, percent: 50)))
         let ids = try (0..<100).map { try object(encoder.encode(event, sequence: UInt64($0)))["id"] as? String }
         #expect(Set(ids).count == 100)
+    }
+
+    @Test func settlingEventIdsNameWhatTheyAreAboutSoARepeatHasTheSameId() throws {
+        func id(_ kind: UploadEvent.Kind, fileId: String? = "f", identity: String, batchId: String = "b",
+                by encoder: CloudEventEncoder = CloudEventEncoder(workerId: "w1")) throws -> String? {
+            try object(encoder.encode(.upload(UploadEvent(batchId: batchId, requestId: "r", fileId: fileId, kind: kind, identity: identity)),
+                                      sequence: 1))["id"] as? String
+        }
+        let removed = try id(.removed, identity: "3.1")
+        #expect(removed == (try id(.removed, identity: "3.1", by: CloudEventEncoder(workerId: "another-worker"))),
+                "the next owner publishing the same transition gives it the same id")
+        #expect(removed.map { UUID(uuidString: $0) != nil } == true, "a name-based UUID")
+        #expect(removed != (try id(.removed, identity: "4.1")), "another generation is another event")
+        #expect(removed != (try id(.removed, fileId: "g", identity: "3.1")))
+        #expect(removed != (try id(.removed, identity: "3.1", batchId: "c")))
+        #expect(removed != (try id(.rejected(UploadError(.fileDataEmpty, "x")), identity: "3.1")), "another type is another event")
+        let sent = try id(.messageSent(muid: "m1", type: .image, fileIds: ["f"], responseId: nil), fileId: nil, identity: "1")
+        #expect(sent != (try id(.messageSent(muid: "m2", type: .image, fileIds: ["f"], responseId: nil), fileId: nil, identity: "1")))
     }
 
     @Test func uploadedAndCompletedCarryTheContractsShapes() throws {
@@ -74,8 +92,9 @@ import UploadEngine
     }
 
     @Test func messageAndInvalidJobEventsCarryTheirFields() throws {
-        let outcome = WorkerEvent.MessageOutcome(batchId: "b", requestId: "r", muid: "m-1")
-        let sent = try object(encoder.encode(.messageSent(outcome, messageType: .image, fileIds: ["f1", "f2"], responseId: "991"), sequence: 5))
+        let sent = try object(encoder.encode(.upload(UploadEvent(batchId: "b", requestId: "r", fileId: nil,
+                                                                 kind: .messageSent(muid: "m-1", type: .image, fileIds: ["f1", "f2"], responseId: "991"))),
+                                             sequence: 5))
         let sentData = try #require(sent["data"] as? [String: Any])
         #expect(sent["type"] as? String == "attache.message.sent")
         #expect(sentData["muid"] as? String == "m-1")

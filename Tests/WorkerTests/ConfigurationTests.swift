@@ -18,7 +18,11 @@ import Testing
         #expect(configuration.upload.stallTimeout == .seconds(30))
         #expect(configuration.retry == .init(maxAttempts: 3, baseDelay: .seconds(1), maxDelay: .seconds(30)))
         #expect(configuration.worker.shutdownGrace == .seconds(25))
-        #expect(configuration.worker.batchTTL == .seconds(3600))
+        #expect(configuration.worker.batchTTL == .seconds(24 * 3600))
+        #expect(configuration.worker.maxCachedBatches == 10_000)
+        #expect(configuration.staging.retainFailed == .seconds(3600))
+        #expect(configuration.state.durable && configuration.state.flushInterval == .milliseconds(50))
+        #expect(configuration.kafka.batchesTopic == "attache.batches")
         #expect(configuration.staging.cacheMax == 500 * 1024 * 1024)
         #expect(configuration.adminListen == "127.0.0.1:9464")
     }

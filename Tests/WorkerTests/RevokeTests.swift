@@ -11,7 +11,7 @@ import UploadEngineTesting
         let gate = Gate()
         let uploader = ScriptedUploader { _, _ in await gate.wait() }
         let registry = BatchRegistry(configuration: EngineConfiguration(), dependencies: .init(
-            makeRunner: { BatchRunner(batch: $0, presigner: ScriptedPresigner(), uploader: uploader, stager: ScriptedStager()) },
+            makeRunner: { BatchRunner(batch: $0, presigner: ScriptedPresigner(), uploader: uploader, stager: ScriptedStager(), poster: $1) },
             publisher: RecordingPublisher(), sender: RecordingSender()))
         let done = Atomic<Int>(0), abandoned = Atomic<Int>(0)
         let job = JobCommand.upload(UploadJob(requestId: "r", batchId: "b", receiver: Receiver(id: "u", type: .user), sender: nil,

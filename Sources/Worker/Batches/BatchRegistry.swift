@@ -2,28 +2,35 @@ import Foundation
 import Synchronization
 import UploadEngine
 
-/// The worker's batches by id: applies job and control records, publishes every engine event, sends messages on
-/// drain, and says when a record may be committed.
+/// The worker's batches by id, as the engine's driver: applies job and control records to their batch's runner,
+/// publishes every engine event, and says when a record may be committed. Every rule — uploads, sends, retries —
+/// is the engine's; what the registry adds is which records wait for which batch, and where batches live.
 ///
-/// A record is let go once its batch settles — idle, with any send it triggered finished — and the events published
-/// before that have been delivered. That is conservative (a record may wait for other records' files of the same
-/// batch) and never commits a job whose files or messages are still under way.
+/// A record is let go once its batch settles — quiescent, with any send it triggered finished — the events
+/// published before that have been delivered, and the snapshot reflecting it has been delivered. That is
+/// conservative (a record may wait for other records' files of the same batch) and never commits a job whose files
+/// or messages are still under way.
+///
+/// Memory: batches with records waiting stay; idle ones leave memory, least recently used first, beyond
+/// `worker.maxCachedBatches`, once their state is recorded; a record for one of them reads it back.
 ///
 /// Locking: one `Mutex` over the sessions. It is never held while calling into a `BatchRunner` that may deliver
 /// events, because runners call back into the registry from their observers.
 public final class BatchRegistry: Sendable {
     /// What the registry needs from the world.
     public struct Dependencies: Sendable {
-        /// Creates the runner of a new batch (with the configured stager, presigner and uploader).
-        public var makeRunner: @Sendable (UploadBatch) -> BatchRunner
+        /// Creates the runner of a batch (with the configured stager, presigner, uploader and message poster).
+        public var makeRunner: @Sendable (UploadBatch, (any MessagePoster)?) -> BatchRunner
         public var publisher: any EventPublisher
         /// nil when messages are off (`messages.mode = none`).
         public var sender: (any MessageSender)?
         public var clock: any EngineClock
         public var logger: Logger
+        var durability: any BatchDurability = VolatileBatchState()
 
-        public init(makeRunner: @escaping @Sendable (UploadBatch) -> BatchRunner, publisher: any EventPublisher,
-                    sender: (any MessageSender)?, clock: any EngineClock = SystemClock(), logger: Logger = .silent) {
+        public init(makeRunner: @escaping @Sendable (UploadBatch, (any MessagePoster)?) -> BatchRunner,
+                    publisher: any EventPublisher, sender: (any MessageSender)?, clock: any EngineClock = SystemClock(),
+                    logger: Logger = .silent) {
             self.makeRunner = makeRunner
             self.publisher = publisher
             self.sender = sender
@@ -35,70 +42,95 @@ public final class BatchRegistry: Sendable {
     let configuration: EngineConfiguration
     let dependencies: Dependencies
     let sessions = Mutex(SessionTable())
-    let random = Mutex(JitterRandom())
+    private let poster: (any MessagePoster)?
 
     public init(configuration: EngineConfiguration, dependencies: Dependencies) {
+        var configuration = configuration
+        configuration.sendsMessages = dependencies.sender != nil
         self.configuration = configuration
         self.dependencies = dependencies
+        self.poster = dependencies.sender.map { SenderPoster(sender: $0) }
     }
 
     // MARK: - Records
 
     /// Applies one record's command; `done` runs when the record may be committed, `abandoned` instead when its
-    /// batch is handed to another owner first (the record stays uncommitted).
-    public func handle(_ command: JobCommand, partition: Int32? = nil, done: @escaping @Sendable () -> Void,
+    /// batch is handed to another owner first (the record stays uncommitted). A record at or below its batch's
+    /// `appliedThrough` was applied before (by this worker or the batch's previous owner): it is not applied again,
+    /// only let go once its batch settles.
+    public func handle(_ command: JobCommand, partition: Int32 = 0, offset: Int64? = nil, done: @escaping @Sendable () -> Void,
                        abandoned: @escaping @Sendable () -> Void = {}) {
         let release = RecordRelease(settled: done, abandoned: abandoned)
         let batchId = command.batchId
         let now = dependencies.clock.now()
-        if case .upload(let job) = command {
-            let runner = sessions.withLock { sessions in
-                let take = { (session: inout BatchSession) -> BatchRunner in
-                    session.options = job.message
-                    session.waiting.append(release)
-                    session.intake += 1
-                    session.lastActivity = now
-                    return session.runner
-                }
-                if let runner = sessions.update(batchId, take) { return runner }
-                var session = newSession(for: job, partition: partition)
-                let runner = take(&session)
-                sessions.insert(session, for: batchId)
-                return runner
-            }
-            if let concurrency = job.concurrency { runner.setConcurrency(concurrency) }
-            runner.upload(job.files, requestId: job.requestId)
-            finishIntake(batchId)
-            return
-        }
-        guard let runner = sessions.withLock({ sessions in
-            sessions.update(batchId) { session in
-                session.waiting.append(release)
-                session.intake += 1
-                session.lastActivity = now
-                if case .send = command { session.sendRequested = true }
-                return session.runner
-            }
-        }) else {
-            dependencies.logger.warn("control for a batch this worker does not hold: nothing to do", ["batchId": batchId, "control": "\(command)"])
+        let job: UploadJob? = if case .upload(let job) = command { job } else { nil }
+        guard let runner = takeIn(batchId, partition: partition, creatingFor: job, release: release, now: now) else {
+            dependencies.logger.warn("control for a batch this worker does not hold: nothing to do",
+                                     ["batchId": batchId, "control": "\(command)"])
             done()
             return
         }
+        if let offset, let applied = runner.snapshot.appliedThrough, offset <= applied {
+            finishIntake(batchId)
+            return
+        }
         switch command {
+        case .upload(let job):
+            runner.upload(job.files, requestId: job.requestId, options: job.message, concurrency: job.concurrency, offset: offset)
         case .retry(_, let fileId):
-            report(runner.retry(fileId: fileId), control: "retry", batchId: batchId, fileId: fileId)
+            report(runner.retry(fileId: fileId, offset: offset), control: "retry", batchId: batchId, fileId: fileId)
         case .remove(_, let fileId):
-            report(runner.remove(fileId: fileId), control: "remove", batchId: batchId, fileId: fileId)
+            report(runner.remove(fileId: fileId, offset: offset), control: "remove", batchId: batchId, fileId: fileId)
         case .clear:
-            runner.clear()
+            sessions.withLock { sessions in sessions.update(batchId) { $0.cleared = true } }
+            runner.clear(offset: offset)
         case .configure(_, let concurrency):
-            runner.setConcurrency(concurrency)
+            runner.setConcurrency(concurrency, offset: offset)
         case .send:
-            startSendingIfDue(batchId)
-        case .upload:
-            break
+            runner.requestSend(offset: offset)
         }
         finishIntake(batchId)
+    }
+
+    /// The batch's runner with the record registered as waiting on it: from memory, else from the store, else — for
+    /// an upload job — a new batch. nil for a control about a batch that exists nowhere.
+    private func takeIn(_ batchId: String, partition: Int32, creatingFor job: UploadJob?, release: RecordRelease,
+                        now: Date) -> BatchRunner? {
+        let take = { (session: inout BatchSession) -> BatchRunner in
+            // A job after a `clear` starts the batch afresh: it stays, and no tombstone replaces it.
+            if job != nil { session.cleared = false }
+            session.waiting.append(release)
+            session.intake += 1
+            session.lastActivity = now
+            return session.runner
+        }
+        if let runner = sessions.withLock({ $0.update(batchId, take) }) { return runner }
+        let batch = dependencies.durability.load(batchId: batchId, partition: partition)
+            ?? job.map { UploadBatch(context: $0.context, configuration: configuration, concurrency: $0.concurrency, options: $0.message) }
+        guard let batch else { return nil }
+        let made = makeSession(for: batch, partition: partition)
+        return sessions.withLock { sessions in
+            // Another lane cannot hold the same batch (lanes are by batch id), but a restore may have put it here.
+            if let runner = sessions.update(batchId, take) { return runner }
+            var session = made
+            let runner = take(&session)
+            sessions.insert(session, for: batchId)
+            return runner
+        }
+    }
+
+    /// Puts batches restored with work pending (files in flight, a send under way) back to work.
+    func resume(_ batches: [UploadBatch], partition: Int32) {
+        let now = dependencies.clock.now()
+        for batch in batches {
+            let session = makeSession(for: batch, partition: partition, at: now)
+            let inserted = sessions.withLock { sessions -> Bool in
+                guard sessions.read(batch.batchId, { _ in true }) == nil else { return false }
+                sessions.insert(session, for: batch.batchId)
+                return true
+            }
+            if inserted { session.runner.resume() }
+        }
     }
 
     private func finishIntake(_ batchId: String) {
@@ -107,10 +139,11 @@ public final class BatchRegistry: Sendable {
     }
 
     /// The batches whose records came from these partitions stop at once and are forgotten, their waiting records
-    /// given up (uncommitted): the partitions' new owner replays them (object keys and muids are deterministic).
+    /// given up (uncommitted): the partitions' new owner restores them from their snapshots and replays the rest
+    /// (object keys and muids are deterministic).
     public func abandon(partitions: Set<Int32>) {
         let leaving = sessions.withLock { sessions in
-            let leaving = sessions.filter { $0.value.partition.map(partitions.contains) ?? false }
+            let leaving = sessions.filter { partitions.contains($0.value.partition) }
             for batchId in leaving.keys { sessions.removeValue(forKey: batchId) }
             return leaving.values
         }
@@ -120,22 +153,52 @@ public final class BatchRegistry: Sendable {
         }
     }
 
-    /// Forgets idle batches untouched for `ttl`, giving back failed files' retained bytes; a later `retry` for them
-    /// is a logged no-op.
-    public func sweep(idleFor ttl: Duration) {
-        let cutoff = dependencies.clock.now().addingTimeInterval(-ttl.timeInterval)
-        let candidates: [String: BatchSession] = sessions.withLock { sessions in
-            sessions.filter { $0.value.lastActivity < cutoff && $0.value.waiting.isEmpty && !$0.value.sending }
+    /// Forgets idle batches untouched for `ttl` (tombstoning them), gives back failed files' bytes retained longer
+    /// than `retainFailed`, and lets idle batches beyond `maxCached` leave memory, least recently used first.
+    public func sweep(idleFor ttl: Duration, retainFailed: Duration, maxCached: Int) {
+        let now = dependencies.clock.now()
+        let expiry = now.addingTimeInterval(-ttl.timeInterval)
+        let retention = now.addingTimeInterval(-retainFailed.timeInterval)
+        let idle: [(batchId: String, session: BatchSession)] = sessions.withLock { sessions in
+            sessions.filter { $0.value.waiting.isEmpty && $0.value.intake == 0 }.map { ($0.key, $0.value) }
         }
-        let expired = candidates.filter { (entry: (key: String, value: BatchSession)) in entry.value.runner.status == .idle }
-        guard !expired.isEmpty else { return }
-        sessions.withLock { sessions in
-            for batchId in expired.keys where sessions.read(batchId, { $0.waiting.isEmpty }) == true { sessions.removeValue(forKey: batchId) }
+        var cached: [(batchId: String, session: BatchSession)] = []
+        for (batchId, session) in idle where session.runner.isSettled {
+            if session.lastActivity < expiry {
+                drop(batchId, tombstone: true)
+                session.runner.releaseRetainedBytes()
+                continue
+            }
+            if session.lastActivity < retention { session.runner.releaseRetainedBytes() }
+            cached.append((batchId, session))
         }
-        expired.values.forEach { $0.runner.releaseRetainedBytes() }
+        guard dependencies.durability.keepsBatches, cached.count > maxCached else { return }
+        let leaving = cached.sorted { $0.session.lastActivity < $1.session.lastActivity }.prefix(cached.count - maxCached)
+        for (batchId, session) in leaving {
+            dependencies.durability.whenRecorded(batchId: batchId, version: session.runner.stateVersion) { [weak self] in
+                self?.evict(batchId, runner: session.runner)
+            }
+        }
     }
 
-    /// Batches with work under way or records waiting: the measure for pausing intake.
+    /// Drops an idle batch from memory if it is still idle and untouched; its state is in the store.
+    private func evict(_ batchId: String, runner: BatchRunner) {
+        let evicted = sessions.withLock { sessions -> Bool in
+            guard sessions.read(batchId, { $0.runner === runner && $0.waiting.isEmpty && $0.intake == 0 }) == true else { return false }
+            sessions.removeValue(forKey: batchId)
+            return true
+        }
+        if evicted { runner.releaseRetainedBytes() }
+    }
+
+    private func drop(_ batchId: String, tombstone: Bool) {
+        let removed = sessions.withLock { $0.removeValue(forKey: batchId) }
+        if tombstone, let removed {
+            dependencies.durability.forget(batchId: batchId, partition: removed.partition)
+        }
+    }
+
+    /// Batches with records waiting: the measure for pausing intake.
     public var busyBatchCount: Int {
         sessions.withLock { $0.busyCount }
     }
@@ -148,14 +211,16 @@ public final class BatchRegistry: Sendable {
         sessions.withLock { sessions in sessions.read(batchId) { $0.runner } }
     }
 
-    private func newSession(for job: UploadJob, partition: Int32?) -> BatchSession {
-        let batch = UploadBatch(context: job.context, configuration: configuration, concurrency: job.concurrency)
-        let runner = dependencies.makeRunner(batch)
-        let batchId = job.batchId
-        runner.setGlobalObserver { [weak self] event in self?.observe(event, batchId: batchId) }
+    private func makeSession(for batch: UploadBatch, partition: Int32, at now: Date? = nil) -> BatchSession {
+        let runner = dependencies.makeRunner(batch, poster)
+        let batchId = batch.batchId
+        let durability = dependencies.durability
+        runner.setGlobalObserver { [weak self] event in self?.observe(event) }
         runner.setSettledObserver { [weak self] in self?.settleIfIdle(batchId) }
-        return BatchSession(runner: runner, context: job.context, options: job.message, partition: partition,
-                            lastActivity: dependencies.clock.now())
+        runner.setChangeObserver { [weak runner] in
+            if let runner { durability.changed(batchId: batchId, partition: partition, runner: runner) }
+        }
+        return BatchSession(runner: runner, partition: partition, lastActivity: now ?? dependencies.clock.now())
     }
 
     private func report(_ outcome: ControlOutcome, control: String, batchId: String, fileId: String) {
@@ -165,45 +230,38 @@ public final class BatchRegistry: Sendable {
 
     // MARK: - Events
 
-    private func observe(_ event: UploadEvent, batchId: String) {
-        publish(.upload(event), batchId: batchId)
-        guard event.isCompletion else { return }
-        let autoSend = sessions.withLock { sessions in
-            sessions.update(batchId) { session in
-                session.sendRequestId = event.requestId
-                return session.options.send == .auto
-            } ?? false
+    /// Publishes an engine event with the sequence number the engine gave it; the runner hands a batch's events
+    /// over one at a time, in number order.
+    private func observe(_ event: UploadEvent) {
+        if case .messageFailed(let muid, let error, let attempt, _) = event.kind {
+            dependencies.logger.warn("message send failed", ["batchId": event.batchId, "muid": muid, "attempt": String(attempt),
+                                                              "error": "\(error.code): \(error.message)"])
         }
-        if autoSend { startSendingIfDue(batchId, requested: true) }
-        settleIfIdle(batchId)
+        dependencies.publisher.publish(.upload(event), sequence: event.sequence)
     }
 
-    /// Publishes with the batch's next sequence number. The registry lock only finds the batch; the batch's own
-    /// sequence lock keeps its events in number order, so different batches publish side by side.
-    func publish(_ event: WorkerEvent, batchId: String) {
-        if let sequence = sessions.withLock({ sessions in sessions.read(batchId) { $0.events } }) {
-            sequence.publish(event, to: dependencies.publisher)
-        } else {
-            dependencies.publisher.publish(event, sequence: 0)
-        }
-    }
-
-    /// Lets the batch's waiting records go if it is settled (idle, its events delivered to the registry), not
-    /// sending and not taking a record in. A batch whose events are still on their way is looked at again when the
-    /// runner says it settled.
+    /// Lets the batch's waiting records go if it is settled (quiescent, its events delivered to the registry) and
+    /// not taking a record in, once its events and its snapshot are delivered. A batch whose events are still on
+    /// their way is looked at again when the runner says it settled.
     ///
     /// Reading the runner under the registry lock is safe: it only takes the runner's own lock, and runners never
     /// hold theirs while calling back here.
     func settleIfIdle(_ batchId: String) {
-        let released = sessions.withLock { sessions in
-            sessions.update(batchId) { session -> [RecordRelease] in
-                guard session.intake == 0, !session.sending, !session.sendRequested, !session.waiting.isEmpty,
-                      session.runner.isSettled else { return [] }
+        let (released, cleared, partition, version) = sessions.withLock { sessions in
+            sessions.update(batchId) { session -> ([RecordRelease], Bool, Int32, Int) in
+                guard session.intake == 0, !session.waiting.isEmpty, session.runner.isSettled else { return ([], false, 0, 0) }
                 defer { session.waiting = [] }
-                return session.waiting
-            } ?? []
+                return (session.waiting, session.cleared, session.partition, session.runner.stateVersion)
+            } ?? ([], false, 0, 0)
         }
         guard !released.isEmpty else { return }
-        dependencies.publisher.whenDelivered { released.forEach { $0.settled() } }
+        let durability = dependencies.durability
+        if cleared {
+            drop(batchId, tombstone: false)
+            durability.forget(batchId: batchId, partition: partition)
+        }
+        dependencies.publisher.whenDelivered {
+            durability.whenRecorded(batchId: batchId, version: version) { released.forEach { $0.settled() } }
+        }
     }
 }

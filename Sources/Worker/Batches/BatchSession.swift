@@ -1,27 +1,20 @@
 import Foundation
 import UploadEngine
 
-/// What the worker keeps about one batch besides the engine's state.
+/// What the registry keeps about one batch besides the engine's state, which is all in the runner's batch.
 struct BatchSession: Sendable {
     let runner: BatchRunner
-    var context: BatchContext
-    var options: MessageOptions
-    /// The partition the batch's records come from (its key decides it), for rebalances.
-    var partition: Int32?
-    /// The batch's CloudEvents `sequence`, and the order its events leave in.
-    let events = EventSequence()
-    /// Records to let go (commit) when the batch next settles — idle, with no send under way — or to give up when
-    /// the batch is handed to another owner.
+    /// The partition the batch's records come from (its key decides it), for rebalances and the changelog.
+    var partition: Int32
+    /// Records to let go (commit) when the batch next settles — quiescent, its events and snapshot delivered — or
+    /// to give up when the batch is handed to another owner.
     var waiting: [RecordRelease] = []
-    var sending = false
     /// Records being applied right now: the batch must not settle before their files are in.
     var intake = 0
-    /// A `send` control arrived while a send was under way: send again when it ends.
-    var sendRequested = false
-    var captionSent = false
-    /// The request whose `completed` triggered the send under way (message events carry it).
-    var sendRequestId = ""
+    /// When a record last touched the batch: idle batches leave memory least recently used first.
     var lastActivity: Date
+    /// Cleared by a `clear` control: once settled, its tombstone is written and it leaves memory.
+    var cleared = false
 }
 
 /// What becomes of one record that waits for its batch: let go for commit once the batch settles, or given up

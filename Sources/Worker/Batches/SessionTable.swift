@@ -1,4 +1,4 @@
-/// The registry's batches by id, keeping the count of busy ones (records waiting or a send under way) up to date on
+/// The registry's batches by id, keeping the count of busy ones (records waiting) up to date on
 /// every change, so the backpressure check costs nothing however many idle batches are kept for retries.
 ///
 /// Changes go through `update`, which finds the session once and changes it where it is: every record touches its
@@ -6,7 +6,7 @@
 /// field each time.
 struct SessionTable: Sendable {
     private var storage: [String: BatchSession] = [:]
-    /// Sessions with records waiting or a send under way.
+    /// Sessions with records waiting.
     private(set) var busyCount = 0
 
     /// Reads one field or two of a session without copying the rest; nil when there is none.
@@ -47,6 +47,7 @@ struct SessionTable: Sendable {
 }
 
 extension BatchSession {
-    /// Records wait for it or a send is under way: it counts against `worker.maxInFlightBatches`.
-    var isBusy: Bool { !waiting.isEmpty || sending }
+    /// Records wait for it (a send a record triggered keeps it waiting): it counts against
+    /// `worker.maxInFlightBatches`.
+    var isBusy: Bool { !waiting.isEmpty }
 }

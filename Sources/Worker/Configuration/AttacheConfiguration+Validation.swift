@@ -9,7 +9,8 @@ extension AttacheConfiguration {
         }
         try require(!kafka.brokers.isEmpty, "kafka.brokers", "is required (bootstrap servers, host:port[,host:port])")
         for (key, topic) in [("kafka.jobsTopic", kafka.jobsTopic), ("kafka.eventsTopic", kafka.eventsTopic),
-                             ("kafka.dlqTopic", kafka.dlqTopic), ("kafka.messagesTopic", kafka.messagesTopic)] {
+                             ("kafka.dlqTopic", kafka.dlqTopic), ("kafka.messagesTopic", kafka.messagesTopic),
+                             ("kafka.batchesTopic", kafka.batchesTopic)] {
             try require(Self.isValidTopicName(topic), key, "'\(topic)' is not a valid topic name")
         }
         switch presign.mode {
@@ -50,6 +51,9 @@ extension AttacheConfiguration {
         try requireRange(worker.revokeGrace, .zero...Duration.seconds(300), "worker.revokeGrace", "0ms to 5m")
         try requireRange(worker.batchTTL, .milliseconds(1)...(Self.day * 366), "worker.batchTTL", "1ms to 366 days")
         try requireRange(staging.cacheMax, 0...(1 << 50), "staging.cacheMax", "0 (unlimited) to 1PiB")
+        try requireRange(staging.retainFailed, .zero...(Self.day * 366), "staging.retainFailed", "0ms to 366 days")
+        try requireRange(worker.maxCachedBatches, 0...10_000_000, "worker.maxCachedBatches", "0 to 10000000")
+        try requireRange(state.flushInterval, .zero...Duration.seconds(60), "state.flushInterval", "0ms to 1m")
         try require(worker.id.utf8.count <= 255, "worker.id", "must be at most 255 bytes")
         try require(Self.hostAndPort(adminListen) != nil, "admin.listen", "must be host:port")
         try require(!staging.dir.isEmpty, "staging.dir", "must not be empty")

@@ -10,6 +10,8 @@ public struct AttacheConfiguration: Sendable, Hashable {
         public var eventsTopic = "attache.events"
         public var dlqTopic = "attache.jobs.dlq"
         public var messagesTopic = "attache.messages"
+        /// The compacted changelog of batch state, co-partitioned with the jobs topic (§4.1).
+        public var batchesTopic = "attache.batches"
         /// Raw librdkafka properties, passed through unchanged (SASL, TLS, tuning).
         public var properties: [String: String] = [:]
     }
@@ -57,7 +59,18 @@ public struct AttacheConfiguration: Sendable, Hashable {
         public var shutdownGrace: Duration = .seconds(25)
         /// How long a revoke lets the moving partitions' in-flight work settle before handing it over (`worker.revokeGrace`).
         public var revokeGrace: Duration = .seconds(10)
-        public var batchTTL: Duration = .seconds(3600)
+        /// An idle batch untouched this long is tombstoned and forgotten.
+        public var batchTTL: Duration = .seconds(24 * 3600)
+        /// Idle batches kept in memory besides those with work in flight; the rest are read from the store.
+        public var maxCachedBatches = 10_000
+    }
+
+    /// Durable batch state (`state.*`, §4.1).
+    public struct State: Sendable, Hashable {
+        /// false: batches live in memory only and are lost on handover (for development).
+        public var durable = true
+        /// A batch's changes within this window go out as one snapshot.
+        public var flushInterval: Duration = .milliseconds(50)
     }
 
     public struct Sources: Sendable, Hashable {
@@ -78,6 +91,8 @@ public struct AttacheConfiguration: Sendable, Hashable {
         public var dir = "./.attache/staging"
         /// 0 = unlimited.
         public var cacheMax: Int64 = 500 * 1024 * 1024
+        /// Staged bytes of a failed file are kept this long for its retry; afterwards a retry stages the source again.
+        public var retainFailed: Duration = .seconds(3600)
     }
 
     /// Published events (`events.*`).
@@ -108,6 +123,7 @@ public struct AttacheConfiguration: Sendable, Hashable {
     public var sources = Sources()
     public var staging = Staging()
     public var events = Events()
+    public var state = State()
     /// `host:port` of the health and metrics listener.
     public var adminListen = "127.0.0.1:9464"
     public var log = Log()

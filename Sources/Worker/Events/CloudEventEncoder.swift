@@ -4,7 +4,11 @@ import UploadEngine
 
 /// Encodes worker events as CloudEvents 1.0 structured JSON, each within `maxBytes` (`events.maxBytes`).
 ///
-/// Event ids are `<worker id>-<boot>-<counter>`: unique across restarts without the cost of a UUID per event.
+/// Event ids: the events a consumer must be able to drop when repeated (`file.uploaded`, `file.rejected`,
+/// `file.failed`, `file.removed`, `batch.completed`, `message.sent`, `message.failed`) get a name-based UUID of what
+/// they are about (``WorkerEvent/stableName``), so the same transition published again — by a replay, or by the
+/// next owner after a handover — has the same id. The rest are `<worker id>-<boot>-<counter>`: unique across
+/// restarts without the cost of a UUID per progress event.
 ///
 /// Size guarantee: whatever the event carries (error messages are already cut to 1 KiB, results list at most 100
 /// rejections, but a server's URL or a long list can still be large), the encoded event fits `maxBytes`. One that
@@ -21,6 +25,8 @@ public final class CloudEventEncoder: Sendable {
     private let counter = Atomic<UInt64>(0)
     /// The largest encoded event.
     public let maxBytes: Int
+    /// The namespace of deterministic event ids.
+    static let eventNamespace = NameBasedUUID.make(namespace: NameBasedUUID.messageNamespace, name: "attache.events")
 
     public init(workerId: String, maxBytes: Int = CloudEventEncoder.defaultMaxBytes) {
         // `worker.id` is at most 255 bytes once validated; the cut keeps the envelope bounded for any caller.
@@ -33,7 +39,8 @@ public final class CloudEventEncoder: Sendable {
     /// The JSON bytes of one event, at most `maxBytes` of them; `sequence` increases per batch within this
     /// worker's ownership.
     public func encode(_ event: WorkerEvent, sequence: UInt64, time: Date = Date()) -> [UInt8] {
-        let id = idPrefix + String(counter.add(1, ordering: .relaxed).newValue)
+        let id = event.stableName.map { NameBasedUUID.make(namespace: Self.eventNamespace, name: $0).uuidString.lowercased() }
+            ?? idPrefix + String(counter.add(1, ordering: .relaxed).newValue)
         let bytes = envelope(event, id: id, sequence: sequence, time: time) { Self.writeData(of: event, into: &$0) }
         guard bytes.count > maxBytes else { return bytes }
         // Rare: measure the rest of the envelope, then fit the data into what is left.
@@ -93,24 +100,24 @@ public final class CloudEventEncoder: Sendable {
             case .completed(let result):
                 json.key("result")
                 write(result, into: &json)
+            case .messageSent(let muid, let messageType, let fileIds, let responseId):
+                json.field("muid", muid)
+                json.field("messageType", messageType.rawValue)
+                json.key("fileIds")
+                json.beginArray()
+                fileIds.forEach { json.string($0) }
+                json.endArray()
+                json.key("response")
+                json.beginObject()
+                if let responseId { json.field("id", responseId) }
+                json.endObject()
+            case .messageFailed(let muid, let error, let attempt, let willRetry):
+                json.field("muid", muid)
+                json.key("error")
+                write(WireError(error), into: &json)
+                json.field("attempt", attempt)
+                json.field("willRetry", willRetry)
             }
-        case .messageSent(let outcome, let messageType, let fileIds, let responseId):
-            writeOutcome(outcome, into: &json)
-            json.field("messageType", messageType.rawValue)
-            json.key("fileIds")
-            json.beginArray()
-            fileIds.forEach { json.string($0) }
-            json.endArray()
-            json.key("response")
-            json.beginObject()
-            if let responseId { json.field("id", responseId) }
-            json.endObject()
-        case .messageFailed(let outcome, let error, let attempt, let willRetry):
-            writeOutcome(outcome, into: &json)
-            json.key("error")
-            write(error, into: &json)
-            json.field("attempt", attempt)
-            json.field("willRetry", willRetry)
         case .jobInvalid(let batchId, let requestId, let reason, let topic, let partition, let offset, let dlq):
             json.field("batchId", batchId)
             json.field("requestId", requestId)
@@ -121,12 +128,6 @@ public final class CloudEventEncoder: Sendable {
             json.field("dlq", dlq)
         }
         json.endObject()
-    }
-
-    private static func writeOutcome(_ outcome: WorkerEvent.MessageOutcome, into json: inout JSONWriter) {
-        json.field("batchId", outcome.batchId)
-        json.field("requestId", outcome.requestId)
-        json.field("muid", outcome.muid)
     }
 
     static func write(_ attachment: Attachment, into json: inout JSONWriter) {

@@ -2,26 +2,13 @@ import UploadEngine
 
 /// Everything a worker publishes on the events topic.
 public enum WorkerEvent: Sendable, Hashable {
-    /// A batch event from the engine (progress, uploaded, rejected, failed, removed, completed).
+    /// A batch event from the engine (progress, uploaded, rejected, failed, removed, completed, message sent or
+    /// failed).
     case upload(UploadEvent)
-    case messageSent(MessageOutcome, messageType: MediaKind, fileIds: [String], responseId: String?)
-    case messageFailed(MessageOutcome, error: WireError, attempt: Int, willRetry: Bool)
     /// A record invalid as a whole. `dlq` is `"ok"` when its copy reached the dead-letter topic, else
     /// `"failed: <reason>"` (the record is committed either way, so it cannot wedge its partition).
     case jobInvalid(batchId: String, requestId: String, reason: String, topic: String, partition: Int32, offset: Int64,
                     dlq: String = "ok")
-
-    /// Who a message event is about.
-    public struct MessageOutcome: Sendable, Hashable {
-        public var batchId: String
-        public var requestId: String
-        public var muid: String
-        public init(batchId: String, requestId: String, muid: String) {
-            self.batchId = batchId
-            self.requestId = requestId
-            self.muid = muid
-        }
-    }
 
     /// The CloudEvents `type`.
     public var type: String {
@@ -34,9 +21,9 @@ public enum WorkerEvent: Sendable, Hashable {
             case .failed: "attache.file.failed"
             case .removed: "attache.file.removed"
             case .completed: "attache.batch.completed"
+            case .messageSent: "attache.message.sent"
+            case .messageFailed: "attache.message.failed"
             }
-        case .messageSent: "attache.message.sent"
-        case .messageFailed: "attache.message.failed"
         case .jobInvalid: "attache.job.invalid"
         }
     }
@@ -45,8 +32,20 @@ public enum WorkerEvent: Sendable, Hashable {
     public var batchId: String {
         switch self {
         case .upload(let event): event.batchId
-        case .messageSent(let outcome, _, _, _), .messageFailed(let outcome, _, _, _): outcome.batchId
         case .jobInvalid(let batchId, _, _, _, _, _, _): batchId
         }
+    }
+}
+
+extension WorkerEvent {
+    /// The part of a deterministic event id that tells this event from others about the same batch: the file or
+    /// message, the type and the engine's identity (generation and attempt, or state version). nil for events
+    /// whose repeats need not be recognised (progress, job.invalid).
+    var stableName: String? {
+        guard case .upload(let event) = self else { return nil }
+        if case .progress = event.kind { return nil }
+        let subject = event.fileId ?? event.muid ?? ""
+        // NUL cannot occur in ids (control characters are refused), so the joined name is unambiguous.
+        return [event.batchId, subject, type, event.identity].joined(separator: "\u{0}")
     }
 }

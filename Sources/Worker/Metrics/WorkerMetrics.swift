@@ -57,6 +57,10 @@ public struct WorkerMetrics: Sendable {
             registry.increment(Self.files, labels: ["outcome": willRetry ? "retrying" : "failed", "code": error.code.rawValue])
         case .removed:
             registry.increment(Self.files, labels: ["outcome": "removed"])
+        case .messageSent:
+            registry.increment(Self.messages, labels: ["outcome": "sent"])
+        case .messageFailed(_, _, _, let willRetry):
+            registry.increment(Self.messages, labels: ["outcome": willRetry ? "retrying" : "failed"])
         case .progress, .completed:
             break
         }

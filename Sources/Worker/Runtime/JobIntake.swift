@@ -126,7 +126,7 @@ final class JobIntake: Sendable {
         switch decoded.command {
         case .success(let command):
             metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": command.kindName, "outcome": "accepted"])
-            registry.handle(command, partition: record.partition, done: { [self] in finish(record) },
+            registry.handle(command, partition: record.partition, offset: record.offset, done: { [self] in finish(record) },
                             abandoned: { [self] in open.closed(record.partition) })
         case .failure(let invalid):
             metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": "invalid", "outcome": "dead-lettered"])

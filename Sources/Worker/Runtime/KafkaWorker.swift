@@ -49,7 +49,7 @@ public final class KafkaWorker: Sendable {
         }
         let metrics = self.metrics
         let registry = BatchRegistry(configuration: configuration.engine, dependencies: .init(
-            makeRunner: { components.makeRunner($0) },
+            makeRunner: { components.makeRunner($0, poster: $1) },
             publisher: MeteredPublisher(inner: publisher, metrics: metrics),
             sender: components.sender(configuration: configuration, producer: producer), logger: logger))
         let applying = ApplyGate()
@@ -125,7 +125,8 @@ public final class KafkaWorker: Sendable {
             group.addTask {
                 while !shutdown.isRequested {
                     try? await Task.sleep(for: .seconds(30))
-                    registry.sweep(idleFor: self.configuration.worker.batchTTL)
+                    registry.sweep(idleFor: self.configuration.worker.batchTTL, retainFailed: self.configuration.staging.retainFailed,
+                                   maxCached: self.configuration.worker.maxCachedBatches)
                 }
             }
 
@@ -203,9 +204,6 @@ struct MeteredPublisher: EventPublisher {
     func publish(_ event: WorkerEvent, sequence: UInt64) {
         switch event {
         case .upload(let upload): metrics.record(upload)
-        case .messageSent: metrics.registry.increment(WorkerMetrics.messages, labels: ["outcome": "sent"])
-        case .messageFailed(_, _, _, let willRetry):
-            metrics.registry.increment(WorkerMetrics.messages, labels: ["outcome": willRetry ? "retrying" : "failed"])
         case .jobInvalid: break
         }
         inner.publish(event, sequence: sequence)

@@ -54,8 +54,8 @@ struct WorkerComponents: Sendable {
         }
     }
 
-    func makeRunner(_ batch: UploadBatch) -> BatchRunner {
-        BatchRunner(batch: batch, presigner: presigner, uploader: uploader, stager: stager, timers: timers)
+    func makeRunner(_ batch: UploadBatch, poster: (any MessagePoster)?) -> BatchRunner {
+        BatchRunner(batch: batch, presigner: presigner, uploader: uploader, stager: stager, poster: poster, timers: timers)
     }
 }
 

@@ -19,6 +19,9 @@ public struct SourceStaging: SourceStager {
     public let cache: SourceCache?
     /// The worker's shared client: source downloads and re-sign calls.
     let client: HTTPClient
+    /// Reads the inline bytes of a file back from the jobs-topic record that carried them (a file restored from a
+    /// snapshot, whose bytes stayed with its previous owner); nil when the record is no longer in the topic.
+    public var recordedBytes: (@Sendable (RecordOrigin) async throws -> Data?)?
 
     /// A stager; without `settings` URL sources may reach public addresses only, nothing is re-signed and no
     /// location is stripped.
@@ -91,7 +94,9 @@ public struct SourceStaging: SourceStager {
     ) async throws -> StagedFile {
         let stream = StagingStream(sizeLimit: sizeLimit, declaredType: file.mimeType)
         let summary: StagingStream.Summary
-        switch file.source {
+        var source = file.source
+        if case .recorded(let origin, _) = source { source = .data(try await readBack(origin)) }
+        switch source {
         case .data(let bytes):
             summary = try await StagingArea.offPool {
                 let fd = try StagingArea.create(path)
@@ -114,11 +119,28 @@ public struct SourceStaging: SourceStager {
             throw UploadError(.fileSizeExceeded, "the inline data (\(count) bytes) exceeds limits.inlineMax", retryable: false)
         case .malformed(let reason):
             throw UploadError(.invalidFileObject, "the source cannot be staged: \(reason)", retryable: false)
-        case .releasedData:
-            // The engine releases inline bytes only of files it never stages again; reaching here is a bug.
-            throw UploadError(.invalidFileObject, "the inline data was already released", retryable: false)
+        case .releasedData, .recorded:
+            // Inline bytes that are neither here nor in a record that can be read back (a snapshot without one).
+            throw UploadError(.sourceUnresolvable, "the inline data is no longer available", retryable: false)
         }
         return StagedFile(path: path, size: summary.size, sha256: summary.sha256,
                           mimeType: ContentSignature.stagedType(declared: file.mimeType, shown: summary.signature))
+    }
+
+    /// The inline bytes of a restored file, from the job record that carried them.
+    private func readBack(_ origin: RecordOrigin) async throws -> Data {
+        let bytes: Data?
+        do {
+            bytes = try await recordedBytes?(origin)
+        } catch let error as UploadError {
+            throw error
+        } catch {
+            throw UploadError(.sourceFetchFailed, "reading the inline data back from the jobs topic failed: \(error)", retryable: true)
+        }
+        guard let bytes else {
+            throw UploadError(.sourceUnresolvable, "the job record that carried the inline data (partition \(origin.partition), " +
+                              "offset \(origin.offset)) is no longer in the jobs topic", retryable: false)
+        }
+        return bytes
     }
 }

@@ -15,6 +15,7 @@ struct BatchHarness {
     var deleted: [Attachment] = []
     var presignCalls: [[String]] = []
     var uploadCalls: [String] = []
+    var posts: [(token: SendToken, message: PlannedMessage)] = []
 
     init(configure: (inout EngineConfiguration) -> Void = { _ in }, concurrency: Int? = nil, seed: UInt64 = 7) {
         var configuration = EngineConfiguration()
@@ -38,6 +39,7 @@ struct BatchHarness {
             case .cancel(let token): cancelled.append(token)
             case .release(let staged): released.append(staged)
             case .deleteObject(let attachment, _): deleted.append(attachment)
+            case .post(let token, let message): posts.append((token, message))
             }
         }
         return effects.outcome

@@ -1,0 +1,222 @@
+import Foundation
+
+/// A batch's durable state as the changelog carries it (`attache.batches`): the engine's model encoded, so a new
+/// owner decodes the same batch — files with their ids, states, attempts and errors, what was sent, the event
+/// sequence — and nothing of it lives anywhere else.
+///
+/// What a snapshot leaves out, on purpose: staged bytes and presigned URLs (a credential) stay on the worker that
+/// had them; files in flight become queued again, and resume on the new owner with their ids and attempt counts.
+/// Inline bytes are not copied either: the file keeps the jobs-topic record that carried them (``RecordOrigin``).
+public enum BatchSnapshot {
+    /// The format written; a reader refuses a snapshot of a later format rather than misread it.
+    public static let formatVersion = 1
+
+    /// Why a snapshot could not be read.
+    public struct DecodingError: Error, CustomStringConvertible {
+        public let reason: String
+        public var description: String { "batch snapshot: \(reason)" }
+    }
+
+    /// The batch encoded as JSON, in at most `maxBytes` (events.maxBytes: the changelog accepts what the events
+    /// topic does). A batch too large keeps fewer of its rejected files (their count stays), then shorter error
+    /// messages; nil if even that does not fit.
+    public static func encode(_ batch: UploadBatch, writerGeneration: Int32, maxBytes: Int) -> [UInt8]? {
+        var writer = SnapshotWriter(batch: batch, writerGeneration: writerGeneration)
+        for plan in SnapshotWriter.Plan.fallbacks {
+            writer.plan = plan
+            let bytes = writer.encode()
+            if bytes.count <= maxBytes { return bytes }
+        }
+        return nil
+    }
+
+    /// Reads a snapshot into a batch run by `configuration`. Files that were in flight come back queued (without
+    /// retained bytes), so ``UploadBatch/resume(now:)`` starts them again.
+    public static func decode(_ bytes: some Collection<UInt8>, configuration: EngineConfiguration) throws -> Restored {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            throw DecodingError(reason: "not JSON (\(error))")
+        }
+        return try SnapshotReader(value: value, configuration: configuration).read()
+    }
+
+    /// A decoded snapshot.
+    public struct Restored: Sendable {
+        public var batch: UploadBatch
+        /// The consumer-group generation of the worker that wrote it, for fencing a zombie's late writes.
+        public var writerGeneration: Int32
+    }
+}
+
+/// The JSON of one snapshot.
+struct SnapshotWriter {
+    /// How much of a large batch to keep.
+    struct Plan {
+        var rejectedKept: Int
+        var errorMessageBytes: Int
+
+        static let fallbacks = [
+            Plan(rejectedKept: UploadResult.rejectedLimit, errorMessageBytes: 1024),
+            Plan(rejectedKept: 10, errorMessageBytes: 256),
+            Plan(rejectedKept: 0, errorMessageBytes: 64),
+        ]
+    }
+
+    let batch: UploadBatch
+    let writerGeneration: Int32
+    var plan = Plan.fallbacks[0]
+
+    func encode() -> [UInt8] {
+        var json = JSONWriter(capacity: 1024)
+        json.beginObject()
+        json.field("v", BatchSnapshot.formatVersion)
+        json.field("batchId", batch.batchId)
+        json.key("receiver")
+        json.beginObject()
+        json.field("id", batch.context.receiver.id)
+        json.field("type", batch.context.receiver.type.rawValue)
+        json.endObject()
+        if let sender = batch.context.sender { json.field("sender", sender) }
+        if let parent = batch.context.parentMessageId { json.field("parentMessageId", parent) }
+        json.field("concurrency", batch.concurrency)
+        writeOptions(into: &json)
+        let rejected = batch.entries.filter { $0.state == .rejected }
+        let dropped = max(0, rejected.count - plan.rejectedKept)
+        let skipped = Set(rejected.prefix(dropped).map(\.slot))
+        json.key("files")
+        json.beginArray()
+        for entry in batch.entries where !skipped.contains(entry.slot) {
+            write(entry, into: &json)
+        }
+        json.endArray()
+        json.field("rejectedDropped", batch.droppedRejections + dropped)
+        json.field("nextSlot", batch.nextSlot)
+        writeSending(into: &json)
+        json.field("lastRequestId", batch.lastSettledRequestId)
+        json.field("sequence", batch.eventSequence)
+        json.field("stateVersion", batch.stateVersion)
+        json.field("completions", batch.completions)
+        if let applied = batch.appliedThrough { json.field("appliedThrough", applied) }
+        if let updatedAt = batch.updatedAt { json.field("updatedAt", Int64((updatedAt.timeIntervalSince1970 * 1000).rounded())) }
+        json.field("writerGeneration", writerGeneration)
+        json.endObject()
+        return json.bytes
+    }
+
+    private func writeOptions(into json: inout JSONWriter) {
+        let options = batch.sending.options
+        json.key("message")
+        json.beginObject()
+        json.field("send", options.send.rawValue)
+        if let caption = options.caption { json.field("caption", caption) }
+        if !options.metadata.isEmpty {
+            json.key("metadata")
+            json.value(.object(options.metadata))
+        }
+        if !options.tags.isEmpty {
+            json.key("tags")
+            json.value(.array(options.tags.map(JSONValue.string)))
+        }
+        json.endObject()
+    }
+
+    private func writeSending(into json: inout JSONWriter) {
+        let sending = batch.sending
+        json.key("sent")
+        json.beginArray()
+        for message in sending.sent {
+            json.beginObject()
+            json.field("muid", message.muid)
+            json.key("fileIds")
+            json.value(.array(message.fileIds.map(JSONValue.string)))
+            json.endObject()
+        }
+        json.endArray()
+        json.field("captionSent", sending.captionSent)
+        // A run under way is resumed by planning again: muids derive from the files, so the plan's remaining
+        // messages come out with the muids they had.
+        json.field("sendDue", sending.requested || sending.run != nil)
+        json.field("sendRequestId", sending.requestId)
+    }
+
+    private func write(_ entry: FileEntry, into json: inout JSONWriter) {
+        json.beginObject()
+        json.field("fileId", entry.fileId)
+        json.field("slot", entry.slot)
+        json.field("name", entry.item.name)
+        if let mime = entry.item.mimeType { json.field("mimeType", mime) }
+        if let size = entry.item.declaredSize { json.field("size", size) }
+        if let strip = entry.item.stripLocation { json.field("stripLocation", strip) }
+        json.field("requestId", entry.requestId)
+        json.field("generation", entry.generation)
+        json.field("attempt", entry.attempt)
+        switch entry.phase {
+        case .queued, .staging, .presigning, .uploading:
+            json.field("state", "pending")
+        case .uploaded(let uploaded):
+            json.field("state", "uploaded")
+            json.key("attachment")
+            writeAttachment(uploaded.attachment, into: &json)
+            if let target = uploaded.target { json.field("object", Self.withoutQuery(target.uploadURL)) }
+        case .failed(let failed):
+            json.field("state", "failed")
+            writeError(failed.error, into: &json)
+        case .rejected(let error):
+            json.field("state", "rejected")
+            writeError(error, into: &json)
+        }
+        json.key("source")
+        writeSource(entry.item, into: &json)
+        json.endObject()
+    }
+
+    private func writeSource(_ item: FileItem, into json: inout JSONWriter) {
+        json.beginObject()
+        switch item.source {
+        case .url(let url): json.field("url", url)
+        case .path(let path): json.field("path", path)
+        case .malformed(let reason): json.field("malformed", reason)
+        case .data(let bytes): writeInline(origin: item.origin, byteCount: Int64(bytes.count), into: &json)
+        case .oversizedData(let count), .releasedData(let count): writeInline(origin: item.origin, byteCount: count, into: &json)
+        case .recorded(let origin, let count): writeInline(origin: origin, byteCount: count, into: &json)
+        }
+        json.endObject()
+    }
+
+    private func writeInline(origin: RecordOrigin?, byteCount: Int64, into json: inout JSONWriter) {
+        json.field("bytes", byteCount)
+        guard let origin else { return }
+        json.key("record")
+        json.beginObject()
+        json.field("partition", origin.partition)
+        json.field("offset", origin.offset)
+        json.field("index", origin.index)
+        json.endObject()
+    }
+
+    private func writeError(_ error: UploadError, into json: inout JSONWriter) {
+        json.key("error")
+        json.beginObject()
+        json.field("code", error.code.rawValue)
+        json.field("message", WireError.cut(error.message, toBytes: plan.errorMessageBytes))
+        json.field("retryable", error.isRetryable)
+        json.endObject()
+    }
+
+    private func writeAttachment(_ attachment: Attachment, into json: inout JSONWriter) {
+        json.beginObject()
+        json.field("name", attachment.name)
+        json.field("url", attachment.url)
+        json.field("mimeType", attachment.mimeType)
+        json.field("size", attachment.size)
+        json.field("sha256", attachment.sha256)
+        json.endObject()
+    }
+
+    /// The object's URL without its query: the presigned part is a credential and never leaves the worker.
+    static func withoutQuery(_ url: String) -> String {
+        String(url.prefix { $0 != "?" && $0 != "#" })
+    }
+}
