@@ -122,6 +122,22 @@ struct BatchHarness {
         }
     }
 
+    /// Answers the oldest pending message post.
+    mutating func answerPost(responseId: String? = "api-1", error: UploadError? = nil) {
+        guard !posts.isEmpty else { return }
+        let post = posts.removeFirst()
+        if let error {
+            absorb(batch.messageFailed(post.token, error, now: now))
+        } else {
+            absorb(batch.messagePosted(post.token, responseId: responseId, now: now))
+        }
+    }
+
+    mutating func requestSend() { absorb(batch.requestSend(now: now)) }
+
+    /// The messages posted so far, as their files.
+    var postedFileIds: [[String]] { events.compactMap { if case .messageSent(_, _, let ids, _) = $0.kind { ids } else { nil } } }
+
     // MARK: Reading events
 
     func kinds(of fileId: String) -> [UploadEvent.Kind] {

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+@testable import UploadEngine
+
+/// The snapshot codec: the durable model encoded and decoded, what it leaves out, and its bounds.
+@Suite struct BatchSnapshotTests {
+    private static func file(_ id: String, _ source: FileSource = .url("https://files.test/x.png"), mime: String = "image/png") -> FileItem {
+        FileItem(fileId: id, name: "\(id).png", mimeType: mime, source: source)
+    }
+
+    private func roundTrip(_ batch: UploadBatch, generation: Int32 = 7) throws -> BatchSnapshot.Restored {
+        let bytes = try #require(BatchSnapshot.encode(batch, writerGeneration: generation, maxBytes: 900 * 1024))
+        return try BatchSnapshot.decode(bytes, configuration: batch.configuration)
+    }
+
+    /// A batch with one file in every settled state, one pending, a message sent and a caption out.
+    private func mixedBatch() -> BatchHarness {
+        var h = BatchHarness(configure: { $0.retry.maxAttempts = 1 }, concurrency: 1)
+        h.batch.setMessageOptions(MessageOptions(send: .manual, caption: "Trip", metadata: ["trip": .int(42)], tags: ["t1"]))
+        h.add([Self.file("up"), Self.file("bad", .data(Data())),
+               Self.file("inline", .data(Data("hello".utf8))), Self.file("fail")])
+        h.settleAll()  // up uploads; inline uploads next (concurrency 1)
+        h.requestSend()
+        h.answerPost()
+        h.stage("fail", error: UploadError(.sourceFetchFailed, "HTTP 503", retryable: true))
+        h.add([Self.file("late", .data(Data("bytes".utf8)))], request: "r2")
+        h.batch.appliedThrough = 41
+        return h
+    }
+
+    @Test func aRestoredBatchHasTheSameFilesResultSendsAndCounters() throws {
+        let h = mixedBatch()
+        var batch = h.batch
+        batch.entries[batch.entries.count - 1].item.origin = RecordOrigin(partition: 2, offset: 41, index: 0)
+        let restored = try roundTrip(batch)
+        let copy = restored.batch
+        #expect(restored.writerGeneration == 7)
+        #expect(copy.result == batch.result, "uploaded, rejected and failed files with their errors")
+        #expect(copy.attachments == batch.attachments)
+        #expect(copy.count == batch.count && copy.remainingCapacity == batch.remainingCapacity)
+        #expect(copy.sentMessages == batch.sentMessages && copy.captionSent)
+        #expect(copy.messageOptions == batch.messageOptions)
+        #expect(copy.eventSequence == batch.eventSequence && copy.stateVersion == batch.stateVersion)
+        #expect(copy.appliedThrough == 41)
+        #expect(copy.context == batch.context && copy.concurrency == batch.concurrency)
+        #expect(copy.state(of: "late") == .queued, "a file in flight comes back queued, to resume")
+    }
+
+    @Test func aPendingInlineFileKeepsItsRecordInsteadOfItsBytes() throws {
+        var h = BatchHarness()
+        var item = Self.file("f", .data(Data(repeating: 7, count: 4096)))
+        item.origin = RecordOrigin(partition: 3, offset: 99, index: 2)
+        h.add([item])
+        let bytes = try #require(BatchSnapshot.encode(h.batch, writerGeneration: 1, maxBytes: 900 * 1024))
+        #expect(bytes.count < 1024, "the bytes are not in the snapshot")
+        var restored = try BatchSnapshot.decode(bytes, configuration: h.batch.configuration).batch
+        let effects = restored.resume(now: h.now)
+        guard case .stage(_, let staged, _) = effects.actions.first else {
+            Issue.record("the resumed file is staged again")
+            return
+        }
+        #expect(staged.source == .recorded(RecordOrigin(partition: 3, offset: 99, index: 2), byteCount: 4096))
+    }
+
+    @Test func uploadedFilesStayUploadedAndResumeStartsOnlyPendingOnes() throws {
+        var h = BatchHarness(concurrency: 2)
+        h.add([Self.file("a"), Self.file("b")])
+        h.stageAll()
+        h.presignAll()
+        h.finishUpload("a")
+        var restored = try roundTrip(h.batch).batch
+        let effects = restored.resume(now: h.now)
+        let staged = effects.actions.compactMap { if case .stage(_, let item, _) = $0 { item.fileId } else { nil } }
+        #expect(staged == ["b"])
+        #expect(restored.state(of: "a") == .uploaded)
+        #expect(effects.events.isEmpty, "no second file.uploaded")
+    }
+
+    @Test func aSendUnderWayIsResumedWithTheSameMuids() throws {
+        var h = BatchHarness(configure: { $0.limits.attachmentsPerMessage = 1 }, concurrency: 2)
+        h.add([Self.file("a"), Self.file("b")])
+        h.settleAll()
+        let planned = h.posts.map(\.message.muid)
+        h.answerPost()
+        let remaining = h.posts.map(\.message.muid)
+        var restored = try roundTrip(h.batch).batch
+        #expect(restored.isSending)
+        let effects = restored.resume(now: h.now)
+        let posted = effects.actions.compactMap { if case .post(_, let message) = $0 { message.muid } else { nil } }
+        #expect(posted == remaining, "the next owner posts what was left, under the muid it had")
+        #expect(!posted.contains(planned[0]), "the message that went out is not posted again")
+    }
+
+    @Test func presignedURLsNeverEnterASnapshot() throws {
+        var h = BatchHarness()
+        h.add([Self.file("a")])
+        h.settleAll()
+        let text = String(decoding: try #require(BatchSnapshot.encode(h.batch, writerGeneration: 1, maxBytes: 900 * 1024)), as: UTF8.self)
+        #expect(!text.contains("X-Amz-Signature"))
+        #expect(text.contains("https://store.test/a"), "the object's URL without its query, for removing it later")
+    }
+
+    @Test func aLargeBatchFitsByKeepingFewerRejectionsButTheirCount() throws {
+        var h = BatchHarness()
+        let long = String(repeating: "x", count: 120)
+        h.add((0..<100).map { FileItem(fileId: "r\($0)-" + long, name: String(repeating: "n", count: 200), source: .data(Data())) })
+        let full = try #require(BatchSnapshot.encode(h.batch, writerGeneration: 1, maxBytes: 900 * 1024))
+        let small = try #require(BatchSnapshot.encode(h.batch, writerGeneration: 1, maxBytes: full.count / 4))
+        #expect(small.count <= full.count / 4)
+        let restored = try BatchSnapshot.decode(small, configuration: h.batch.configuration).batch
+        #expect(restored.result.rejectedTotal == 100)
+        #expect(restored.result.rejected.count < 100)
+    }
+
+    @Test(arguments: [
+        #"[]"#, #"{"v":2}"#, #"{"v":1,"batchId":"b"}"#,
+        #"{"v":1,"batchId":"b","receiver":{"id":"u","type":"robot"},"concurrency":1,"message":{"send":"auto"},"files":[]}"#,
+    ])
+    func aMalformedSnapshotIsRefusedWithTheFieldItGotWrong(text: String) {
+        #expect(throws: BatchSnapshot.DecodingError.self) {
+            try BatchSnapshot.decode(Array(text.utf8), configuration: EngineConfiguration())
+        }
+    }
+}
