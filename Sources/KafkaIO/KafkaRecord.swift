@@ -20,8 +20,9 @@ public struct KafkaRecord: Sendable, Hashable {
     public var headers: [KafkaHeader]
     /// The record timestamp in milliseconds since 1970, if the record has one.
     public var timestampMilliseconds: Int64?
-    /// Which assignment of the partition delivered the record (see ``KafkaConsumer/markFinished(_:)``).
-    var generation: UInt64
+    /// Which assignment of the partition delivered the record (see ``KafkaConsumer/markFinished(_:)``): a number
+    /// that changes each time this consumer is assigned the partition anew.
+    public internal(set) var generation: UInt64
 
     /// Makes a record; `generation` is set by the consumer when it delivers the record.
     init(topic: String, partition: Int32, offset: Int64, key: Data?, value: Data?, headers: [KafkaHeader],

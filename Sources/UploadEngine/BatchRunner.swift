@@ -191,8 +191,9 @@ public final class BatchRunner: Sendable {
             rescheduleTimer(in: &state)
             return (effects.outcome, state.batch.stateVersion != version ? state.changeObserver : nil)
         }
-        deliver()
+        // Told before the events go out: a record settled by them must find the change already owed a snapshot.
         changed?()
+        deliver()
         return outcome
     }
 

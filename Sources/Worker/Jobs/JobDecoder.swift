@@ -94,7 +94,14 @@ public struct JobDecoder: Sendable {
         }
         return UploadJob(requestId: requestId, batchId: batchId, receiver: Receiver(id: receiverId, type: type),
                          sender: record.sender, parentMessageId: record.parentMessageId, concurrency: record.concurrency,
-                         files: files.map { fileItem($0, stripLocation: record.stripLocation) }, message: message)
+                         files: files.enumerated().map { index, entry in
+                             var item = fileItem(entry, stripLocation: record.stripLocation)
+                             // Inline bytes stay in this record: a snapshot keeps where, and a new owner reads them back.
+                             if case .data = item.source {
+                                 item.origin = RecordOrigin(partition: provenance.partition, offset: provenance.offset, index: index)
+                             }
+                             return item
+                         }, message: message)
     }
 
     /// Fields that travel in HTTP or Kafka headers (`onBehalfOf`, the presign call, event headers) must hold no

@@ -14,6 +14,8 @@ public struct WorkerMetrics: Sendable {
     public static let deadLetters = "attache_dlq_records_total"
     public static let messages = "attache_messages_total"
     public static let deadLetterFailures = "attache_dlq_failures_total"
+    public static let changelogRecordsRestored = "attache_changelog_records_restored_total"
+    public static let cachedBatches = "attache_cached_batches"
 
     /// The label values each family takes (`docs/contract.md`, "Metrics stay bounded"); anything else is `other`.
     public enum LabelValues {
@@ -43,6 +45,9 @@ public struct WorkerMetrics: Sendable {
                          labels: ["outcome": LabelValues.messageOutcomes])
         registry.declare(Self.deadLetterFailures, .counter,
                          help: "Invalid records the dead-letter topic refused after every attempt (committed all the same).")
+        registry.declare(Self.changelogRecordsRestored, .counter,
+                         help: "Batch changelog records read while restoring assigned partitions.")
+        registry.declare(Self.cachedBatches, .gauge, help: "Batches held in memory (in flight, and idle ones kept for reuse).")
     }
 
     /// Counts what an engine event says about files and bytes.

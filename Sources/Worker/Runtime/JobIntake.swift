@@ -22,11 +22,14 @@ final class JobIntake: Sendable {
     private let open: OpenRecords
     /// The records being applied, for revokes to wait on.
     private let applying: ApplyGate
+    /// Holds records back until their partition's batches are restored (nil: `state.durable = false`).
+    let restores: RestoreGate?
 
     init(configuration: AttacheConfiguration, registry: BatchRegistry, consumer: KafkaConsumer, deadLetters: any DeadLetterSink,
          publisher: any EventPublisher, metrics: WorkerMetrics, logger: Logger, applying: ApplyGate = ApplyGate(),
-         open: OpenRecords = OpenRecords(), transfers: @escaping @Sendable () -> Int) {
+         open: OpenRecords = OpenRecords(), restores: RestoreGate? = nil, transfers: @escaping @Sendable () -> Int) {
         self.applying = applying
+        self.restores = restores
         self.open = open
         self.configuration = configuration
         self.registry = registry
@@ -49,6 +52,12 @@ final class JobIntake: Sendable {
         while let batch = await records.nextBatch(maximum: 512) {
             guard !stopped.load(ordering: .relaxed) else { continue }
             let decoded = batch.map(decode)
+            // A partition's records apply only once its batches are restored (§4.1); a failed restore is fatal,
+            // and its records stay uncommitted.
+            if let restores, await !restores.ready(for: batch) {
+                batch.forEach { open.closed($0.partition) }
+                continue
+            }
             guard decoded.count >= 2 * Self.laneCount else {
                 decoded.forEach(apply)
                 continue

@@ -34,8 +34,8 @@ public final class KafkaWorker: Sendable {
                                        logHandler: { [logger] line in logger.debug(line.message, ["facility": line.facility]) })
         // Before subscribing, so the first assignment finds the topics; bounded, since a cluster without the admin
         // API (or a slow controller) must not hold intake up for long.
-        if configuration.kafka.createTopics { await createTopics(kafka) }
-        let components = try await WorkerComponents.make(configuration: configuration, metrics: metrics)
+        try await ChangelogTopic.provision(configuration, kafka: kafka, logger: logger, newTopicPartitions: Self.jobPartitions)
+        var components = try await WorkerComponents.make(configuration: configuration, metrics: metrics)
         var eventsKafka = kafka
         // An event of events.maxBytes, with its key and headers, must be one the producer accepts.
         if eventsKafka.properties["message.max.bytes"] == nil, configuration.events.maxBytes + 64 * 1024 > 1_000_000 {
@@ -48,10 +48,21 @@ public final class KafkaWorker: Sendable {
             fail("events could not be delivered: \(reason)", shutdown: shutdown)
         }
         let metrics = self.metrics
-        let registry = BatchRegistry(configuration: configuration.engine, dependencies: .init(
-            makeRunner: { components.makeRunner($0, poster: $1) },
+        // The consumer is made after the state it feeds; snapshots ask it for the group generation they are written under.
+        let member = Mutex<KafkaConsumer?>(nil)
+        let durable = try configuration.state.durable
+            ? DurableState.open(configuration: configuration, kafka: kafka, producer: producer, logger: logger,
+                                generation: { member.withLock { $0?.groupGeneration } ?? 0 },
+                                onLoss: { [self] reason in fail("batch state could not be recorded: \(reason)", shutdown: shutdown) })
+            : nil
+        if let durable { components.readInlineBytes(from: durable.reader, topic: configuration.kafka.jobsTopic) }
+        let runners = components
+        var dependencies = BatchRegistry.Dependencies(
+            makeRunner: { runners.makeRunner($0, poster: $1) },
             publisher: MeteredPublisher(inner: publisher, metrics: metrics),
-            sender: components.sender(configuration: configuration, producer: producer), logger: logger))
+            sender: components.sender(configuration: configuration, producer: producer), logger: logger)
+        if let durable { dependencies.durability = durable.state }
+        let registry = BatchRegistry(configuration: configuration.engine, dependencies: dependencies)
         let applying = ApplyGate()
         let open = OpenRecords()
         let revokeGrace = configuration.effectiveRevokeGrace
@@ -71,6 +82,9 @@ public final class KafkaWorker: Sendable {
             await applying.quiesce()
             let settled = lost ? false : await open.waitUntilEmpty(partitions, timeout: revokeGrace)
             registry.abandon(partitions: partitions)
+            // What is still in flight was snapshotted as pending as it changed; the last snapshots go out before the
+            // partitions do, and the new owner resumes from them.
+            await durable?.release(partitions, flushing: !lost, keepingRows: shutdown.isRequested)
             if !lost {
                 logger.info(settled ? "revoked partitions settled; handing them over"
                                     : "revoke grace over: handing unfinished batches over (their jobs will be replayed)",
@@ -78,17 +92,37 @@ public final class KafkaWorker: Sendable {
                              "waited": "\(ContinuousClock.now - started)"])
             }
         }
+        member.withLock { $0 = consumer }
+        let client = components.client
         let admin = try AdminServer(listen: configuration.adminListen, health: health, metrics: metrics.registry) {
             metrics.registry.set(WorkerMetrics.consumerLag, Double(consumer.lag()))
             metrics.registry.set(WorkerMetrics.inFlightBatches, Double(registry.busyBatchCount))
-            metrics.registry.set(WorkerMetrics.inFlightTransfers, Double(components.client.runningTransfers))
+            metrics.registry.set(WorkerMetrics.inFlightTransfers, Double(client.runningTransfers))
+            metrics.registry.set(WorkerMetrics.cachedBatches, Double(registry.batchCount))
         }
         defer { admin.stop() }
         logger.info("admin endpoints listening", ["listen": configuration.adminListen, "port": String(admin.port)])
         let deadLetters = try KafkaProducer(configuration: DeadLetterProducer.configuration(from: kafka))
+        let restores = durable.map { durable in
+            RestoreGate { [self] partition in
+                do {
+                    let started = ContinuousClock.now
+                    let outcome = try await durable.restore.restore(partition: partition)
+                    registry.resume(outcome.pending, partition: partition)
+                    logger.info("partition restored", ["partition": String(partition), "recordsRead": String(outcome.recordsRead),
+                                                       "resumed": String(outcome.pending.count), "fenced": String(outcome.fenced),
+                                                       "rebuilt": String(outcome.rebuilt), "took": "\(ContinuousClock.now - started)"])
+                    metrics.registry.increment(WorkerMetrics.changelogRecordsRestored, by: Double(outcome.recordsRead))
+                    return true
+                } catch {
+                    fail("restoring the batches of partition \(partition) failed: \(error)", shutdown: shutdown)
+                    return false
+                }
+            }
+        }
         let intake = JobIntake(configuration: configuration, registry: registry, consumer: consumer, deadLetters: deadLetters,
                                publisher: publisher, metrics: metrics, logger: logger, applying: applying, open: open,
-                               transfers: { components.client.runningTransfers + components.client.waitingTransfers })
+                               restores: restores, transfers: { client.runningTransfers + client.waitingTransfers })
         health.markLive()
         health.markReady(false, reason: "no partitions assigned")
 
@@ -124,9 +158,11 @@ public final class KafkaWorker: Sendable {
             group.addTask { await intake.regulate(until: shutdown) }
             group.addTask {
                 while !shutdown.isRequested {
-                    try? await Task.sleep(for: .seconds(30))
+                    try? await Task.sleep(for: .seconds(1))
                     registry.sweep(idleFor: self.configuration.worker.batchTTL, retainFailed: self.configuration.staging.retainFailed,
                                    maxCached: self.configuration.worker.maxCachedBatches)
+                    durable?.expire(idleFor: self.configuration.worker.batchTTL, partitions: Set(consumer.assignment.map(\.partition)),
+                                    held: { registry.runner(for: $0) != nil })
                 }
             }
 
@@ -141,6 +177,7 @@ public final class KafkaWorker: Sendable {
                 logger.warn("grace period over: abandoning unfinished batches (their jobs will be replayed)")
                 registry.abandon(partitions: Set(consumer.assignment.map(\.partition)))
             }
+            await durable?.state.flush(partitions: Set(consumer.assignment.map(\.partition)))
             do { try await producer.flush(timeout: .seconds(10)) } catch {
                 logger.error("events still undelivered at shutdown", ["error": "\(error)"])
             }
@@ -178,21 +215,6 @@ public final class KafkaWorker: Sendable {
         logger.error("fatal: stopping", ["reason": reason])
         health.markFailed(reason: reason)
         shutdown.request()
-    }
-
-    private func createTopics(_ kafka: KafkaConfiguration) async {
-        do {
-            let admin = try KafkaTopicAdmin(configuration: kafka)
-            let topics = [configuration.kafka.jobsTopic, configuration.kafka.eventsTopic, configuration.kafka.dlqTopic]
-                + (configuration.messages.mode == .kafka ? [configuration.kafka.messagesTopic] : [])
-            let results = try await admin.createTopics(topics.map { NewTopic(name: $0, partitions: Self.jobPartitions, replicationFactor: -1) },
-                                                       timeout: .seconds(5))
-            for result in results {
-                logger.debug("topic checked", ["topic": "\(result)"])
-            }
-        } catch {
-            logger.warn("could not create topics; carrying on (they may be pre-created)", ["error": "\(error)"])
-        }
     }
 }
 

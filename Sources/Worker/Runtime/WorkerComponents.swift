@@ -6,7 +6,7 @@ import UploadEngine
 /// The collaborators a worker is built from, made from its configuration.
 struct WorkerComponents: Sendable {
     let client: HTTPClient
-    let stager: SourceStaging
+    var stager: SourceStaging
     let presigner: any Presigner
     let uploader: any Uploader
     /// The deadlines of all the worker's batches, kept by one timer.

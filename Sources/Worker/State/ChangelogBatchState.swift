@@ -1,0 +1,262 @@
+import BatchStore
+import Foundation
+import KafkaIO
+import Synchronization
+import UploadEngine
+
+/// Durable batch state (DESIGN §4.1): every change of a batch's durable state goes to the compacted changelog as a
+/// snapshot — coalesced within `state.flushInterval`, keyed by batch id, produced to the jobs partition's number —
+/// and, once delivered, into the local store, which answers for batches no longer in memory.
+///
+/// "Snapshot before offset": the registry asks ``whenRecorded(batchId:version:_:)`` before letting a record go, and
+/// the answer comes only once a snapshot at least as new as the record's change was delivered. A snapshot that
+/// cannot be delivered is fatal (`onLoss`), as a lost event is.
+///
+/// What is owed is tracked per batch only while something is owed (dirty, in flight, or waited for), so memory
+/// follows the batches being changed, not all batches ever seen.
+final class ChangelogBatchState: BatchDurability {
+    private struct Owed {
+        var partition: Int32
+        /// The runner to snapshot at the next flush; nil when nothing changed since the snapshot in flight.
+        var dirty: BatchRunner?
+        /// A tombstone is due instead of a snapshot.
+        var tombstone = false
+        /// Snapshots of the batch produced and not yet delivered.
+        var inFlight = 0
+        /// The newest version delivered while this entry lived.
+        var delivered = -1
+        var waiters: [(version: Int, action: @Sendable () -> Void)] = []
+
+        var isDone: Bool { dirty == nil && !tombstone && inFlight == 0 && waiters.isEmpty }
+    }
+
+    private struct State {
+        var owed: [String: Owed] = [:]
+        var flushScheduled = false
+        /// Per partition: the changelog offset the local store is restored up to, and offsets written by this
+        /// worker beyond it, so the checkpoint advances only over a contiguous run of what it has applied.
+        var checkpoints: [Int32: CheckpointTracker] = [:]
+        /// Attempts at re-producing a snapshot the broker acknowledged without an offset, by batch.
+        var unplaced: [String: Int] = [:]
+        var broken = false
+    }
+
+    let topic: String
+    let store: BatchStateStore
+    private let producer: any RecordProducer
+    private let configuration: EngineConfiguration
+    private let flushInterval: Duration
+    private let maxBytes: Int
+    /// The consumer-group generation snapshots are written under (fencing, §4.1).
+    private let generation: @Sendable () -> Int32
+    private let logger: Logger
+    private let onLoss: @Sendable (String) -> Void
+    private let state = Mutex(State())
+
+    init(topic: String, store: BatchStateStore, producer: any RecordProducer, configuration: EngineConfiguration,
+         flushInterval: Duration, maxBytes: Int, generation: @escaping @Sendable () -> Int32, logger: Logger,
+         onLoss: @escaping @Sendable (String) -> Void) {
+        self.topic = topic
+        self.store = store
+        self.producer = producer
+        self.configuration = configuration
+        self.flushInterval = flushInterval
+        self.maxBytes = maxBytes
+        self.generation = generation
+        self.logger = logger
+        self.onLoss = onLoss
+    }
+
+    var keepsBatches: Bool { true }
+
+    // MARK: - BatchDurability
+
+    func load(batchId: String, partition: Int32) -> UploadBatch? {
+        do {
+            guard let row = try store.batch(partition: partition, batchId: batchId) else { return nil }
+            return try BatchSnapshot.decode(row.snapshot, configuration: configuration).batch
+        } catch {
+            // A row that cannot be read is a cache miss: the batch starts afresh, as it would without the store.
+            logger.error("a stored batch could not be read; starting it afresh", ["batchId": batchId, "error": "\(error)"])
+            return nil
+        }
+    }
+
+    func changed(batchId: String, partition: Int32, runner: BatchRunner) {
+        owe(batchId, partition: partition) { $0.dirty = runner; $0.tombstone = false }
+    }
+
+    func forget(batchId: String, partition: Int32) {
+        owe(batchId, partition: partition) { $0.dirty = nil; $0.tombstone = true }
+    }
+
+    func whenRecorded(batchId: String, version: Int, _ action: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            guard !state.broken else { return false }
+            guard var owed = state.owed[batchId], owed.dirty != nil || owed.tombstone || owed.inFlight > 0 else { return true }
+            if owed.delivered >= version && owed.dirty == nil && !owed.tombstone { return true }
+            owed.waiters.append((version, action))
+            state.owed[batchId] = owed
+            return false
+        }
+        if now { action() }
+    }
+
+    /// Writes what is owed for `partitions` now and waits until it is delivered: a revoke hands a partition over
+    /// only after its batches' last snapshots are in the changelog.
+    func flush(partitions: Set<Int32>) async {
+        flushNow()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let pending = state.withLock { state in
+                state.owed.filter { partitions.contains($0.value.partition) && !$0.value.isDone }.map(\.key)
+            }
+            let remaining = Atomic<Int>(pending.count)
+            guard !pending.isEmpty else { return continuation.resume() }
+            for batchId in pending {
+                whenRecorded(batchId: batchId, version: .max - 1) {
+                    if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { continuation.resume() }
+                }
+            }
+        }
+    }
+
+    // MARK: - Checkpoints
+
+    /// The partition's store is restored up to `offset` (the changelog's end when its restore read it).
+    func restored(partition: Int32, through offset: Int64) {
+        state.withLock { $0.checkpoints[partition] = CheckpointTracker(next: offset) }
+    }
+
+    /// The partition left this worker: its own writes no longer move its checkpoint.
+    func released(partition: Int32) {
+        _ = state.withLock { $0.checkpoints.removeValue(forKey: partition) }
+    }
+
+    // MARK: - Flushing
+
+    private func owe(_ batchId: String, partition: Int32, _ change: (inout Owed) -> Void) {
+        let schedule = state.withLock { state -> Bool in
+            var owed = state.owed[batchId] ?? Owed(partition: partition)
+            owed.partition = partition
+            change(&owed)
+            state.owed[batchId] = owed
+            defer { state.flushScheduled = true }
+            return !state.flushScheduled
+        }
+        guard schedule else { return }
+        let interval = flushInterval
+        Task { [self] in
+            if interval > .zero { try? await Task.sleep(for: interval) }
+            flushNow()
+        }
+    }
+
+    /// Produces a snapshot (or tombstone) of every batch owed one. Snapshots are taken now, so one record carries
+    /// all of a batch's changes since its last flush.
+    private func flushNow() {
+        let due = state.withLock { state -> [(String, Int32, BatchRunner?)] in
+            state.flushScheduled = false
+            var due: [(String, Int32, BatchRunner?)] = []
+            for (batchId, var owed) in state.owed where owed.dirty != nil || owed.tombstone {
+                due.append((batchId, owed.partition, owed.dirty))
+                owed.dirty = nil
+                owed.tombstone = false
+                owed.inFlight += 1
+                state.owed[batchId] = owed
+            }
+            return due
+        }
+        for (batchId, partition, runner) in due {
+            if let runner {
+                write(runner.snapshot, batchId: batchId, partition: partition)
+            } else {
+                produce(SnapshotRecord.tombstone(topic: topic, batchId: batchId, partition: partition), batchId: batchId,
+                        version: .max, change: .tombstone(batchId: batchId, offset: 0))
+            }
+        }
+    }
+
+    private func write(_ batch: UploadBatch, batchId: String, partition: Int32) {
+        let generation = generation()
+        guard let bytes = BatchSnapshot.encode(batch, writerGeneration: generation, maxBytes: maxBytes) else {
+            lose("the snapshot of batch \(batchId) does not fit events.maxBytes (\(maxBytes) bytes)")
+            return
+        }
+        let updatedAt = Int64(((batch.updatedAt ?? Date()).timeIntervalSince1970 * 1000).rounded())
+        let record = SnapshotRecord.snapshot(topic: topic, batchId: batchId, partition: partition, bytes: bytes,
+                                             generation: generation, pending: batch.hasWorkToResume, updatedAt: updatedAt)
+        produce(record, batchId: batchId, version: batch.stateVersion,
+                change: BatchChange(batchId: batchId, snapshot: Data(bytes), offset: 0, pending: batch.hasWorkToResume,
+                                    updatedAt: updatedAt))
+    }
+
+    private func produce(_ record: KafkaProducerRecord, batchId: String, version: Int, change: BatchChange) {
+        do {
+            try producer.produce(record) { [self] outcome in delivered(outcome, record: record, batchId: batchId, version: version, change: change) }
+        } catch let error where error.code == .queueFull {
+            Task { [self] in
+                await producer.waitForQueueSpace()
+                produce(record, batchId: batchId, version: version, change: change)
+            }
+        } catch {
+            lose("a snapshot of batch \(batchId) was refused: \(error)")
+        }
+    }
+
+    private func delivered(_ outcome: Result<KafkaDeliveryReport, KafkaError>, record: KafkaProducerRecord, batchId: String,
+                           version: Int, change: BatchChange) {
+        let report: KafkaDeliveryReport
+        switch outcome {
+        case .failure(let error):
+            lose("a snapshot of batch \(batchId) could not be delivered: \(error)")
+            return
+        case .success(let delivered):
+            report = delivered
+        }
+        guard report.offset >= 0 else {
+            // Acknowledged without being placed (see KafkaEventPublisher): produce it again, a bounded number of times.
+            let attempts = state.withLock { state -> Int in
+                state.unplaced[batchId, default: 0] += 1
+                return state.unplaced[batchId] ?? 0
+            }
+            guard attempts <= 5 else {
+                lose("a snapshot of batch \(batchId) was acknowledged without an offset \(attempts) times")
+                return
+            }
+            produce(record, batchId: batchId, version: version, change: change)
+            return
+        }
+        var change = change
+        change.offset = report.offset
+        let checkpoint = state.withLock { state -> Int64? in
+            state.unplaced.removeValue(forKey: batchId)
+            return state.checkpoints[record.partition ?? report.partition]?.advance(past: report.offset)
+        }
+        do {
+            let kept = try checkpoint ?? store.checkpoint(partition: report.partition) ?? 0
+            try store.apply([change], partition: report.partition, checkpoint: kept)
+        } catch {
+            // The changelog has it; the store is only a cache of it, rebuilt from the topic at the next restore.
+            logger.warn("the local batch store could not record a snapshot", ["batchId": batchId, "error": "\(error)"])
+        }
+        let ready = state.withLock { state -> [@Sendable () -> Void] in
+            guard var owed = state.owed[batchId] else { return [] }
+            owed.inFlight -= 1
+            owed.delivered = max(owed.delivered, version)
+            let settled = owed.dirty == nil && !owed.tombstone
+            let ready = settled ? owed.waiters.filter { $0.version <= owed.delivered || owed.inFlight == 0 } : []
+            if settled { owed.waiters.removeAll { $0.version <= owed.delivered || owed.inFlight == 0 } }
+            state.owed[batchId] = owed.isDone ? nil : owed
+            return ready.map(\.action)
+        }
+        ready.forEach { $0() }
+    }
+
+    private func lose(_ reason: String) {
+        let first = state.withLock { state -> Bool in
+            defer { state.broken = true }
+            return !state.broken
+        }
+        if first { onLoss(reason) }
+    }
+}

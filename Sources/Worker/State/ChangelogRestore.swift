@@ -1,0 +1,99 @@
+import BatchStore
+import Foundation
+import KafkaIO
+import UploadEngine
+
+/// Brings a partition's local store up to the changelog's end, then hands back the batches with work to resume.
+///
+/// The store is read from its checkpoint (only the tail a restart has not seen); a store that is ahead of the topic
+/// (the topic was recreated) is dropped and rebuilt from the start. Snapshots are fenced by their writer's group
+/// generation: a record from an older generation than one already seen for its batch — a zombie that lost the
+/// partition without knowing — is ignored, so it cannot roll the batch back.
+struct ChangelogRestore: Sendable {
+    let topic: String
+    let reader: KafkaPartitionReader
+    let state: ChangelogBatchState
+    let configuration: EngineConfiguration
+    let logger: Logger
+
+    /// What one restore did.
+    struct Outcome: Sendable {
+        /// Batches with files pending or a send under way, decoded, to be resumed.
+        var pending: [UploadBatch]
+        var recordsRead: Int
+        var fenced: Int
+        /// The store was missing this partition, or ahead of the topic, and was rebuilt from its start.
+        var rebuilt: Bool
+    }
+
+    func restore(partition: Int32) async throws -> Outcome {
+        let store = state.store
+        var checkpoint = try store.checkpoint(partition: partition)
+        var read = 0
+        var fenced = 0
+        var rebuilt = checkpoint == nil
+        var summary: PartitionReadSummary?
+        while summary == nil {
+            let fromScratch = checkpoint == nil
+            var newest: [String: Int32] = [:]
+            let outcome = try await reader.readToEnd(topic: topic, partition: partition, from: checkpoint ?? 0) { records in
+                var changes: [BatchChange] = []
+                changes.reserveCapacity(records.count)
+                for record in records {
+                    read += 1
+                    guard let key = record.key, let batchId = String(data: key, encoding: .utf8) else { continue }
+                    guard let value = record.value else {
+                        newest.removeValue(forKey: batchId)
+                        changes.append(.tombstone(batchId: batchId, offset: record.offset))
+                        continue
+                    }
+                    guard let header = SnapshotRecord.header(of: record) else {
+                        logger.warn("a changelog record without Attache's headers was skipped",
+                                    ["partition": String(partition), "offset": String(record.offset)])
+                        continue
+                    }
+                    let known = newest[batchId] ?? (fromScratch ? nil : storedGeneration(batchId, partition: partition))
+                    if let known, header.generation < known {
+                        fenced += 1
+                        continue
+                    }
+                    newest[batchId] = header.generation
+                    changes.append(BatchChange(batchId: batchId, snapshot: value, offset: record.offset, pending: header.pending,
+                                               updatedAt: header.updatedAt))
+                }
+                if let last = records.last { try store.apply(changes, partition: partition, checkpoint: last.offset + 1) }
+            }
+            switch outcome {
+            case .completed(let completed):
+                summary = completed
+            case .aheadOfTopic(let end):
+                logger.warn("the local batch store is ahead of the changelog; rebuilding the partition from the topic",
+                            ["partition": String(partition), "checkpoint": String(checkpoint ?? 0), "end": String(end)])
+                try store.dropPartition(partition)
+                checkpoint = nil
+                rebuilt = true
+            }
+        }
+        let end = summary?.endOffset ?? 0
+        // Compaction may leave the last offsets empty: the checkpoint is the end read, not the last record.
+        try store.apply([], partition: partition, checkpoint: end)
+        state.restored(partition: partition, through: end)
+        var pending: [UploadBatch] = []
+        for row in try store.pendingBatches(partition: partition) {
+            do {
+                pending.append(try BatchSnapshot.decode(row.snapshot, configuration: configuration).batch)
+            } catch {
+                logger.error("a batch snapshot could not be read; its batch is not resumed",
+                             ["batchId": row.batchId, "partition": String(partition), "error": "\(error)"])
+            }
+        }
+        return Outcome(pending: pending, recordsRead: read, fenced: fenced, rebuilt: rebuilt)
+    }
+
+    /// The writer generation of the batch's stored snapshot, for fencing the first tail record about it.
+    private func storedGeneration(_ batchId: String, partition: Int32) -> Int32? {
+        guard let row = try? state.store.batch(partition: partition, batchId: batchId),
+              case .int(let generation) = (try? JSONParser.parse(row.snapshot))?["writerGeneration"] else { return nil }
+        return Int32(clamping: generation)
+    }
+}

@@ -1,0 +1,40 @@
+import KafkaIO
+import Synchronization
+
+/// Holds a partition's records back until its batches are restored: the first records of each new assignment of
+/// a partition start its restore, and every record of that assignment waits for it. A restore that fails makes the
+/// partition's records wait for good (they stay uncommitted); the worker treats the failure as fatal.
+final class RestoreGate: Sendable {
+    /// Restores one partition and resumes its pending batches; false when it failed.
+    typealias Restore = @Sendable (_ partition: Int32) async -> Bool
+
+    private let restore: Restore
+    /// Per partition: the assignment restored (or being restored) and its outcome.
+    private let restores = Mutex<[Int32: (assignment: UInt64, task: Task<Bool, Never>)]>([:])
+
+    init(restore: @escaping Restore) {
+        self.restore = restore
+    }
+
+    /// Waits until the partitions of `records` are restored for the assignments that delivered them; says whether
+    /// they all were.
+    func ready(for records: some Sequence<KafkaRecord>) async -> Bool {
+        var seen: [Int32: UInt64] = [:]
+        for record in records { seen[record.partition] = max(seen[record.partition] ?? 0, record.generation) }
+        var ok = true
+        for (partition, assignment) in seen {
+            ok = await task(for: partition, assignment: assignment).value && ok
+        }
+        return ok
+    }
+
+    private func task(for partition: Int32, assignment: UInt64) -> Task<Bool, Never> {
+        restores.withLock { restores in
+            if let current = restores[partition], current.assignment >= assignment { return current.task }
+            let restore = self.restore
+            let task = Task { await restore(partition) }
+            restores[partition] = (assignment, task)
+            return task
+        }
+    }
+}

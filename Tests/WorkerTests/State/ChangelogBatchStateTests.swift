@@ -1,0 +1,136 @@
+import BatchStore
+import Foundation
+import KafkaIO
+import Synchronization
+import Testing
+import UploadEngine
+import UploadEngineTesting
+@testable import Worker
+
+/// The changelog writer: coalesced snapshots to the batch's partition, "snapshot before offset", the local store
+/// and its checkpoint kept with the worker's own writes, tombstones, and a lost snapshot being fatal.
+@Suite(.timeLimit(.minutes(1))) struct ChangelogBatchStateTests {
+    typealias Producer = EventPublisherDeliveryTests.ScriptedProducer
+
+    private final class Fixture: Sendable {
+        let producer = Producer()
+        let directory: URL
+        let store: BatchStateStore
+        let state: ChangelogBatchState
+        let losses = Locked<[String]>([])
+
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("changelog-\(UUID().uuidString)")
+            store = try BatchStateStore.open(path: directory.appendingPathComponent("state.db").path).0
+            let losses = self.losses
+            state = ChangelogBatchState(topic: "attache.batches", store: store, producer: producer, configuration: EngineConfiguration(),
+                                        flushInterval: .zero, maxBytes: 900 * 1024, generation: { 12 }, logger: .silent,
+                                        onLoss: { reason in losses.update { $0.append(reason) } })
+        }
+
+        deinit { try? FileManager.default.removeItem(at: directory) }
+
+        func runner(_ batchId: String = "trip") -> BatchRunner {
+            let batch = UploadBatch(context: BatchContext(batchId: batchId, receiver: Receiver(id: "u", type: .user)),
+                                    configuration: EngineConfiguration(), options: MessageOptions(send: .none))
+            return BatchRunner(batch: batch, presigner: ScriptedPresigner(), uploader: ScriptedUploader(), stager: ScriptedStager(),
+                               clock: ManualClock())
+        }
+
+        /// Waits until the flush task has handed `count` records to the producer.
+        func handed(_ count: Int) async {
+            while producer.handedCount < count { await Task.yield() }
+        }
+
+        func deliver(_ index: Int, partition: Int32 = 2, offset: Int64) {
+            producer.report(index, .success(KafkaDeliveryReport(topic: "attache.batches", partition: partition, offset: offset)))
+        }
+    }
+
+    @Test func aSnapshotGoesToTheBatchsPartitionWithItsHeadersAndRecordsWaitForIt() async throws {
+        let fixture = try Fixture()
+        let runner = fixture.runner()
+        fixture.state.restored(partition: 2, through: 40)
+        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+        let released = Locked(false)
+        fixture.state.whenRecorded(batchId: "trip", version: runner.stateVersion) { released.update { $0 = true } }
+        await fixture.handed(1)
+        let record = try #require(fixture.producer.state.withLock { $0.handed.first?.record })
+        #expect(record.partition == 2 && record.topic == "attache.batches")
+        #expect(record.key == Data("trip".utf8))
+        #expect(record.headers.first { $0.name == SnapshotRecord.generationHeader }?.stringValue == "12")
+        #expect(!released.value, "not before the snapshot is delivered")
+        fixture.deliver(0, offset: 40)
+        #expect(released.value)
+        let row = try #require(try fixture.store.batch(partition: 2, batchId: "trip"))
+        #expect(row.offset == 40)
+        #expect(try BatchSnapshot.decode(row.snapshot, configuration: EngineConfiguration()).batch.batchId == "trip")
+        #expect(try fixture.store.checkpoint(partition: 2) == 41, "the worker's own write moves the checkpoint on")
+    }
+
+    @Test func changesWithinAFlushGoOutAsOneSnapshot() async throws {
+        let fixture = try Fixture()
+        let runner = fixture.runner()
+        for _ in 0..<5 { fixture.state.changed(batchId: "trip", partition: 2, runner: runner) }
+        fixture.state.changed(batchId: "other", partition: 2, runner: fixture.runner("other"))
+        await fixture.handed(2)
+        for _ in 0..<20 { await Task.yield() }
+        #expect(fixture.producer.handedCount == 2, "one record per batch")
+    }
+
+    @Test func aChangeAfterTheSnapshotWasTakenIsWaitedForByLaterRecords() async throws {
+        let fixture = try Fixture()
+        let runner = fixture.runner()
+        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+        await fixture.handed(1)
+        runner.setConcurrency(3)
+        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+        let released = Locked(false)
+        fixture.state.whenRecorded(batchId: "trip", version: runner.stateVersion) { released.update { $0 = true } }
+        fixture.deliver(0, offset: 0)
+        #expect(!released.value, "the first snapshot predates the change")
+        await fixture.handed(2)
+        fixture.deliver(1, offset: 1)
+        #expect(released.value)
+    }
+
+    @Test func aTombstoneDeletesTheStoredRow() async throws {
+        let fixture = try Fixture()
+        fixture.state.changed(batchId: "trip", partition: 2, runner: fixture.runner())
+        await fixture.handed(1)
+        fixture.deliver(0, offset: 0)
+        fixture.state.forget(batchId: "trip", partition: 2)
+        await fixture.handed(2)
+        #expect(fixture.producer.state.withLock { $0.handed[1].record.value } == nil)
+        fixture.deliver(1, offset: 1)
+        #expect(try fixture.store.batch(partition: 2, batchId: "trip") == nil)
+    }
+
+    @Test func aSnapshotThatCannotBeDeliveredIsFatalAndReleasesNothing() async throws {
+        let fixture = try Fixture()
+        let runner = fixture.runner()
+        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+        let released = Locked(false)
+        fixture.state.whenRecorded(batchId: "trip", version: runner.stateVersion) { released.update { $0 = true } }
+        await fixture.handed(1)
+        fixture.producer.report(0, .failure(KafkaError(.timedOut, "message timed out")))
+        #expect(fixture.losses.value.count == 1)
+        #expect(!released.value)
+    }
+
+    @Test func aRevokeFlushWaitsForThePartitionsSnapshots() async throws {
+        let fixture = try Fixture()
+        fixture.state.changed(batchId: "trip", partition: 2, runner: fixture.runner())
+        let flushed = Locked(false)
+        let flush = Task {
+            await fixture.state.flush(partitions: [2])
+            flushed.update { $0 = true }
+        }
+        await fixture.handed(1)
+        #expect(!flushed.value)
+        fixture.deliver(0, offset: 0)
+        await flush.value
+        #expect(flushed.value)
+        await fixture.state.flush(partitions: [5])  // nothing owed there: returns at once
+    }
+}

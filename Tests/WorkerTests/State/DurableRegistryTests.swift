@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+import UploadEngine
+import UploadEngineTesting
+@testable import Worker
+
+/// The registry over durable state: records wait for their snapshot, replays are not applied twice, batches not
+/// in memory come back from the store, and idle ones leave memory beyond the cache.
+@Suite(.timeLimit(.minutes(1))) struct DurableRegistryTests {
+    private struct Fixture {
+        let publisher = RecordingPublisher()
+        let sender = RecordingSender()
+        let durability = MemoryDurability()
+        let clock = ManualClock()
+        let registry: BatchRegistry
+
+        init(fileCountMax: Int = 10) {
+            var configuration = EngineConfiguration()
+            configuration.concurrency = 4
+            configuration.limits.fileCountMax = fileCountMax
+            let clock = self.clock
+            var dependencies = BatchRegistry.Dependencies(
+                makeRunner: { BatchRunner(batch: $0, presigner: ScriptedPresigner(), uploader: ScriptedUploader(), stager: ScriptedStager(),
+                                          poster: $1, clock: clock) },
+                publisher: publisher, sender: sender, clock: clock)
+            dependencies.durability = durability
+            registry = BatchRegistry(configuration: configuration, dependencies: dependencies)
+        }
+
+        var configuration: EngineConfiguration { registry.configuration }
+    }
+
+    private static func job(_ batchId: String = "trip", files: [String], send: MessageOptions.SendMode = .none) -> JobCommand {
+        .upload(UploadJob(requestId: "req-\(files.joined())", batchId: batchId, receiver: Receiver(id: "u", type: .user), sender: "s",
+                          parentMessageId: nil, concurrency: nil,
+                          files: files.map { FileItem(fileId: $0, name: "\($0).png", mimeType: "image/png", source: .data(Data(count: 16))) },
+                          message: MessageOptions(send: send)))
+    }
+
+    @Test func aRecordIsLetGoOnlyOnceTheSnapshotReflectingItIsRecorded() async {
+        let fixture = Fixture()
+        let record = RecordCompletion()
+        fixture.registry.handle(Self.job(files: ["a"]), partition: 1, offset: 7, done: record.done)
+        await fixture.publisher.wait(forType: "attache.batch.completed")
+        #expect(record.calls == 0, "settled, but its snapshot is still owed")
+        fixture.durability.flush()
+        await record.wait()
+        #expect(fixture.durability.stored["trip"]?.appliedThrough == 7)
+        #expect(fixture.durability.stored["trip"]?.state(of: "a") == .uploaded)
+    }
+
+    @Test func aReplayedRecordIsNotAppliedAgainAndIsLetGoOnceTheBatchIsIdle() async {
+        let fixture = Fixture()
+        fixture.registry.handle(Self.job(files: ["a"]), partition: 1, offset: 7, done: {})
+        await fixture.publisher.wait(forType: "attache.batch.completed")
+        fixture.durability.flush()
+        let before = fixture.publisher.events.count
+        let replay = RecordCompletion()
+        fixture.registry.handle(Self.job(files: ["a"]), partition: 1, offset: 7, done: replay.done)
+        await replay.wait()
+        #expect(fixture.publisher.events.count == before, "no second intake and no live-id rejection of its own file")
+        #expect(fixture.registry.runner(for: "trip")?.snapshot.count == 1)
+    }
+
+    @Test func aBatchHeldNowhereInMemoryComesBackFromTheStoreWithItsRules() async throws {
+        let fixture = Fixture(fileCountMax: 2)
+        // The batch as its previous owner left it: one file uploaded, nothing sent, manual mode.
+        var batch = UploadBatch(context: BatchContext(batchId: "trip", receiver: Receiver(id: "u", type: .user)),
+                                configuration: fixture.configuration, options: MessageOptions(send: .manual))
+        var harness = BatchHarnessLite(batch: batch)
+        harness.upload("a")
+        batch = harness.batch
+        batch.appliedThrough = 3
+        fixture.durability.store(batch)
+
+        let send = RecordCompletion()
+        fixture.registry.handle(.send(batchId: "trip"), partition: 1, offset: 4, done: send.done)
+        await fixture.publisher.wait(forType: "attache.message.sent")
+        fixture.durability.flush()
+        await send.wait()
+        #expect(fixture.sender.messages.map { $0.attachments.map(\.fileId) } == [["a"]], "the send control finds the batch")
+
+        let join = RecordCompletion()
+        fixture.registry.handle(.upload(UploadJob(requestId: "r2", batchId: "trip", receiver: Receiver(id: "u", type: .user), sender: nil,
+                                                  parentMessageId: nil, concurrency: nil,
+                                                  files: ["a", "b", "c"].map { FileItem(fileId: $0, name: "\($0).png", mimeType: "image/png",
+                                                                                         source: .data(Data(count: 16))) },
+                                                  message: MessageOptions(send: .manual))),
+                                partition: 1, offset: 5, done: join.done)
+        await fixture.publisher.wait(forType: "attache.batch.completed")
+        fixture.durability.flush()
+        await join.wait()
+        let rejected = fixture.publisher.events.compactMap { event -> (String, UploadErrorCode)? in
+            guard case .upload(let upload) = event, case .rejected(let error) = upload.kind, let fileId = upload.fileId else { return nil }
+            return (fileId, error.code)
+        }
+        #expect(rejected.map(\.0) == ["a", "c"])
+        #expect(rejected.map(\.1) == [.invalidFileObject, .fileCountExceeded], "a live id is not re-uploaded; capacity counts restored files")
+        let completed = try #require(fixture.registry.runner(for: "trip")?.snapshot.result)
+        #expect(completed.successful.map(\.fileId) == ["a", "b"], "the whole-batch result includes the previous owner's files")
+    }
+
+    @Test func idleBatchesBeyondTheCacheLeaveMemoryOnceRecordedAndComeBackOnTheirNextRecord() async {
+        let fixture = Fixture()
+        for (index, batchId) in ["x", "y", "z"].enumerated() {
+            let record = RecordCompletion()
+            fixture.registry.handle(Self.job(batchId, files: ["a"]), partition: 0, offset: Int64(index), done: record.done)
+            await fixture.publisher.wait(until: { $0.filter { $0.type == "attache.batch.completed" }.count == index + 1 })
+            fixture.durability.flush()
+            await record.wait()
+            fixture.clock.advance(by: .seconds(1))
+        }
+        fixture.registry.sweep(idleFor: .seconds(3600), retainFailed: .seconds(3600), maxCached: 1)
+        #expect(fixture.registry.batchCount == 1)
+        #expect(fixture.registry.runner(for: "z") != nil, "the most recently used stays")
+        let loadsBefore = fixture.durability.loads
+        let control = RecordCompletion()
+        fixture.registry.handle(.remove(batchId: "x", fileId: "a"), partition: 0, offset: 3, done: control.done)
+        await fixture.publisher.wait(forType: "attache.file.removed")
+        #expect(fixture.durability.loads == loadsBefore + 1)
+    }
+
+    @Test func clearingABatchTombstonesItAndForgetsIt() async {
+        let fixture = Fixture()
+        fixture.registry.handle(Self.job(files: ["a"]), partition: 0, offset: 1, done: {})
+        await fixture.publisher.wait(forType: "attache.batch.completed")
+        fixture.durability.flush()
+        let clear = RecordCompletion()
+        fixture.registry.handle(.clear(batchId: "trip"), partition: 0, offset: 2, done: clear.done)
+        await clear.wait()
+        #expect(fixture.durability.forgotten == ["trip"])
+        #expect(fixture.registry.batchCount == 0)
+    }
+}
+
+/// Settles files of a bare batch by hand, for building the state a previous owner left.
+private struct BatchHarnessLite {
+    var batch: UploadBatch
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    mutating func upload(_ fileId: String) {
+        var effects = batch.add([FileItem(fileId: fileId, name: "\(fileId).png", mimeType: "image/png", source: .url("https://x.test/\(fileId)"))],
+                                requestId: "r1", now: now)
+        while let action = effects.actions.first {
+            effects.actions.removeFirst()
+            switch action {
+            case .stage(let token, _, _):
+                let next = batch.staged(token, .success(StagedFile(path: "/s/\(fileId)", size: 10, sha256: "h")), now: now)
+                effects.actions += next.actions
+            case .presign(let calls, _):
+                let answer = Dictionary(uniqueKeysWithValues: calls.map {
+                    ($0.file.fileId, PresignOutcome.target(UploadTarget(uploadURL: "https://s.test/\($0.file.fileId)", fileURL: "https://cdn.test/\($0.file.fileId)")))
+                })
+                effects.actions += batch.presigned(calls, .success(answer), now: now).actions
+            case .upload(let token, _):
+                effects.actions += batch.uploaded(token, .success(()), now: now).actions
+            default:
+                break
+            }
+        }
+    }
+}
