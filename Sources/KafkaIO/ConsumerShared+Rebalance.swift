@@ -4,9 +4,10 @@ import Dispatch
 extension ConsumerShared {
     /// Handles one rebalance on the poll thread.
     ///
-    /// Assign: take the partitions (paused if the consumer is paused) and announce them. Revoke: stop intake
-    /// (drop their buffered records), announce, wait for the owner's revoke hook (bounded), commit their
-    /// watermarks, then release them. Lost partitions are not committed: another member may own them already.
+    /// Assign: take the partitions (paused if the consumer is paused), note the group generation and announce them.
+    /// Revoke: stop intake (drop their buffered records), announce, wait for the owner's revoke hook (bounded),
+    /// commit their watermarks, then release them. Lost partitions are not committed: another member may own them
+    /// already.
     func rebalance(client: OpaquePointer, reason: rd_kafka_resp_err_t,
                    partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?) {
         let affected = RDTopicPartitionList.entries(of: partitions).map(\.partition)
@@ -16,8 +17,11 @@ extension ConsumerShared {
             let failure = cooperative
                 ? rd_kafka_incremental_assign(client, partitions).map(KafkaError.consuming)
                 : nonError(rd_kafka_assign(client, partitions))
+            // The join that led here set the generation; it is read before the assignment is announced.
+            let generation = GroupGeneration.current(of: client, groupID: groupID)
             let paused = state.withLock { state in
                 state.ledger.assign(affected)
+                if let generation, generation >= 0 { state.groupGeneration = generation }
                 state.assignmentsBeforeSteady = affected.isEmpty ? max(state.assignmentsBeforeSteady - 1, 0) : 0
                 return state.pauseApplied
             }

@@ -22,6 +22,10 @@ final class ConsumerShared: Sendable {
         /// rejoin's own assignment; a lost or eager one by the rejoin's assignment alone. Poll thread only.
         var assignmentsBeforeSteady = 0
 
+        /// The consumer group generation of the latest assignment (empty or not), read right after it was taken;
+        /// `nil` before the first one. Written on the poll thread only.
+        var groupGeneration: Int32?
+
         /// Whether the member is between a revoke and the end of its rejoin.
         var isRejoining: Bool { assignmentsBeforeSteady > 0 }
         /// Set when the poll thread stopped; later commands are refused.
@@ -42,10 +46,13 @@ final class ConsumerShared: Sendable {
     let options: KafkaConsumerOptions
     /// Interrupts the poll thread's wait.
     let waker: PollWaker
+    /// The consumer group (`group.id`), which the group generation is read for.
+    let groupID: String
 
-    /// State for a consumer that is about to start.
-    init(options: KafkaConsumerOptions, onRevoke: @escaping @Sendable ([TopicPartition], Bool) async -> Void,
+    /// State for a consumer of `groupID` that is about to start.
+    init(groupID: String, options: KafkaConsumerOptions, onRevoke: @escaping @Sendable ([TopicPartition], Bool) async -> Void,
          events: AsyncStream<KafkaConsumerEvent>.Continuation, waker: PollWaker) {
+        self.groupID = groupID
         self.options = options
         self.onRevoke = onRevoke
         self.events = events

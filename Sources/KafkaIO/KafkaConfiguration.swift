@@ -3,7 +3,8 @@
 /// The raw `properties` are the escape hatch for everything KafkaIO does not model (SASL, TLS, timeouts,
 /// batching): they are applied after KafkaIO's defaults and so override them, except for the two settings the
 /// consumer's commit protocol depends on (`enable.auto.commit`, `enable.auto.offset.store`), which are refused
-/// if set to anything but `false`.
+/// if set to anything but `false`, and the settings a ``KafkaPartitionReader`` relies on, which its handle always
+/// gets (no commits, `enable.partition.eof=true`, `auto.offset.reset=earliest`).
 public struct KafkaConfiguration: Sendable {
     /// Comma-separated `host:port` list (`bootstrap.servers`).
     public var bootstrapServers: String

@@ -35,7 +35,7 @@ public final class KafkaConsumer: Sendable {
         let (events, continuation) = AsyncStream.makeStream(of: KafkaConsumerEvent.self,
                                                             bufferingPolicy: .bufferingNewest(1024))
         let waker = PollWaker()
-        let shared = ConsumerShared(options: options, onRevoke: onRevoke, events: continuation, waker: waker)
+        let shared = ConsumerShared(groupID: configuration.groupID ?? "", options: options, onRevoke: onRevoke, events: continuation, waker: waker)
         let context = RDCallbackContext(logHandler: configuration.logHandler, owner: shared)
         let client = try RDKafkaClient(consumer: true, configuration: conf, context: context)
         client.withClientPointer { _ = rd_kafka_poll_set_consumer($0) }
@@ -117,6 +117,14 @@ public final class KafkaConsumer: Sendable {
 
     /// Whether the application asked for a pause.
     public var isPaused: Bool { shared.state.withLock { $0.wantsPause } }
+
+    /// The consumer group generation of this member's current assignment: the generation id the group coordinator
+    /// gave the join that produced it, read right after each assignment (including the empty ones of a cooperative
+    /// rebalance that moved nothing to this member). `nil` before the first assignment.
+    ///
+    /// It only grows while the group lives, so a record written with it can be fenced: a writer whose generation is
+    /// older than one already seen lost its partitions, whether it knows it or not.
+    public var groupGeneration: Int32? { shared.state.withLock { $0.groupGeneration } }
 
     /// The partitions this consumer owns right now.
     public var assignment: [TopicPartition] { shared.state.withLock { $0.ledger.assignment } }

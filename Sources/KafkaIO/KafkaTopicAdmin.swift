@@ -1,10 +1,12 @@
 import CRdKafka
 
-/// Creates topics through the Kafka Admin API (`rd_kafka_CreateTopics`).
+/// Creates topics through the Kafka Admin API (`rd_kafka_CreateTopics`) and looks up their partition counts.
 ///
-/// Results arrive on librdkafka's background thread; no thread of the cooperative pool waits for the broker.
+/// Results arrive on librdkafka's background thread or on a dedicated thread; no thread of the cooperative pool
+/// waits for the broker.
 public final class KafkaTopicAdmin: Sendable {
-    private let client: RDKafkaClient
+    /// The handle; also lent to the metadata lookups (`KafkaTopicAdmin+PartitionCount.swift`).
+    let client: RDKafkaClient
     private let backgroundQueue: RDQueue
 
     /// Creates an admin client; brokers are contacted on the first request.

@@ -5,8 +5,10 @@ import CRdKafka
 /// Any Kafka client can use ``bootstrapServers`` — ours, kcat, another process — for produce, fetch, consumer
 /// groups, offset commits and idempotent producers. Limits of librdkafka 2.0.2's mock: each broker listens on an
 /// ephemeral port (the port cannot be chosen); there is no CreateTopics API (topics are created with
-/// ``createTopic(_:partitions:replicationFactor:)`` or automatically on first use); a consumer group's first
-/// rebalance waits about 3 s.
+/// ``createTopic(_:partitions:replicationFactor:)`` or automatically, with 4 partitions, on first use — any
+/// Metadata request naming a topic creates it, since the mock speaks Metadata v2 only, which has no
+/// `AllowAutoTopicCreation` flag); a partition keeps about 5 MB and drops its oldest batches beyond that (the log
+/// start moves); a consumer group's first rebalance waits about 3 s.
 public final class MockKafkaCluster: Sendable {
     /// `127.0.0.1:port` of every broker, comma-separated.
     public let bootstrapServers: String

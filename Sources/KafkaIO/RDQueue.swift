@@ -28,6 +28,12 @@ final class RDQueue: @unchecked Sendable {
         self.client = client
     }
 
+    /// A new queue of `client` (`rd_kafka_queue_new`), e.g. for one partition's fetched messages.
+    init(newOn client: RDKafkaClient) {
+        self.pointer = client.withClientPointer { rd_kafka_queue_new($0) }
+        self.client = client
+    }
+
     deinit {
         rd_kafka_queue_destroy(pointer)
     }
