@@ -14,12 +14,15 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
         .target(name: "UploadEngine"),
         // Test doubles for the engine's collaborators and a manual clock, shared by every test target.
         .target(name: "UploadEngineTesting", dependencies: ["UploadEngine"]),
         .target(name: "HTTPTransport", dependencies: ["UploadEngine", "CCurl", "CCrypto"]),
         .target(name: "KafkaIO", dependencies: ["CRdKafka"]),
+        // The local SQLite copy of the batch-state changelog (DESIGN.md §4.1).
+        .target(name: "BatchStore", dependencies: ["CSQLite"]),
         // The libmicrohttpd server wrapper shared by the dev services and the worker's admin endpoints.
         .target(name: "EmbeddedHTTP", dependencies: ["UploadEngine", "CMicroHTTPD"]),
         .target(name: "DevServices", dependencies: ["UploadEngine", "EmbeddedHTTP", "CCrypto"]),
@@ -31,6 +34,7 @@ let package = Package(
         .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "UploadEngineTesting"]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "DevServices", "UploadEngine", "UploadEngineTesting"]),
         .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
+        .testTarget(name: "BatchStoreTests", dependencies: ["BatchStore"]),
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "UploadEngine", "LoopbackTestSupport"]),
         .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "EmbeddedHTTP", "UploadEngine", "LoopbackTestSupport"]),
         // Runs the real `attache` binary against `attache dev-broker`, driven by kcat.
