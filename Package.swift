@@ -26,7 +26,7 @@ let package = Package(
         // The libmicrohttpd server wrapper shared by the dev services and the worker's admin endpoints.
         .target(name: "EmbeddedHTTP", dependencies: ["UploadEngine", "CMicroHTTPD"]),
         .target(name: "DevServices", dependencies: ["UploadEngine", "EmbeddedHTTP", "CCrypto"]),
-        .target(name: "Worker", dependencies: ["UploadEngine", "HTTPTransport", "KafkaIO", "EmbeddedHTTP"]),
+        .target(name: "Worker", dependencies: ["UploadEngine", "HTTPTransport", "KafkaIO", "EmbeddedHTTP", "BatchStore"]),
         .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine"]),
 
         // Loopback helpers shared by the server tests: the curl CLI, held sockets, temporary files.
@@ -41,7 +41,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["DevServices", "UploadEngine", "UploadEngineTesting", "HTTPTransport", "KafkaIO"],
                     exclude: ["Support/mock_kafka.py"]),
         .testTarget(name: "TransferIntegrationTests", dependencies: ["UploadEngine", "UploadEngineTesting", "HTTPTransport", "DevServices", "EmbeddedHTTP", "Worker", "LoopbackTestSupport"]),
-        .testTarget(name: "WorkerTests", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine", "UploadEngineTesting", "LoopbackTestSupport"]),
+        .testTarget(name: "WorkerTests", dependencies: ["Worker", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine", "UploadEngineTesting", "LoopbackTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -108,12 +108,12 @@ import Testing
         let log = "\nfirst:\n\(first.standardError)\nsecond:\n\(second.standardError)"
         // The manual send went out, with the file the first worker uploaded.
         let manualSent = after.filter { $0.subject == manual && $0.type == "attache.message.sent" }
-        #expect(manualSent.map { $0.data["fileIds"] as? [String] ?? [] } == [["m1"]], log)
+        #expect(manualSent.map { $0.data["fileIds"] as? [String] ?? [] } == [["m1"]], "\(log)")
         #expect(manualSent.allSatisfy { $0.sequence > lastSequence }, "the sequence continues across owners")
         // The joined batch: a live id is refused, capacity counts the earlier file, the result is the whole batch.
         let joinedEvents = after.filter { $0.subject == joined }
         let rejected = joinedEvents.filter { $0.type == "attache.file.rejected" }.map { ($0.fileId ?? "", $0.errorCode ?? "") }
-        #expect(rejected.map(\.0) == ["j1", "j3"], log)
+        #expect(rejected.map(\.0) == ["j1", "j3"], "\(log)")
         #expect(rejected.map(\.1) == ["ERR_INVALID_FILE_OBJECT", "ERR_FILE_COUNT_EXCEEDED"])
         #expect(joinedEvents.last { $0.type == "attache.batch.completed" }?.fileIds(in: "successful") == ["j1", "j2"])
         #expect(joinedEvents.filter { $0.type == "attache.message.sent" }.map { $0.data["fileIds"] as? [String] ?? [] } == [["j2"]],

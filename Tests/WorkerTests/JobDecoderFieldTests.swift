@@ -16,8 +16,17 @@ import UploadEngine
     private static func upload(sender: String? = nil, parentMessageId: String? = nil, concurrency: Int? = nil,
                                files: [FileItem] = [], message: MessageOptions = MessageOptions()) -> Result<JobCommand, InvalidJob> {
         .success(.upload(UploadJob(requestId: "attache.jobs/2/41", batchId: "trip-42", receiver: Receiver(id: "u", type: .user),
-                                   sender: sender, parentMessageId: parentMessageId, concurrency: concurrency, files: files,
-                                   message: message)))
+                                   sender: sender, parentMessageId: parentMessageId, concurrency: concurrency,
+                                   files: inlineOrigins(files), message: message)))
+    }
+
+    /// Inline files keep the record that carried them (partition 2, offset 41) and their index in it.
+    static func inlineOrigins(_ files: [FileItem]) -> [FileItem] {
+        files.enumerated().map { index, file in
+            var file = file
+            if case .data = file.source { file.origin = RecordOrigin(partition: 2, offset: 41, index: index) }
+            return file
+        }
     }
 
     private static func invalid(_ reason: String) -> Result<JobCommand, InvalidJob> {
@@ -238,7 +247,7 @@ import UploadEngine
         let json = #"{"kind":"upload","batchId":"i-1-1","receiver":{"id":"u","type":"user"},"files":[{"fileId":"f1","name":"a.txt","mimeType":"text/plain","source":{"data":""}}],"message":{"send":"none"}}"#
         let job = UploadJob(requestId: "attache.jobs/2/41", batchId: "i-1-1", receiver: Receiver(id: "u", type: .user), sender: nil,
                             parentMessageId: nil, concurrency: nil,
-                            files: [FileItem(fileId: "f1", name: "a.txt", mimeType: "text/plain", source: .data(Data()))],
+                            files: Self.inlineOrigins([FileItem(fileId: "f1", name: "a.txt", mimeType: "text/plain", source: .data(Data()))]),
                             message: MessageOptions(send: .none))
         #expect(decode(json) == .success(.upload(job)))
     }

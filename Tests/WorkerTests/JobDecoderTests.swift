@@ -37,7 +37,8 @@ import UploadEngine
         #expect(job.files == [
             FileItem(fileId: "f1", name: "photo-1.jpg", mimeType: "image/jpeg", declaredSize: 48213, source: .url("https://files.example.com/abc.jpg?sig=...")),
             FileItem(fileId: "f2", name: "notes.pdf", source: .path("inbox/42/notes.pdf")),
-            FileItem(fileId: "f3", name: "hello.txt", source: .data(Data("hello".utf8))),
+            FileItem(fileId: "f3", name: "hello.txt", source: .data(Data("hello".utf8)),
+                     origin: RecordOrigin(partition: 2, offset: 41, index: 2)),
         ])
         #expect(job.message == MessageOptions(send: .auto, caption: "Trip photos", metadata: ["trip": .int(42)], tags: []))
     }

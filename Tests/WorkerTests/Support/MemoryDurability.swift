@@ -31,11 +31,13 @@ final class MemoryDurability: BatchDurability, Sendable {
         state.withLock { $0.dirty[batchId] = runner }
     }
 
+    /// A tombstone is recorded at once.
     func forget(batchId: String, partition: Int32) {
         state.withLock { state in
             state.forgotten.append(batchId)
             state.stored.removeValue(forKey: batchId)
             state.dirty.removeValue(forKey: batchId)
+            state.recorded[batchId] = .max
         }
     }
 
