@@ -72,6 +72,12 @@ public final class KafkaConsumer: Sendable {
         shared.state.withLock { $0.ledger.owns(record) }
     }
 
+    /// Which assignment of `partition` this member holds now (the number its records carry as
+    /// ``KafkaRecord/generation``); nil when it does not own the partition.
+    public func assignmentGeneration(of partition: TopicPartition) -> UInt64? {
+        shared.state.withLock { $0.ledger.entries[partition]?.generation }
+    }
+
     /// Marks several records finished under one lock.
     public func markFinished(_ records: some Sequence<KafkaRecord>) {
         shared.state.withLock { state in

@@ -14,7 +14,7 @@ import Testing
     func everyJobCompletesAndIsCommittedOnceThroughBrokerFaults(_ kind: ClusterKind) async throws {
         let environment = try await EndToEndEnvironment.shared.value
         let cluster = try await kind.start(brokers: 3, workspace: environment.workspace)
-        for topic in [Self.jobsTopic, Self.eventsTopic, Self.dlqTopic] {
+        for topic in [Self.jobsTopic, Self.eventsTopic, Self.dlqTopic, EndToEndEnvironment.changelog(of: Self.jobsTopic)] {
             try await cluster.createTopic(topic, partitions: Int(Self.partitions), replicationFactor: 3)
         }
         let brokers = cluster.bootstrapServers

@@ -12,7 +12,9 @@ import Testing
         let cluster = try await Self.cluster.value
         let run = UUID().uuidString.prefix(6)
         let names = ("\(prefix)-\(run).jobs", "\(prefix)-\(run).events", "\(prefix)-\(run).dlq")
-        for topic in [names.0, names.1, names.2] { _ = try await cluster.createTopic(topic, partitions: 1) }
+        for topic in [names.0, names.1, names.2, EndToEndEnvironment.changelog(of: names.0)] {
+            _ = try await cluster.createTopic(topic, partitions: 1)
+        }
         return (cluster, names.0, names.1, names.2)
     }
 

@@ -171,6 +171,7 @@ import Testing
         // A corrupted store is recreated and rebuilt from the topic, and the batches are all still there.
         let database = environment.workspace.appendingPathComponent("staging-\(name)/state.db")
         try Data(repeating: 0x5A, count: 8192).write(to: database)
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database.path + suffix) }
         worker = try start()
         defer { worker.signal(SIGKILL) }
         let rebuilt = try await eventually("the rebuild", timeout: .seconds(60)) { Self.restoredRecords(worker.standardError, partitions: 4) }

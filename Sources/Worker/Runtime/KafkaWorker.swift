@@ -133,6 +133,11 @@ public final class KafkaWorker: Sendable {
                     switch event {
                     case .assigned(let partitions):
                         self.logger.info("partitions assigned", ["partitions": partitions.map(\.description).joined(separator: ",")])
+                        for partition in partitions {
+                            if let assignment = consumer.assignmentGeneration(of: partition) {
+                                restores?.begin(partition.partition, assignment: assignment)
+                            }
+                        }
                         health.markReady(true)
                         onReady?()
                     case .revoked(let partitions), .lost(let partitions):
@@ -185,6 +190,7 @@ public final class KafkaWorker: Sendable {
             do { try await consumer.close() } catch { logger.warn("leaving the group failed", ["error": "\(error)"]) }
             try? await deadLetters.close()
             try? await producer.close()
+            durable?.store.close()
             group.cancelAll()
         }
         if let reason = fatal.withLock({ $0 }) { throw WorkerFailure(reason: reason) }

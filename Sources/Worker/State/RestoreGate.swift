@@ -16,6 +16,12 @@ final class RestoreGate: Sendable {
         self.restore = restore
     }
 
+    /// Starts restoring a partition for a new assignment, before any of its records arrive: pending files and sends
+    /// resume even when no record of the partition comes.
+    func begin(_ partition: Int32, assignment: UInt64) {
+        _ = task(for: partition, assignment: assignment)
+    }
+
     /// Waits until the partitions of `records` are restored for the assignments that delivered them; says whether
     /// they all were.
     func ready(for records: some Sequence<KafkaRecord>) async -> Bool {

@@ -39,6 +39,9 @@ final class EndToEndEnvironment: Sendable {
         var environment = [
             "ATTACHE_KAFKA_BROKERS": brokers ?? self.brokers, "ATTACHE_KAFKA_GROUP_ID": group, "ATTACHE_KAFKA_JOBS_TOPIC": jobsTopic,
             "ATTACHE_KAFKA_EVENTS_TOPIC": eventsTopic, "ATTACHE_KAFKA_CREATE_TOPICS": "false",
+            // A changelog per jobs topic: its partition count must match that jobs topic's (a test creating the jobs
+            // topic with a chosen count creates this one alike; auto-created ones both get the broker's default).
+            "ATTACHE_KAFKA_BATCHES_TOPIC": Self.changelog(of: jobsTopic),
             "ATTACHE_PRESIGN_URL": services.presignURL, "ATTACHE_MESSAGES_URL": services.messagesURL,
             "ATTACHE_MESSAGES_API_KEY": Self.apiKey, "ATTACHE_ADMIN_LISTEN": "127.0.0.1:0",
             "ATTACHE_STAGING_DIR": workspace.appendingPathComponent("staging-\(name)").path,
@@ -52,6 +55,9 @@ final class EndToEndEnvironment: Sendable {
         return try ChildProcess(name: name, executable: Self.attacheBinary, arguments: ["worker"], environment: environment,
                                 directory: workspace)
     }
+
+    /// The batch changelog the workers of a jobs topic use.
+    static func changelog(of jobsTopic: String) -> String { "\(jobsTopic).batches" }
 
     /// Every event on `topic` so far, decoded.
     func events(topic: String = "attache.events") async throws -> [ReceivedEvent] {
