@@ -1,10 +1,12 @@
+import CRdKafka
+
 /// One fault for a ``MockKafkaCluster``, read from a line of text: what `attache dev-broker --faults` takes on
 /// standard input, so a process outside the cluster (a soak, a script) can make Kafka misbehave on a schedule.
 ///
 /// The grammar, one command a line, words separated by blanks:
 ///
 ///     down B | up B | rtt B MS | leader TOPIC PARTITION B | coordinator GROUP B
-///     errors API CODE[,CODE…] | clear API
+///     errors API CODE[,CODE…] | clear API | topic NAME PARTITIONS [REPLICATION]
 ///
 /// `B` is a broker id (from 1 to the cluster's broker count), `API` one of ``apiNames`` and `CODE` a Kafka protocol
 /// error number or one of ``errorNames``. Parsing is pure; ``MockKafkaCluster/apply(_:)`` carries the fault out.
@@ -16,6 +18,8 @@ public enum MockClusterFault: Equatable, Sendable {
     case groupCoordinator(group: String, broker: Int32)
     case requestErrors(MockKafkaCluster.API, [MockKafkaCluster.ProtocolError])
     case clearRequestErrors(MockKafkaCluster.API)
+    /// Creates a topic with a chosen partition count (the mock has no CreateTopics API; on first use it makes 4).
+    case createTopic(name: String, partitions: Int32, replicationFactor: Int32)
 
     /// Why a line is not a fault command; `description` is what dev-broker answers after `error: `.
     public struct ParseError: Error, Equatable, CustomStringConvertible {
@@ -102,8 +106,15 @@ public enum MockClusterFault: Equatable, Sendable {
         case "clear":
             try expect(1, "clear API")
             return .clearRequestErrors(try api(arguments[0]))
+        case "topic":
+            guard (2...3).contains(arguments.count) else { throw ParseError("usage: topic NAME PARTITIONS [REPLICATION]") }
+            guard let partitions = Int32(arguments[1]), (1...10_000).contains(partitions) else {
+                throw ParseError("partition count '\(arguments[1])' is not 1 to 10000")
+            }
+            let replication = arguments.count == 3 ? try broker(arguments[2]) : 1
+            return .createTopic(name: arguments[0], partitions: partitions, replicationFactor: replication)
         default:
-            throw ParseError("unknown command '\(verb)' (down, up, rtt, leader, coordinator, errors, clear)")
+            throw ParseError("unknown command '\(verb)' (down, up, rtt, leader, coordinator, errors, clear, topic)")
         }
     }
 }
@@ -120,6 +131,8 @@ extension MockKafkaCluster {
         case .groupCoordinator(let group, let broker): setGroupCoordinator(group: group, broker: broker)
         case .requestErrors(let api, let errors): pushRequestErrors(api, errors)
         case .clearRequestErrors(let api): clearRequestErrors(api)
+        case .createTopic(let name, let partitions, let replicationFactor):
+            _ = cluster.withClusterPointer { rd_kafka_mock_topic_create($0, name, partitions, replicationFactor) }
         }
     }
 }

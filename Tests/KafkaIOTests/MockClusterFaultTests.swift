@@ -19,6 +19,19 @@ import Testing
         #expect(try MockClusterFault.parse("clear heartbeat", brokers: 1) == .clearRequestErrors(.heartbeat))
     }
 
+    @Test func aTopicIsCreatedWithTheChosenPartitionCount() async throws {
+        #expect(try MockClusterFault.parse("topic bench.jobs 24", brokers: 3)
+            == .createTopic(name: "bench.jobs", partitions: 24, replicationFactor: 1))
+        #expect(try MockClusterFault.parse("topic t 2 3", brokers: 3) == .createTopic(name: "t", partitions: 2, replicationFactor: 3))
+        #expect(throws: MockClusterFault.ParseError.self) { try MockClusterFault.parse("topic t 0", brokers: 3) }
+        #expect(throws: MockClusterFault.ParseError.self) { try MockClusterFault.parse("topic t 2 4", brokers: 3) }
+        let cluster = try await SharedMockCluster.get()
+        let name = SharedMockCluster.unique("fault-topic")
+        cluster.apply(try MockClusterFault.parse("topic \(name) 7", brokers: Int32(cluster.brokerCount)))
+        let admin = try KafkaTopicAdmin(configuration: SharedMockCluster.configuration(cluster))
+        #expect(try await admin.partitionCount(of: name) == 7)
+    }
+
     @Test(arguments: ["produce", "fetch", "offsetcommit", "heartbeat", "metadata", "joingroup", "syncgroup", "findcoordinator"])
     func everyDocumentedAPIIsKnown(name: String) throws {
         #expect(try MockClusterFault.parse("clear \(name)", brokers: 1) == .clearRequestErrors(MockClusterFault.apiNames[name]!))

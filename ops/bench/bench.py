@@ -26,7 +26,7 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-SCENARIOS = ["large", "memory", "small", "fanout", "intake"]
+SCENARIOS = ["large", "memory", "small", "fanout", "intake", "handover"]
 # Run only when asked for (ops/bench/soak.py): it takes --soak-minutes, ten by default.
 EXTRA_SCENARIOS = ["soak"]
 MIB = 1 << 20
@@ -344,6 +344,8 @@ class Worker:
             "ATTACHE_KAFKA_BROKERS": bench.kafka.brokers, "ATTACHE_KAFKA_GROUP_ID": group,
             "ATTACHE_KAFKA_JOBS_TOPIC": jobs_topic, "ATTACHE_KAFKA_EVENTS_TOPIC": events_topic,
             "ATTACHE_KAFKA_CREATE_TOPICS": "false", "ATTACHE_PRESIGN_URL": bench.presign_url,
+            # A changelog per jobs topic, co-partitioned with it (both get the mock's 4 partitions on first use).
+            "ATTACHE_KAFKA_BATCHES_TOPIC": jobs_topic + ".batches",
             "ATTACHE_MESSAGES_MODE": "none", "ATTACHE_ADMIN_LISTEN": "127.0.0.1:{}".format(self.admin_port),
             "ATTACHE_STAGING_DIR": staging, "ATTACHE_SOURCES_ROOT": bench.sources, "ATTACHE_WORKER_ID": name,
             "ATTACHE_LIMITS_FILE_SIZE_MAX": "1GiB", "ATTACHE_LOG_FORMAT": "text", "ATTACHE_LOG_LEVEL": os.environ.get("BENCH_DEBUG_LEVEL", "info"),
@@ -459,8 +461,10 @@ class Bench:
     # --- services ---
 
     def start_services(self):
-        broker = self.broker = Child("broker", [self.attache, "dev-broker"], self.workdir)
+        # --faults: its stdin also takes `topic NAME PARTITIONS`, for topics larger than the mock's default 4 partitions.
+        broker = self.broker = Child("broker", [self.attache, "dev-broker", "--faults"], self.workdir, stdin_pipe=True)
         self.kafka = Kafka(broker.first_stdout_line())
+        self.broker_answers = 0
         self.nginx_port = free_port()
         self._start_nginx()
         self.base = "http://127.0.0.1:{}".format(self.nginx_port)
@@ -469,6 +473,21 @@ class Bench:
         self.presign_url = presign.first_stdout_line()
         log("broker {}, nginx {}, presign {}, work dir {} ({})".format(self.kafka.brokers, self.base, self.presign_url,
                                                                      self.workdir, "tmpfs" if self.on_tmpfs else "disk"))
+
+    def create_topic(self, name, partitions):
+        """Creates a topic with `partitions` partitions through the broker's fault commands; waits for its answer."""
+        self.broker.process.stdin.write("topic {} {}\n".format(name, partitions).encode())
+        self.broker.process.stdin.flush()
+        self.broker_answers += 1
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            lines = self.broker.stdout_text().splitlines()
+            if len(lines) > self.broker_answers:
+                if lines[self.broker_answers] != "ok":
+                    raise BenchFailure("creating {}: {}".format(name, lines[self.broker_answers]))
+                return
+            time.sleep(0.02)
+        raise BenchFailure("the broker did not answer the creation of {}".format(name))
 
     def _start_nginx(self):
         srv = os.path.join(self.workdir, "nginx")
@@ -765,6 +784,7 @@ http {{
         rates, event_rates = Figure(), Figure()
         self.intake_cpu = Figure()
         self.intake_held = Figure()
+        self.intake_marginal = Figure()
         self.intake_steal = Figure()
 
         def measure(run, attempt):
@@ -792,7 +812,13 @@ http {{
                     perf = self.start_perf(worker)
                 expected = 2 * count + 1  # file.rejected + batch.completed per job, and the marker
                 deadline = time.time() + 300
-                while worker.metric("attache_files_total", "ERR_FILE_DATA_EMPTY") < count:
+                rss_half = None
+                while True:
+                    done = worker.metric("attache_files_total", "ERR_FILE_DATA_EMPTY")
+                    if rss_half is None and done >= count // 2:
+                        rss_half, half_done = worker.rss_kib(), done
+                    if done >= count:
+                        break
                     if time.time() > deadline or worker.child.process.poll() is not None:
                         raise BenchFailure("intake did not finish: {}".format(worker.child.stderr_text()[-1000:]))
                     time.sleep(0.1)
@@ -805,7 +831,12 @@ http {{
                     self.stop_perf(perf)
                 accepted = worker.metric("attache_jobs_total", 'outcome="accepted"')
                 cpu_per_job = (worker.cpu_seconds() - cpu_before) / count
-                held = (worker.rss_kib() - rss_before) * 1024 / count
+                # Once the jobs have settled (their snapshots delivered), idle batches leave memory beyond
+                # worker.maxCachedBatches: what each further idle batch costs is the growth over the second half.
+                time.sleep(2.5)
+                rss_end = worker.rss_kib()
+                held = (rss_end - rss_before) * 1024 / count
+                marginal = (rss_end - rss_half) * 1024 / max(1, count - half_done)
             finally:
                 worker.stop()
             events = self.kafka.end_offsets(events_topic) - 1
@@ -819,8 +850,10 @@ http {{
                     e["data"]["result"]["rejected"][0]["error"]["code"] == "ERR_FILE_DATA_EMPTY" for e in completed):
                 raise BenchFailure("intake: a batch completed twice or not with ERR_FILE_DATA_EMPTY")
             os.remove(path)
-            return Measured(max(r[0] for r in records) / 1000 - assigned, host, events=events, cpu_per_job=cpu_per_job,
-                            held=held)
+            measured = Measured(max(r[0] for r in records) / 1000 - assigned, host, events=events, cpu_per_job=cpu_per_job,
+                                held=held)
+            measured.marginal = marginal
+            return measured
 
         for run in range(1, self.runs + 1):
             measured = self.steadily(lambda attempt: measure(run, attempt), "intake run {}".format(run))
@@ -829,10 +862,66 @@ http {{
             event_rates.add(measured.events / seconds)
             self.intake_cpu.add(measured.cpu_per_job * 1e6)
             self.intake_held.add(measured.held)
+            self.intake_marginal.add(measured.marginal)
             self.intake_steal.add(measured.account.steal)
             log("intake run {}: {} jobs in {:.3f} s ({:.0f} jobs/s, {:.0f} events/s)".format(
                 run, count, seconds, count / seconds, measured.events / seconds))
         return rates, event_rates
+
+    def handover(self):
+        """A changelog holding `--handover-batches` idle batches over HANDOVER_PARTITIONS partitions, and a fresh
+        worker (empty staging, so an empty local store) taking them over: the time from its assignment until a record
+        on every partition was applied, which needs each partition's changelog read to its end first."""
+        count = self.options.handover_batches
+        times, read = Figure(), Figure()
+        for run in range(1, self.runs + 1):
+            tag = "handover-{}".format(run)
+            jobs, events = "bench.{}.jobs".format(tag), "bench.{}.events".format(tag)
+            changelog = jobs + ".batches"
+            for topic in (jobs, changelog):
+                self.create_topic(topic, HANDOVER_PARTITIONS)
+            self.kafka.create_topic(events, self.workdir)
+            updated = int(time.time() * 1000)
+            for partition in range(HANDOVER_PARTITIONS):
+                path = os.path.join(self.workdir, "{}-{}.tsv".format(tag, partition))
+                with open(path, "w") as f:
+                    for i in range(partition, count, HANDOVER_PARTITIONS):
+                        batch = "h-{}-{}".format(tag, i)
+                        f.write("{}\t{}\n".format(batch, json.dumps(idle_snapshot(batch, updated), separators=(",", ":"))))
+                with open(path, "rb") as lines:
+                    subprocess.run(["kcat", "-b", self.kafka.brokers, "-t", changelog, "-p", str(partition), "-P", "-K", "\t",
+                                    "-z", "none", "-X", "linger.ms=20", "-H", "attache.generation=1", "-H", "attache.pending=0",
+                                    "-H", "attache.updated={}".format(updated)], stdin=lines, check=True,
+                                   stdout=subprocess.DEVNULL)
+                os.remove(path)
+            # One job per partition, produced before the worker starts: it is applied once its partition is restored.
+            markers = ["m-{}-{}".format(tag, p) for p in range(HANDOVER_PARTITIONS)]
+            for partition, marker in enumerate(markers):
+                path = os.path.join(self.workdir, "{}-marker.tsv".format(tag))
+                with open(path, "w") as f:
+                    f.write("{}\t{}\n".format(marker, json.dumps(empty_job(marker), separators=(",", ":"))))
+                with open(path, "rb") as lines:
+                    subprocess.run(["kcat", "-b", self.kafka.brokers, "-t", jobs, "-p", str(partition), "-P", "-K", "\t"],
+                                   stdin=lines, check=True, stdout=subprocess.DEVNULL)
+            watcher = EventWatcher(self.kafka, events, self.workdir)
+            worker = Worker(self, "worker-" + tag, "bench-" + tag, jobs, events, {"ATTACHE_LOG_LEVEL": "info"})
+            try:
+                assigned = worker.wait_assigned()
+                end = watcher.wait(markers, timeout=120)
+                log_text = worker.child.stderr_text()
+            finally:
+                worker.stop()
+                watcher.stop()
+            restored = re.findall(r"partition restored .*?recordsRead=(\d+)", log_text)
+            total = sum(int(n) for n in restored)
+            if len(restored) < HANDOVER_PARTITIONS or total < count:
+                raise BenchFailure("handover: {} partitions restored, {} records read (expected {} and {})".format(
+                    len(restored), total, HANDOVER_PARTITIONS, count))
+            times.add(end - assigned)
+            read.add(total)
+            log("handover run {}: {} batches restored, records applying {:.2f} s after the assignment".format(
+                run, total, end - assigned))
+        return times, read
 
     def start_perf(self, worker, scenario="intake"):
         """Samples the worker's stacks into ops/bench/work/: by default on cpu-clock (works in VMs without hardware
@@ -881,6 +970,9 @@ http {{
         if "intake" in only:
             log("intake: {} jobs refused at validation".format(self.options.intake_jobs))
             r["intake"] = self.intake()
+        if "handover" in only:
+            log("handover: a fresh worker restores {} idle batches before applying records".format(self.options.handover_batches))
+            r["handover"] = self.handover()
         if "soak" in only:
             import soak
             log("soak: {} minutes of broker, store and process faults under two workers".format(self.options.soak_minutes))
@@ -986,11 +1078,35 @@ http {{
                          verdict(rates.median >= 20000)])
             rows.append(["intake: worker CPU per job µs", self.intake_cpu.text("{:.0f}"), "—", "—",
                          "(≤ 50 µs ≈ 20,000 jobs/s on one core)", ""])
-            rows.append(["intake: worker memory still held per finished job, bytes (RSS growth ÷ jobs)",
+            rows.append(["intake: memory held per idle batch, bytes (RSS growth over the run's second half ÷ its jobs)",
+                         self.intake_marginal.text("{:.0f}"), "—", "—", "≤ 300 bytes", verdict(self.intake_marginal.median <= 300)])
+            rows.append(["intake: worker memory still held per finished job, bytes (RSS growth over the whole run ÷ jobs)",
                          self.intake_held.text("{:.0f}"), "—", "—", "", ""])
             rows.append(["intake: CPU the host stole while timed, %", self.intake_steal.text("{:.1f}"), "—", "—", "", ""])
+        if "handover" in r:
+            times, read = r["handover"]
+            rows.append(["handover: a worker taking over {:,} idle batches on {} partitions, assignment → records applying, s".format(
+                self.options.handover_batches, HANDOVER_PARTITIONS), times.text("{:.2f}"), "—", "—", "≤ 5 s",
+                verdict(times.median <= 5)])
+            rows.append(["handover: changelog records read while restoring", read.text("{:.0f}"), "—", "—", "", ""])
         header = ["scenario", "Attache median [min–max]", "peer median [min–max]", "Attache/peer", "target", "met"]
         return [header] + rows
+
+
+HANDOVER_PARTITIONS = 24  # librdkafka's mock keeps about 5 MiB per partition: 100,000 snapshots need this many
+
+
+def idle_snapshot(batch, updated):
+    """A changelog snapshot (format 1) of an idle batch with one uploaded file, as a worker writes it."""
+    attachment = {"name": "photo.jpg", "url": "https://cdn.example/{}/f1/photo.jpg".format(batch), "mimeType": "image/jpeg",
+                  "size": 48213, "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}
+    return {"v": 1, "batchId": batch, "receiver": {"id": "u", "type": "user"}, "concurrency": 1, "message": {"send": "auto"},
+            "files": [{"fileId": "f1", "slot": 0, "name": "photo.jpg", "mimeType": "image/jpeg", "requestId": "r-" + batch,
+                       "generation": 0, "attempt": 1, "state": "uploaded", "attachment": attachment,
+                       "source": {"url": "https://files.example/{}.jpg".format(batch)}}],
+            "rejectedDropped": 0, "nextSlot": 1, "sent": [{"muid": "m-" + batch, "fileIds": ["f1"]}], "captionSent": True,
+            "sendDue": False, "sendRequestId": "r-" + batch, "lastRequestId": "r-" + batch, "sequence": 4, "stateVersion": 6,
+            "completions": 1, "appliedThrough": 0, "updatedAt": updated, "writerGeneration": 1}
 
 
 def inline_job(batch, data):
@@ -1072,9 +1188,16 @@ NOTES = """How the figures are taken:
 - Fan-out: the small run with 2 worker processes in one group, both started together (4 partitions, 2 each).
 - Intake: all jobs are produced before the worker starts; from the worker's `partitions assigned` log line to the
   Kafka timestamp of the last event it produced. Each job yields `file.rejected` + `batch.completed`; the counts are
-  checked against the events topic's end offsets and the worker's metrics. "Memory still held per finished job" is
-  the worker's RSS growth over the run divided by the jobs: the batches kept idle for `worker.batchTTL`, plus
-  whatever the allocator keeps after the run's peak.
+  checked against the events topic's end offsets and the worker's metrics. Every job is a batch of its own, so the
+  run leaves 50,000 idle batches; their snapshots go to a changelog (`<jobs topic>.batches`) and the local store.
+  "Memory held per idle batch" is the RSS growth from the moment half the jobs were done to 2.5 s after the last,
+  divided by the jobs of that half: what each further idle batch costs once `worker.maxCachedBatches` (10,000) are
+  cached. "Memory still held per finished job" divides the growth over the whole run: the cache, SQLite's page cache
+  and whatever the allocator keeps after the run's peak, spread over the jobs.
+- Handover: the changelog is written directly (kcat, 24 partitions, one idle one-file snapshot of about 0.9 KB per
+  batch), one job per partition is produced, and a worker with an empty staging directory starts: the time from its
+  `partitions assigned` log line until the last of the 24 jobs completed. It reads every changelog record into its
+  SQLite store first (`partition restored … recordsRead=` in its log, summed in the next row).
 - Ratios are Attache/peer of the medians (time or RSS): below 1 means Attache is faster or smaller.
 - Kafka is librdkafka's mock cluster (`attache dev-broker`). It holds an empty fetch for the consumer's whole
   `fetch.wait.max.ms` even when records arrive meanwhile, so the workers run with `fetch.wait.max.ms=10` (a real
@@ -1104,6 +1227,7 @@ def main():
     parser.add_argument("--dir", help="where to put files, staging and nginx's store (default: /dev/shm, else $TMPDIR)")
     parser.add_argument("--small-jobs", type=int, default=2000)
     parser.add_argument("--intake-jobs", type=int, default=50000)
+    parser.add_argument("--handover-batches", type=int, default=100000)
     parser.add_argument("--attache", default=os.path.join(REPO, ".build", "release", "attache"))
     parser.add_argument("--results", default=os.path.join(HERE, "results.md"), help="where to write the table")
     parser.add_argument("--perf", action="store_true", help="profile the first one-worker run of each scenario with perf (ops/bench/work/)")
