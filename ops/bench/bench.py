@@ -12,6 +12,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import resource
 import shutil
 import signal
@@ -784,7 +785,6 @@ http {{
         rates, event_rates = Figure(), Figure()
         self.intake_cpu = Figure()
         self.intake_held = Figure()
-        self.intake_marginal = Figure()
         self.intake_steal = Figure()
 
         def measure(run, attempt):
@@ -812,12 +812,8 @@ http {{
                     perf = self.start_perf(worker)
                 expected = 2 * count + 1  # file.rejected + batch.completed per job, and the marker
                 deadline = time.time() + 300
-                rss_half = None
                 while True:
-                    done = worker.metric("attache_files_total", "ERR_FILE_DATA_EMPTY")
-                    if rss_half is None and done >= count // 2:
-                        rss_half, half_done = worker.rss_kib(), done
-                    if done >= count:
+                    if worker.metric("attache_files_total", "ERR_FILE_DATA_EMPTY") >= count:
                         break
                     if time.time() > deadline or worker.child.process.poll() is not None:
                         raise BenchFailure("intake did not finish: {}".format(worker.child.stderr_text()[-1000:]))
@@ -832,11 +828,11 @@ http {{
                 accepted = worker.metric("attache_jobs_total", 'outcome="accepted"')
                 cpu_per_job = (worker.cpu_seconds() - cpu_before) / count
                 # Once the jobs have settled (their snapshots delivered), idle batches leave memory beyond
-                # worker.maxCachedBatches: what each further idle batch costs is the growth over the second half.
-                time.sleep(2.5)
+                # worker.maxCachedBatches at the worker's next sweeps (every 2 s).
+                time.sleep(4.5)
                 rss_end = worker.rss_kib()
+                log("intake: {:.0f} batches still in memory after the run".format(worker.metric("attache_cached_batches")))
                 held = (rss_end - rss_before) * 1024 / count
-                marginal = (rss_end - rss_half) * 1024 / max(1, count - half_done)
             finally:
                 worker.stop()
             events = self.kafka.end_offsets(events_topic) - 1
@@ -852,7 +848,6 @@ http {{
             os.remove(path)
             measured = Measured(max(r[0] for r in records) / 1000 - assigned, host, events=events, cpu_per_job=cpu_per_job,
                                 held=held)
-            measured.marginal = marginal
             return measured
 
         for run in range(1, self.runs + 1):
@@ -862,7 +857,6 @@ http {{
             event_rates.add(measured.events / seconds)
             self.intake_cpu.add(measured.cpu_per_job * 1e6)
             self.intake_held.add(measured.held)
-            self.intake_marginal.add(measured.marginal)
             self.intake_steal.add(measured.account.steal)
             log("intake run {}: {} jobs in {:.3f} s ({:.0f} jobs/s, {:.0f} events/s)".format(
                 run, count, seconds, count / seconds, measured.events / seconds))
@@ -1078,10 +1072,8 @@ http {{
                          verdict(rates.median >= 20000)])
             rows.append(["intake: worker CPU per job µs", self.intake_cpu.text("{:.0f}"), "—", "—",
                          "(≤ 50 µs ≈ 20,000 jobs/s on one core)", ""])
-            rows.append(["intake: memory held per idle batch, bytes (RSS growth over the run's second half ÷ its jobs)",
-                         self.intake_marginal.text("{:.0f}"), "—", "—", "≤ 300 bytes", verdict(self.intake_marginal.median <= 300)])
-            rows.append(["intake: worker memory still held per finished job, bytes (RSS growth over the whole run ÷ jobs)",
-                         self.intake_held.text("{:.0f}"), "—", "—", "", ""])
+            rows.append(["intake: memory held per idle batch after the run, bytes (RSS growth ÷ jobs, one batch each)",
+                         self.intake_held.text("{:.0f}"), "—", "—", "≤ 300 bytes", verdict(self.intake_held.median <= 300)])
             rows.append(["intake: CPU the host stole while timed, %", self.intake_steal.text("{:.1f}"), "—", "—", "", ""])
         if "handover" in r:
             times, read = r["handover"]
@@ -1190,10 +1182,9 @@ NOTES = """How the figures are taken:
   Kafka timestamp of the last event it produced. Each job yields `file.rejected` + `batch.completed`; the counts are
   checked against the events topic's end offsets and the worker's metrics. Every job is a batch of its own, so the
   run leaves 50,000 idle batches; their snapshots go to a changelog (`<jobs topic>.batches`) and the local store.
-  "Memory held per idle batch" is the RSS growth from the moment half the jobs were done to 2.5 s after the last,
-  divided by the jobs of that half: what each further idle batch costs once `worker.maxCachedBatches` (10,000) are
-  cached. "Memory still held per finished job" divides the growth over the whole run: the cache, SQLite's page cache
-  and whatever the allocator keeps after the run's peak, spread over the jobs.
+  "Memory held per idle batch" is the worker's RSS growth from its assignment to 4.5 s after the last job (two of its
+  2-second sweeps, which let idle batches beyond `worker.maxCachedBatches` (10,000) leave memory), divided by the
+  jobs: the cached batches, SQLite's page cache and what the allocator keeps, spread over the batches.
 - Handover: the changelog is written directly (kcat, 24 partitions, one idle one-file snapshot of about 0.9 KB per
   batch), one job per partition is produced, and a worker with an empty staging directory starts: the time from its
   `partitions assigned` log line until the last of the 24 jobs completed. It reads every changelog record into its

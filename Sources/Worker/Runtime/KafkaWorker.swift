@@ -162,8 +162,16 @@ public final class KafkaWorker: Sendable {
             }
             group.addTask { await intake.regulate(until: shutdown) }
             group.addTask {
+                // Often enough that idle batches beyond worker.maxCachedBatches leave memory within seconds; each
+                // pass looks at every batch in memory, so not on every change.
+                var held = 0
                 while !shutdown.isRequested {
-                    try? await Task.sleep(for: .seconds(1))
+                    try? await Task.sleep(for: .seconds(2))
+                    // Batches that left memory since the last pass free their heap, but glibc keeps freed pages
+                    // in its arenas: give them back, or resident memory stays at the run's peak.
+                    let now = registry.batchCount
+                    if now + 1000 < held { MemoryRelease.trim() }
+                    held = now
                     registry.sweep(idleFor: self.configuration.worker.batchTTL, retainFailed: self.configuration.staging.retainFailed,
                                    maxCached: self.configuration.worker.maxCachedBatches)
                     durable?.expire(idleFor: self.configuration.worker.batchTTL, partitions: Set(consumer.assignment.map(\.partition)),

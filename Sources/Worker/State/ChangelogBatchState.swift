@@ -38,6 +38,9 @@ final class ChangelogBatchState: BatchDurability {
         var checkpoints: [Int32: CheckpointTracker] = [:]
         /// Attempts at re-producing a snapshot the broker acknowledged without an offset, by batch.
         var unplaced: [String: Int] = [:]
+        /// Delivered snapshots waiting to be written into the store, and whether a write is under way.
+        var stored: [Delivered] = []
+        var storing = false
         var broken = false
     }
 
@@ -52,6 +55,16 @@ final class ChangelogBatchState: BatchDurability {
     private let logger: Logger
     private let onLoss: @Sendable (String) -> Void
     private let state = Mutex(State())
+    /// Store writes run here, one at a time, off the producer's delivery thread and the cooperative pool.
+    private let storeQueue = DispatchQueue(label: "attache.batch-store")
+
+    /// A delivered snapshot on its way into the store.
+    private struct Delivered: Sendable {
+        let batchId: String
+        let partition: Int32
+        let version: Int
+        let change: BatchChange
+    }
 
     init(topic: String, store: BatchStateStore, producer: any RecordProducer, configuration: EngineConfiguration,
          flushInterval: Duration, maxBytes: Int, generation: @escaping @Sendable () -> Int32, logger: Logger,
@@ -228,28 +241,64 @@ final class ChangelogBatchState: BatchDurability {
         }
         var change = change
         change.offset = report.offset
-        let checkpoint = state.withLock { state -> Int64? in
+        let drain = state.withLock { state -> Bool in
             state.unplaced.removeValue(forKey: batchId)
-            return state.checkpoints[record.partition ?? report.partition]?.advance(past: report.offset)
+            state.stored.append(Delivered(batchId: batchId, partition: report.partition, version: version, change: change))
+            defer { state.storing = true }
+            return !state.storing
         }
-        do {
-            let kept = try checkpoint ?? store.checkpoint(partition: report.partition) ?? 0
-            try store.apply([change], partition: report.partition, checkpoint: kept)
-        } catch {
-            // The changelog has it; the store is only a cache of it, rebuilt from the topic at the next restore.
-            logger.warn("the local batch store could not record a snapshot", ["batchId": batchId, "error": "\(error)"])
+        if drain { storeQueue.async { [self] in storeDelivered() } }
+    }
+
+    /// Returns once every snapshot delivered so far is in the store and its waiting records were let go.
+    func storeWritesDone() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            storeQueue.async { continuation.resume() }
         }
-        let ready = state.withLock { state -> [@Sendable () -> Void] in
-            guard var owed = state.owed[batchId] else { return [] }
-            owed.inFlight -= 1
-            owed.delivered = max(owed.delivered, version)
-            let settled = owed.dirty == nil && !owed.tombstone
-            let ready = settled ? owed.waiters.filter { $0.version <= owed.delivered || owed.inFlight == 0 } : []
-            if settled { owed.waiters.removeAll { $0.version <= owed.delivered || owed.inFlight == 0 } }
-            state.owed[batchId] = owed.isDone ? nil : owed
-            return ready.map(\.action)
+    }
+
+    /// Writes delivered snapshots into the local store, all that arrived meanwhile in one transaction per
+    /// partition (a transaction per snapshot would cost more than the rest of a small job), then lets the records
+    /// waiting for them go: a batch leaves memory only once the store can give it back.
+    private func storeDelivered() {
+        while true {
+            let batch = state.withLock { state -> [Delivered] in
+                defer { state.stored = [] }
+                if state.stored.isEmpty { state.storing = false }
+                return state.stored
+            }
+            guard !batch.isEmpty else { return }
+            for (partition, deliveries) in Dictionary(grouping: batch, by: \.partition) {
+                let checkpoint = state.withLock { state -> Int64? in
+                    var next: Int64?
+                    for delivery in deliveries { next = state.checkpoints[partition]?.advance(past: delivery.change.offset) }
+                    return next
+                }
+                do {
+                    let kept = try checkpoint ?? store.checkpoint(partition: partition) ?? 0
+                    try store.apply(deliveries.map(\.change), partition: partition, checkpoint: kept)
+                } catch {
+                    // The changelog has them; the store is only a cache of it, rebuilt from the topic at the next restore.
+                    logger.warn("the local batch store could not record snapshots", ["partition": String(partition), "error": "\(error)"])
+                }
+            }
+            let ready = state.withLock { state -> [@Sendable () -> Void] in
+                var ready: [@Sendable () -> Void] = []
+                for delivery in batch {
+                    guard var owed = state.owed[delivery.batchId] else { continue }
+                    owed.inFlight -= 1
+                    owed.delivered = max(owed.delivered, delivery.version)
+                    if owed.dirty == nil && !owed.tombstone {
+                        let delivered = owed.delivered, idle = owed.inFlight == 0
+                        ready += owed.waiters.filter { $0.version <= delivered || idle }.map(\.action)
+                        owed.waiters.removeAll { $0.version <= delivered || idle }
+                    }
+                    state.owed[delivery.batchId] = owed.isDone ? nil : owed
+                }
+                return ready
+            }
+            ready.forEach { $0() }
         }
-        ready.forEach { $0() }
     }
 
     private func lose(_ reason: String) {

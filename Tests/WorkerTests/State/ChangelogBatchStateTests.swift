@@ -42,8 +42,10 @@ import UploadEngineTesting
             while producer.handedCount < count { await Task.yield() }
         }
 
-        func deliver(_ index: Int, partition: Int32 = 2, offset: Int64) {
+        /// Delivers the `index`th record handed over and waits until its store write is done.
+        func deliver(_ index: Int, partition: Int32 = 2, offset: Int64) async {
             producer.report(index, .success(KafkaDeliveryReport(topic: "attache.batches", partition: partition, offset: offset)))
+            await state.storeWritesDone()
         }
     }
 
@@ -60,7 +62,7 @@ import UploadEngineTesting
         #expect(record.key == Data("trip".utf8))
         #expect(record.headers.first { $0.name == SnapshotRecord.generationHeader }?.stringValue == "12")
         #expect(!released.value, "not before the snapshot is delivered")
-        fixture.deliver(0, offset: 40)
+        await fixture.deliver(0, offset: 40)
         #expect(released.value)
         let row = try #require(try fixture.store.batch(partition: 2, batchId: "trip"))
         #expect(row.offset == 40)
@@ -87,10 +89,10 @@ import UploadEngineTesting
         fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
         let released = Locked(false)
         fixture.state.whenRecorded(batchId: "trip", version: runner.stateVersion) { released.update { $0 = true } }
-        fixture.deliver(0, offset: 0)
+        await fixture.deliver(0, offset: 0)
         #expect(!released.value, "the first snapshot predates the change")
         await fixture.handed(2)
-        fixture.deliver(1, offset: 1)
+        await fixture.deliver(1, offset: 1)
         #expect(released.value)
     }
 
@@ -98,11 +100,11 @@ import UploadEngineTesting
         let fixture = try Fixture()
         fixture.state.changed(batchId: "trip", partition: 2, runner: fixture.runner())
         await fixture.handed(1)
-        fixture.deliver(0, offset: 0)
+        await fixture.deliver(0, offset: 0)
         fixture.state.forget(batchId: "trip", partition: 2)
         await fixture.handed(2)
         #expect(fixture.producer.state.withLock { $0.handed[1].record.value } == nil)
-        fixture.deliver(1, offset: 1)
+        await fixture.deliver(1, offset: 1)
         #expect(try fixture.store.batch(partition: 2, batchId: "trip") == nil)
     }
 
@@ -128,7 +130,7 @@ import UploadEngineTesting
         }
         await fixture.handed(1)
         #expect(!flushed.value)
-        fixture.deliver(0, offset: 0)
+        await fixture.deliver(0, offset: 0)
         await flush.value
         #expect(flushed.value)
         await fixture.state.flush(partitions: [5])  // nothing owed there: returns at once
