@@ -57,6 +57,7 @@ if Context.environment["ATTACHE_FUZZ"] == "1" {
         ("FuzzPresignAnswer", ["HTTPTransport", "UploadEngine"]),
         ("FuzzS3Error", ["HTTPTransport"]),
         ("FuzzConfiguration", ["Worker"]),
+        ("FuzzBatchSnapshot", ["UploadEngine"]),
     ]
     package.targets += [
         .systemLibrary(name: "LibFuzzerDriver", path: "Fuzz/LibFuzzerDriver"),
