@@ -82,6 +82,9 @@ public final class BatchRunner: Sendable {
     /// Uploaded attachments not yet sent in a message, in input order.
     public var unsentAttachments: [Attachment] { state.withLock { $0.batch.unsentAttachments } }
 
+    /// The highest jobs-topic offset applied to the batch (see ``UploadBatch/appliedThrough``), without copying it.
+    public var appliedThrough: Int64? { state.withLock { $0.batch.appliedThrough } }
+
     /// The batch's durable state version (see ``UploadBatch/stateVersion``).
     public var stateVersion: Int { state.withLock { $0.batch.stateVersion } }
 

@@ -70,7 +70,7 @@ public final class BatchRegistry: Sendable {
             done()
             return
         }
-        if let offset, let applied = runner.snapshot.appliedThrough, offset <= applied {
+        if let offset, let applied = runner.appliedThrough, offset <= applied {
             finishIntake(batchId)
             return
         }
