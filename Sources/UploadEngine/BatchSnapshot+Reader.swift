@@ -70,14 +70,18 @@ struct SnapshotReader {
 
     private func entry(_ value: JSONValue) throws -> FileEntry {
         let fileId = try string("fileId", in: value)
+        let state = try string("state", in: value)
+        // A large batch's snapshot leaves the sources of settled files out: nothing stages them again.
+        let settled = state == "uploaded" || state == "rejected"
+        let source = try value["source"].map(source) ?? (settled ? .releasedData(byteCount: 0) : source(.null))
         let item = FileItem(fileId: fileId, name: try string("name", in: value), mimeType: optionalString("mimeType", in: value),
-                            declaredSize: optionalInt("size", in: value), source: try source(value["source"] ?? .null),
+                            declaredSize: optionalInt("size", in: value), source: source,
                             stripLocation: value["stripLocation"].flatMap { if case .bool(let strip) = $0 { strip } else { nil } })
         var entry = FileEntry(slot: Int(try int("slot", in: value)), item: item, requestId: try string("requestId", in: value))
         entry.generation = Int(try int("generation", in: value))
         entry.attempt = max(1, Int(try int("attempt", in: value)))
         if case .recorded(let origin, _) = item.source { entry.item.origin = origin }
-        switch try string("state", in: value) {
+        switch state {
         case "pending":
             // Whatever it was doing ran on the old owner: it starts again here as a new attempt.
             entry.generation += 1

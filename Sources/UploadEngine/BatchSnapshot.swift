@@ -18,8 +18,9 @@ public enum BatchSnapshot {
     }
 
     /// The batch encoded as JSON, in at most `maxBytes` (events.maxBytes: the changelog accepts what the events
-    /// topic does). A batch too large keeps fewer of its rejected files (their count stays), then shorter error
-    /// messages; nil if even that does not fit.
+    /// topic does). A batch too large keeps fewer of its rejected files (their count stays), shorter error messages
+    /// and no sources for settled files (uploaded and rejected ones are never staged again); nil if even that does
+    /// not fit, which takes thousands of pending files with long URLs.
     public static func encode(_ batch: UploadBatch, writerGeneration: Int32, maxBytes: Int) -> [UInt8]? {
         var writer = SnapshotWriter(batch: batch, writerGeneration: writerGeneration)
         for plan in SnapshotWriter.Plan.fallbacks {
@@ -56,11 +57,13 @@ struct SnapshotWriter {
     struct Plan {
         var rejectedKept: Int
         var errorMessageBytes: Int
+        /// Whether uploaded and rejected files keep their source: only pending and failed ones are staged again.
+        var settledSources: Bool
 
         static let fallbacks = [
-            Plan(rejectedKept: UploadResult.rejectedLimit, errorMessageBytes: 1024),
-            Plan(rejectedKept: 10, errorMessageBytes: 256),
-            Plan(rejectedKept: 0, errorMessageBytes: 64),
+            Plan(rejectedKept: UploadResult.rejectedLimit, errorMessageBytes: 1024, settledSources: true),
+            Plan(rejectedKept: 10, errorMessageBytes: 256, settledSources: false),
+            Plan(rejectedKept: 0, errorMessageBytes: 64, settledSources: false),
         ]
     }
 
@@ -167,8 +170,10 @@ struct SnapshotWriter {
             json.field("state", "rejected")
             writeError(error, into: &json)
         }
-        json.key("source")
-        writeSource(entry.item, into: &json)
+        if plan.settledSources || entry.state.isPending || entry.state == .failed {
+            json.key("source")
+            writeSource(entry.item, into: &json)
+        }
         json.endObject()
     }
 

@@ -101,11 +101,6 @@ extension UploadBatch {
         }
     }
 
-    /// Records that these files' attachments went out in a message, so later plans leave them out.
-    public mutating func markSent(_ fileIds: some Sequence<String>) {
-        sending.sentFileIds.formUnion(fileIds)
-    }
-
     private func messageEvent(_ kind: UploadEvent.Kind, attempt: Int) -> UploadEvent {
         UploadEvent(batchId: batchId, requestId: sending.requestId, fileId: nil, kind: kind, identity: String(attempt))
     }

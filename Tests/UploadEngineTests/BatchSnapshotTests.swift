@@ -112,6 +112,24 @@ import Testing
         #expect(restored.result.rejected.count < 100)
     }
 
+    @Test func aBatchOfManyUploadedFilesFitsByLeavingTheirSourcesOut() throws {
+        var h = BatchHarness(configure: { $0.limits.fileCountMax = 200 }, concurrency: 8)
+        let longURL = "https://files.test/" + String(repeating: "p", count: 2000)
+        h.add((0..<100).map { FileItem(fileId: "u\($0)", name: "u\($0).png", mimeType: "image/png", source: .url(longURL + "\($0)")) })
+        h.settleAll()
+        h.add([FileItem(fileId: "pending", name: "p.png", mimeType: "image/png", source: .url(longURL))], request: "r2")
+        let full = try #require(BatchSnapshot.encode(h.batch, writerGeneration: 1, maxBytes: 900 * 1024))
+        let bound = full.count / 2
+        let small = try #require(BatchSnapshot.encode(h.batch, writerGeneration: 1, maxBytes: bound))
+        #expect(small.count <= bound)
+        let restored = try BatchSnapshot.decode(small, configuration: h.batch.configuration).batch
+        #expect(restored.attachments == h.batch.attachments, "uploaded files stay uploaded without their sources")
+        #expect(restored.state(of: "pending") == .queued)
+        var resumed = restored
+        let staged = resumed.resume(now: h.now).actions.compactMap { if case .stage(_, let item, _) = $0 { item.source } else { nil } }
+        #expect(staged == [.url(longURL)], "a pending file keeps its source")
+    }
+
     @Test(arguments: [
         #"[]"#, #"{"v":2}"#, #"{"v":1,"batchId":"b"}"#,
         #"{"v":1,"batchId":"b","receiver":{"id":"u","type":"robot"},"concurrency":1,"message":{"send":"auto"},"files":[]}"#,

@@ -54,10 +54,10 @@ import Testing
     }
 
     @Test func thePlanCoversOnlyAttachmentsNotSentBefore() {
-        var h = BatchHarness(concurrency: 2)
+        var h = BatchHarness(configure: { $0.limits.attachmentsPerMessage = 1 }, concurrency: 2)
         h.add([inline("a"), inline("b")])
         h.settleAll()
-        h.batch.markSent(["a"])
+        h.answerPost()  // the drain posts one message per file; the first, carrying "a", went out
         #expect(h.batch.unsentAttachments.map(\.fileId) == ["b"])
         let plan = MessagePlan.make(batchId: "b1", attachments: h.batch.unsentAttachments, caption: nil, perMessage: 10)
         #expect(plan.map(\.fileIds) == [["b"]])

@@ -44,9 +44,9 @@ public final class BatchRegistry: Sendable {
     let sessions = Mutex(SessionTable())
     private let poster: (any MessagePoster)?
 
+    /// Batches made or restored here send messages only if `dependencies.sender` is set: a runner without a
+    /// poster plans no messages.
     public init(configuration: EngineConfiguration, dependencies: Dependencies) {
-        var configuration = configuration
-        configuration.sendsMessages = dependencies.sender != nil
         self.configuration = configuration
         self.dependencies = dependencies
         self.poster = dependencies.sender.map { SenderPoster(sender: $0) }

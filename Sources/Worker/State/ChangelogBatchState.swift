@@ -126,6 +126,7 @@ final class ChangelogBatchState: BatchDurability {
             let remaining = Atomic<Int>(pending.count)
             guard !pending.isEmpty else { return continuation.resume() }
             for batchId in pending {
+                // No version is that new: the wait ends when nothing is owed for the batch any more.
                 whenRecorded(batchId: batchId, version: .max - 1) {
                     if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { continuation.resume() }
                 }
