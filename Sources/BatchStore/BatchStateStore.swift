@@ -46,6 +46,15 @@ public final class BatchStateStore: Sendable {
         }
     }
 
+    /// Runs `body` — a restore applying a changelog partition — with a page cache large enough for bulk applies
+    /// (16 MiB instead of 2): between restores the store answers point lookups, and its cache counts against the
+    /// worker's memory per idle batch. Restores may overlap; the cache shrinks when the last one ends.
+    public func bulkLoading<T>(_ body: () async throws -> T) async throws -> T {
+        try withConnection("bulk load") { connection throws(BatchStoreError) in try connection.changeBulkLoads(by: 1) }
+        defer { try? withConnection("bulk load") { connection throws(BatchStoreError) in try connection.changeBulkLoads(by: -1) } }
+        return try await body()
+    }
+
     /// The stored batch `batchId` of `partition`, or `nil`.
     public func batch(partition: Int32, batchId: String) throws(BatchStoreError) -> StoredBatch? {
         try withConnection("batch") { connection throws(BatchStoreError) in

@@ -6,6 +6,8 @@ import Foundation
 final class StoreConnection {
     private let database: SQLiteConnection
     private let statements: StoreStatements
+    /// Restores under way that asked for the bulk page cache.
+    private var bulkLoads = 0
 
     /// The store on `database`, whose schema `statements` were prepared against.
     init(database: SQLiteConnection, statements: StoreStatements) {
@@ -19,6 +21,16 @@ final class StoreConnection {
             try statement.bind(partition, at: 1)
             return try statement.step("checkpoint") ? statement.int64(at: 0) : nil
         }
+    }
+
+    /// See ``BatchStateStore/bulkLoading(_:)``: the first load in raises the page cache, the last one out shrinks
+    /// it again, which frees the pages beyond it.
+    func changeBulkLoads(by delta: Int) throws(BatchStoreError) {
+        let wasBulk = bulkLoads > 0
+        bulkLoads = max(0, bulkLoads + delta)
+        guard wasBulk != (bulkLoads > 0) else { return }
+        let kibibytes = bulkLoads > 0 ? Self.bulkPageCacheKibibytes : Self.pageCacheKibibytes
+        try database.execute("PRAGMA cache_size = -\(kibibytes)", "bulk load: PRAGMA cache_size")
     }
 
     /// See ``BatchStateStore/apply(_:partition:checkpoint:)``.

@@ -130,7 +130,7 @@ public final class BatchRunner: Sendable {
     public func resume() { apply { $0.resume(now: $1) } }
 
     /// Sets what to call after a transition that changed the batch's durable state (not progress): a snapshot is
-    /// due. Called outside the runner's lock.
+    /// due. Called under the runner's lock, so it must not call back into the runner; keep it to noting the change.
     public func setChangeObserver(_ observer: (@Sendable () -> Void)?) {
         state.withLock { $0.changeObserver = observer }
     }
@@ -145,6 +145,9 @@ public final class BatchRunner: Sendable {
     public func setGlobalObserver(_ observer: UploadObserver?) {
         state.withLock { $0.globalObserver = observer }
     }
+
+    /// Whether files keep staged bytes (failed ones, for a retry within `staging.retainFailed`).
+    public var holdsRetainedBytes: Bool { state.withLock { state in state.batch.entries.contains { $0.staged != nil } } }
 
     /// Gives back failed files' retained bytes (their retry window is over).
     public func releaseRetainedBytes() { apply { batch, _ in batch.releaseRetainedBytes() } }
@@ -176,10 +179,10 @@ public final class BatchRunner: Sendable {
                        firedTimer: DeadlineScheduler.Ticket? = nil,
                        _ transition: (inout UploadBatch, Date) -> BatchEffects) -> ControlOutcome {
         let now = clock.now()
-        let (outcome, changed) = state.withLock { state -> (ControlOutcome, (@Sendable () -> Void)?) in
+        let outcome = state.withLock { state -> ControlOutcome in
             guard !state.abandoned else {
                 if let staged { stager.releaseInBackground(staged) }
-                return (.notApplicable, nil)
+                return .notApplicable
             }
             if let (requestId, observer) = observer { state.callObservers[requestId] = observer }
             if let token { state.attempts.removeValue(forKey: token) }
@@ -192,10 +195,11 @@ public final class BatchRunner: Sendable {
             for action in effects.actions { perform(action, in: &state) }
             state.callObservers = state.callObservers.filter { state.batch.hasFiles(from: $0.key) }
             rescheduleTimer(in: &state)
-            return (effects.outcome, state.batch.stateVersion != version ? state.changeObserver : nil)
+            // Told under the lock: whoever sees the new version (a record settling on another thread) must find the
+            // change already owed a snapshot.
+            if state.batch.stateVersion != version { state.changeObserver?() }
+            return effects.outcome
         }
-        // Told before the events go out: a record settled by them must find the change already owed a snapshot.
-        changed?()
         deliver()
         return outcome
     }

@@ -163,10 +163,10 @@ import UploadEngineTesting
         let record = RecordCompletion()
         fixture.registry.handle(Self.job(files: [Self.file("a", "image/png")], message: MessageOptions(send: .none)), done: record.done)
         await record.wait()
-        fixture.registry.sweep(idleFor: .seconds(3600), retainFailed: .seconds(3600), maxCached: 100)
+        fixture.registry.sweep(idleFor: .seconds(3600), retainFailed: .seconds(3600))
         #expect(fixture.registry.batchCount == 1)
         fixture.clock.advance(by: .seconds(3601))
-        fixture.registry.sweep(idleFor: .seconds(3600), retainFailed: .seconds(3600), maxCached: 100)
+        fixture.registry.sweep(idleFor: .seconds(3600), retainFailed: .seconds(3600))
         #expect(fixture.registry.batchCount == 0)
     }
 }

@@ -11,8 +11,10 @@ import UploadEngine
 /// conservative (a record may wait for other records' files of the same batch) and never commits a job whose files
 /// or messages are still under way.
 ///
-/// Memory: batches with records waiting stay; idle ones leave memory, least recently used first, beyond
-/// `worker.maxCachedBatches`, once their state is recorded; a record for one of them reads it back.
+/// Memory: a batch stays while records wait for it or its files are under way. Once it settles and its state is
+/// recorded it leaves memory — the durable state keeps the most recent ones encoded (`worker.maxCachedBatches`),
+/// the store all of them — and a record for it reads it back. A batch whose failed files keep staged bytes stays
+/// until `staging.retainFailed` gives them back: the runner owns those bytes.
 ///
 /// Locking: one `Mutex` over the sessions. It is never held while calling into a `BatchRunner` that may deliver
 /// events, because runners call back into the registry from their observers.
@@ -42,6 +44,7 @@ public final class BatchRegistry: Sendable {
     let configuration: EngineConfiguration
     let dependencies: Dependencies
     let sessions = Mutex(SessionTable())
+    private let evictions = Atomic<Int>(0)
     private let poster: (any MessagePoster)?
 
     /// Batches made or restored here send messages only if `dependencies.sender` is set: a runner without a
@@ -154,15 +157,14 @@ public final class BatchRegistry: Sendable {
     }
 
     /// Forgets idle batches untouched for `ttl` (tombstoning them), gives back failed files' bytes retained longer
-    /// than `retainFailed`, and lets idle batches beyond `maxCached` leave memory, least recently used first.
-    public func sweep(idleFor ttl: Duration, retainFailed: Duration, maxCached: Int) {
+    /// than `retainFailed`, and lets idle batches without retained bytes leave memory once recorded.
+    public func sweep(idleFor ttl: Duration, retainFailed: Duration) {
         let now = dependencies.clock.now()
         let expiry = now.addingTimeInterval(-ttl.timeInterval)
         let retention = now.addingTimeInterval(-retainFailed.timeInterval)
         let idle: [(batchId: String, session: BatchSession)] = sessions.withLock { sessions in
             sessions.filter { $0.value.waiting.isEmpty && $0.value.intake == 0 }.map { ($0.key, $0.value) }
         }
-        var cached: [(batchId: String, session: BatchSession)] = []
         for (batchId, session) in idle where session.runner.isSettled {
             if session.lastActivity < expiry {
                 drop(batchId, tombstone: true)
@@ -170,26 +172,35 @@ public final class BatchRegistry: Sendable {
                 continue
             }
             if session.lastActivity < retention { session.runner.releaseRetainedBytes() }
-            cached.append((batchId, session))
-        }
-        guard dependencies.durability.keepsBatches, cached.count > maxCached else { return }
-        let leaving = cached.sorted { $0.session.lastActivity < $1.session.lastActivity }.prefix(cached.count - maxCached)
-        for (batchId, session) in leaving {
-            dependencies.durability.whenRecorded(batchId: batchId, version: session.runner.stateVersion) { [weak self] in
-                self?.evict(batchId, runner: session.runner)
-            }
+            leaveMemoryOnceRecorded(batchId, runner: session.runner)
         }
     }
 
-    /// Drops an idle batch from memory if it is still idle and untouched; its state is in the store.
-    private func evict(_ batchId: String, runner: BatchRunner) {
+    /// Once the batch's current state is recorded, drops it from memory if it is still idle, untouched and holds no
+    /// staged bytes. Nothing to do where the durable state cannot give batches back (`state.durable = false`).
+    private func leaveMemoryOnceRecorded(_ batchId: String, runner: BatchRunner) {
+        guard dependencies.durability.keepsBatches, !runner.holdsRetainedBytes else { return }
+        let version = runner.stateVersion
+        dependencies.durability.whenRecorded(batchId: batchId, version: version) { [weak self] in
+            self?.evict(batchId, runner: runner, version: version)
+        }
+    }
+
+    private func evict(_ batchId: String, runner: BatchRunner, version: Int) {
         let evicted = sessions.withLock { sessions -> Bool in
-            guard sessions.read(batchId, { $0.runner === runner && $0.waiting.isEmpty && $0.intake == 0 }) == true else { return false }
+            let idle = sessions.read(batchId) { session in
+                session.runner === runner && session.waiting.isEmpty && session.intake == 0
+            }
+            // A batch that changed since is recorded again, and looked at again when it next settles.
+            guard idle == true, runner.isSettled, runner.stateVersion == version, !runner.holdsRetainedBytes else { return false }
             sessions.removeValue(forKey: batchId)
             return true
         }
-        if evicted { runner.releaseRetainedBytes() }
+        if evicted { evictions.add(1, ordering: .relaxed) }
     }
+
+    /// Batches that left memory so far: the worker gives the allocator's freed pages back after many left.
+    public var evictedCount: Int { evictions.load(ordering: .relaxed) }
 
     private func drop(_ batchId: String, tombstone: Bool) {
         let removed = sessions.withLock { $0.removeValue(forKey: batchId) }
@@ -247,19 +258,23 @@ public final class BatchRegistry: Sendable {
     /// Reading the runner under the registry lock is safe: it only takes the runner's own lock, and runners never
     /// hold theirs while calling back here.
     func settleIfIdle(_ batchId: String) {
-        let (released, cleared, partition, version) = sessions.withLock { sessions in
-            sessions.update(batchId) { session -> ([RecordRelease], Bool, Int32, Int) in
-                guard session.intake == 0, !session.waiting.isEmpty, session.runner.isSettled else { return ([], false, 0, 0) }
+        let settled = sessions.withLock { sessions in
+            sessions.update(batchId) { session -> (released: [RecordRelease], cleared: Bool, partition: Int32, runner: BatchRunner)? in
+                guard session.intake == 0, session.runner.isSettled else { return nil }
                 defer { session.waiting = [] }
-                return (session.waiting, session.cleared, session.partition, session.runner.stateVersion)
-            } ?? ([], false, 0, 0)
+                return (session.waiting, session.cleared, session.partition, session.runner)
+            } ?? nil
         }
-        guard !released.isEmpty else { return }
+        guard let (released, cleared, partition, runner) = settled else { return }
         let durability = dependencies.durability
         if cleared {
             drop(batchId, tombstone: false)
             durability.forget(batchId: batchId, partition: partition)
+        } else {
+            leaveMemoryOnceRecorded(batchId, runner: runner)
         }
+        guard !released.isEmpty else { return }
+        let version = runner.stateVersion
         dependencies.publisher.whenDelivered {
             durability.whenRecorded(batchId: batchId, version: version) { released.forEach { $0.settled() } }
         }

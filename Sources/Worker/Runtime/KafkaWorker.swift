@@ -98,7 +98,7 @@ public final class KafkaWorker: Sendable {
             metrics.registry.set(WorkerMetrics.consumerLag, Double(consumer.lag()))
             metrics.registry.set(WorkerMetrics.inFlightBatches, Double(registry.busyBatchCount))
             metrics.registry.set(WorkerMetrics.inFlightTransfers, Double(client.runningTransfers))
-            metrics.registry.set(WorkerMetrics.cachedBatches, Double(registry.batchCount))
+            metrics.registry.set(WorkerMetrics.cachedBatches, Double(registry.batchCount + (durable?.state.cachedCount ?? 0)))
         }
         defer { admin.stop() }
         logger.info("admin endpoints listening", ["listen": configuration.adminListen, "port": String(admin.port)])
@@ -162,18 +162,21 @@ public final class KafkaWorker: Sendable {
             }
             group.addTask { await intake.regulate(until: shutdown) }
             group.addTask {
-                // Often enough that idle batches beyond worker.maxCachedBatches leave memory within seconds; each
-                // pass looks at every batch in memory, so not on every change.
-                var held = 0
+                // Expiry and retention are measured in minutes and hours; each pass looks at every batch in memory,
+                // so not on every change.
+                var trimmedAt = 0, seen = 0
                 while !shutdown.isRequested {
                     try? await Task.sleep(for: .seconds(2))
-                    // Batches that left memory since the last pass free their heap, but glibc keeps freed pages
-                    // in its arenas: give them back, or resident memory stays at the run's peak.
-                    let now = registry.batchCount
-                    if now + 1000 < held { MemoryRelease.trim() }
-                    held = now
-                    registry.sweep(idleFor: self.configuration.worker.batchTTL, retainFailed: self.configuration.staging.retainFailed,
-                                   maxCached: self.configuration.worker.maxCachedBatches)
+                    // Batches that left memory freed their heap, but glibc keeps freed pages in its arenas: give
+                    // them back every thousand batches, and once a burst is over, or resident memory stays at the
+                    // run's peak.
+                    let evicted = registry.evictedCount
+                    if evicted > trimmedAt, evicted - trimmedAt >= 1000 || evicted == seen {
+                        MemoryRelease.trim()
+                        trimmedAt = evicted
+                    }
+                    seen = evicted
+                    registry.sweep(idleFor: self.configuration.worker.batchTTL, retainFailed: self.configuration.staging.retainFailed)
                     durable?.expire(idleFor: self.configuration.worker.batchTTL, partitions: Set(consumer.assignment.map(\.partition)),
                                     held: { registry.runner(for: $0) != nil })
                 }

@@ -13,7 +13,8 @@ import UploadEngine
 /// cannot be delivered is fatal (`onLoss`), as a lost event is.
 ///
 /// What is owed is tracked per batch only while something is owed (dirty, in flight, or waited for), so memory
-/// follows the batches being changed, not all batches ever seen.
+/// follows the batches being changed, not all batches ever seen. Idle batches out of the registry's memory are kept
+/// encoded, the most recently recorded `worker.maxCachedBatches` of them (``RecentSnapshots``).
 final class ChangelogBatchState: BatchDurability {
     private struct Owed {
         var partition: Int32
@@ -42,6 +43,7 @@ final class ChangelogBatchState: BatchDurability {
         var stored: [Delivered] = []
         var storing = false
         var broken = false
+        var recent: RecentSnapshots
     }
 
     let topic: String
@@ -54,7 +56,7 @@ final class ChangelogBatchState: BatchDurability {
     private let generation: @Sendable () -> Int32
     private let logger: Logger
     private let onLoss: @Sendable (String) -> Void
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     /// Store writes run here, one at a time, off the producer's delivery thread and the cooperative pool.
     private let storeQueue = DispatchQueue(label: "attache.batch-store")
 
@@ -67,8 +69,9 @@ final class ChangelogBatchState: BatchDurability {
     }
 
     init(topic: String, store: BatchStateStore, producer: any RecordProducer, configuration: EngineConfiguration,
-         flushInterval: Duration, maxBytes: Int, generation: @escaping @Sendable () -> Int32, logger: Logger,
-         onLoss: @escaping @Sendable (String) -> Void) {
+         flushInterval: Duration, maxBytes: Int, cachedBatches: Int = 0, generation: @escaping @Sendable () -> Int32,
+         logger: Logger, onLoss: @escaping @Sendable (String) -> Void) {
+        self.state = Mutex(State(recent: RecentSnapshots(limit: cachedBatches)))
         self.topic = topic
         self.store = store
         self.producer = producer
@@ -84,10 +87,14 @@ final class ChangelogBatchState: BatchDurability {
 
     // MARK: - BatchDurability
 
+    /// Idle batches held encoded in memory.
+    var cachedCount: Int { state.withLock { $0.recent.count } }
+
     func load(batchId: String, partition: Int32) -> UploadBatch? {
         do {
-            guard let row = try store.batch(partition: partition, batchId: batchId) else { return nil }
-            return try BatchSnapshot.decode(row.snapshot, configuration: configuration).batch
+            let cached = state.withLock { $0.recent.take(batchId, partition: partition) }
+            guard let snapshot = try cached ?? store.batch(partition: partition, batchId: batchId)?.snapshot else { return nil }
+            return try BatchSnapshot.decode(snapshot, configuration: configuration).batch
         } catch {
             // A row that cannot be read is a cache miss: the batch starts afresh, as it would without the store.
             logger.error("a stored batch could not be read; starting it afresh", ["batchId": batchId, "error": "\(error)"])
@@ -100,6 +107,7 @@ final class ChangelogBatchState: BatchDurability {
     }
 
     func forget(batchId: String, partition: Int32) {
+        state.withLock { $0.recent.remove(batchId) }
         owe(batchId, partition: partition) { $0.dirty = nil; $0.tombstone = true }
     }
 
@@ -143,7 +151,10 @@ final class ChangelogBatchState: BatchDurability {
 
     /// The partition left this worker: its own writes no longer move its checkpoint.
     func released(partition: Int32) {
-        _ = state.withLock { $0.checkpoints.removeValue(forKey: partition) }
+        state.withLock { state in
+            state.checkpoints.removeValue(forKey: partition)
+            state.recent.removePartition(partition)
+        }
     }
 
     // MARK: - Flushing
@@ -286,6 +297,11 @@ final class ChangelogBatchState: BatchDurability {
             let ready = state.withLock { state -> [@Sendable () -> Void] in
                 var ready: [@Sendable () -> Void] = []
                 for delivery in batch {
+                    if let snapshot = delivery.change.snapshot {
+                        state.recent.put(snapshot, batchId: delivery.batchId, partition: delivery.partition)
+                    } else {
+                        state.recent.remove(delivery.batchId)
+                    }
                     guard var owed = state.owed[delivery.batchId] else { continue }
                     owed.inFlight -= 1
                     owed.delivered = max(owed.delivered, delivery.version)

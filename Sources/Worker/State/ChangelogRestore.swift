@@ -27,6 +27,10 @@ struct ChangelogRestore: Sendable {
     }
 
     func restore(partition: Int32) async throws -> Outcome {
+        try await state.store.bulkLoading { try await restoreLoading(partition: partition) }
+    }
+
+    private func restoreLoading(partition: Int32) async throws -> Outcome {
         let store = state.store
         var checkpoint = try store.checkpoint(partition: partition)
         var read = 0

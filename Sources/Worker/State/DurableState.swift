@@ -30,7 +30,8 @@ struct DurableState: Sendable {
         let reader = try KafkaPartitionReader(configuration: readerKafka)
         let state = ChangelogBatchState(topic: configuration.kafka.batchesTopic, store: store, producer: producer,
                                         configuration: configuration.engine, flushInterval: configuration.state.flushInterval,
-                                        maxBytes: configuration.events.maxBytes, generation: generation, logger: logger, onLoss: onLoss)
+                                        maxBytes: configuration.events.maxBytes, cachedBatches: configuration.worker.maxCachedBatches,
+                                        generation: generation, logger: logger, onLoss: onLoss)
         let restore = ChangelogRestore(topic: configuration.kafka.batchesTopic, reader: reader, state: state,
                                        configuration: configuration.engine, logger: logger)
         return DurableState(store: store, reader: reader, state: state, restore: restore, logger: logger)

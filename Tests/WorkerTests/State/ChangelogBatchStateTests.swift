@@ -19,12 +19,13 @@ import UploadEngineTesting
         let state: ChangelogBatchState
         let losses = Locked<[String]>([])
 
-        init() throws {
+        init(cachedBatches: Int = 0) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("changelog-\(UUID().uuidString)")
             store = try BatchStateStore.open(path: directory.appendingPathComponent("state.db").path).0
             let losses = self.losses
             state = ChangelogBatchState(topic: "attache.batches", store: store, producer: producer, configuration: EngineConfiguration(),
-                                        flushInterval: .zero, maxBytes: 900 * 1024, generation: { 12 }, logger: .silent,
+                                        flushInterval: .zero, maxBytes: 900 * 1024, cachedBatches: cachedBatches, generation: { 12 },
+                                        logger: .silent,
                                         onLoss: { reason in losses.update { $0.append(reason) } })
         }
 
@@ -47,6 +48,40 @@ import UploadEngineTesting
             producer.report(index, .success(KafkaDeliveryReport(topic: "attache.batches", partition: partition, offset: offset)))
             await state.storeWritesDone()
         }
+    }
+
+    @Test func recordedSnapshotsAreKeptEncodedAndALoadTakesThemBeforeTheStore() async throws {
+        let fixture = try Fixture(cachedBatches: 10)
+        fixture.state.restored(partition: 2, through: 0)
+        let runner = fixture.runner()
+        runner.upload([FileItem(fileId: "a", name: "a.png", mimeType: "image/png", source: .data(Data()))], requestId: "r", offset: 5)
+        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+        await fixture.handed(1)
+        #expect(fixture.state.cachedCount == 0, "nothing is kept before it is recorded")
+        await fixture.deliver(0, offset: 0)
+        #expect(fixture.state.cachedCount == 1)
+        // The store row goes: only the cache can answer now.
+        try fixture.store.apply([.tombstone(batchId: "trip", offset: 1)], partition: 2, checkpoint: 2)
+        #expect(fixture.state.load(batchId: "trip", partition: 3) == nil, "another partition's batch of the same id is not this one")
+        let loaded = try #require(fixture.state.load(batchId: "trip", partition: 2))
+        #expect(loaded.appliedThrough == 5 && loaded.state(of: "a") == .rejected)
+        #expect(fixture.state.cachedCount == 0, "taken out: the batch is in memory again")
+        #expect(fixture.state.load(batchId: "trip", partition: 2) == nil)
+    }
+
+    @Test func forgettingABatchOrReleasingItsPartitionDropsItsCachedSnapshot() async throws {
+        let fixture = try Fixture(cachedBatches: 10)
+        fixture.state.restored(partition: 2, through: 0)
+        for (index, batchId) in ["x", "y"].enumerated() {
+            fixture.state.changed(batchId: batchId, partition: 2, runner: fixture.runner(batchId))
+            await fixture.handed(index + 1)
+            await fixture.deliver(index, offset: Int64(index))
+        }
+        #expect(fixture.state.cachedCount == 2)
+        fixture.state.forget(batchId: "x", partition: 2)
+        #expect(fixture.state.cachedCount == 1)
+        fixture.state.released(partition: 2)
+        #expect(fixture.state.cachedCount == 0)
     }
 
     @Test func aSnapshotGoesToTheBatchsPartitionWithItsHeadersAndRecordsWaitForIt() async throws {

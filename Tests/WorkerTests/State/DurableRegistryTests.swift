@@ -14,13 +14,14 @@ import UploadEngineTesting
         let clock = ManualClock()
         let registry: BatchRegistry
 
-        init(fileCountMax: Int = 10) {
+        init(fileCountMax: Int = 10, uploader: ScriptedUploader = ScriptedUploader()) {
             var configuration = EngineConfiguration()
             configuration.concurrency = 4
             configuration.limits.fileCountMax = fileCountMax
+            configuration.retry.maxAttempts = 1
             let clock = self.clock
             var dependencies = BatchRegistry.Dependencies(
-                makeRunner: { BatchRunner(batch: $0, presigner: ScriptedPresigner(), uploader: ScriptedUploader(), stager: ScriptedStager(),
+                makeRunner: { BatchRunner(batch: $0, presigner: ScriptedPresigner(), uploader: uploader, stager: ScriptedStager(),
                                           poster: $1, clock: clock) },
                 publisher: publisher, sender: sender, clock: clock)
             dependencies.durability = durability
@@ -59,7 +60,7 @@ import UploadEngineTesting
         fixture.registry.handle(Self.job(files: ["a"]), partition: 1, offset: 7, done: replay.done)
         await replay.wait()
         #expect(fixture.publisher.events.count == before, "no second intake and no live-id rejection of its own file")
-        #expect(fixture.registry.runner(for: "trip")?.snapshot.count == 1)
+        #expect(fixture.durability.stored["trip"]?.count == 1)
     }
 
     @Test func aBatchHeldNowhereInMemoryComesBackFromTheStoreWithItsRules() async throws {
@@ -96,28 +97,49 @@ import UploadEngineTesting
         }
         #expect(rejected.map(\.0) == ["a", "c"])
         #expect(rejected.map(\.1) == [.invalidFileObject, .fileCountExceeded], "a live id is not re-uploaded; capacity counts restored files")
-        let completed = try #require(fixture.registry.runner(for: "trip")?.snapshot.result)
+        let completed = try #require(fixture.durability.stored["trip"]?.result)
         #expect(completed.successful.map(\.fileId) == ["a", "b"], "the whole-batch result includes the previous owner's files")
     }
 
-    @Test func idleBatchesBeyondTheCacheLeaveMemoryOnceRecordedAndComeBackOnTheirNextRecord() async {
+    @Test func settledBatchesLeaveMemoryOnceRecordedAndComeBackOnTheirNextRecord() async {
         let fixture = Fixture()
-        for (index, batchId) in ["x", "y", "z"].enumerated() {
-            let record = RecordCompletion()
-            fixture.registry.handle(Self.job(batchId, files: ["a"]), partition: 0, offset: Int64(index), done: record.done)
-            await fixture.publisher.wait(until: { $0.filter { $0.type == "attache.batch.completed" }.count == index + 1 })
-            fixture.durability.flush()
-            await record.wait()
-            fixture.clock.advance(by: .seconds(1))
+        for (index, batchId) in ["x", "y"].enumerated() {
+            fixture.registry.handle(Self.job(batchId, files: ["a"]), partition: 0, offset: Int64(index), done: {})
         }
-        fixture.registry.sweep(idleFor: .seconds(3600), retainFailed: .seconds(3600), maxCached: 1)
-        #expect(fixture.registry.batchCount == 1)
-        #expect(fixture.registry.runner(for: "z") != nil, "the most recently used stays")
+        await fixture.publisher.wait(until: { $0.filter { $0.type == "attache.batch.completed" }.count == 2 })
+        #expect(fixture.registry.batchCount == 2, "settled, but their state is not recorded yet")
+        let record = RecordCompletion()
+        fixture.registry.handle(Self.job("x", files: ["b"]), partition: 0, offset: 2, done: record.done)
+        await fixture.publisher.wait(until: { $0.filter { $0.type == "attache.batch.completed" }.count == 3 })
         let loadsBefore = fixture.durability.loads
+        fixture.durability.flush()
+        await record.wait()
+        #expect(fixture.registry.batchCount == 0)
         let control = RecordCompletion()
         fixture.registry.handle(.remove(batchId: "x", fileId: "a"), partition: 0, offset: 3, done: control.done)
         await fixture.publisher.wait(forType: "attache.file.removed")
-        #expect(fixture.durability.loads == loadsBefore + 1)
+        #expect(fixture.durability.loads == loadsBefore + 1, "read back from the store")
+        fixture.durability.flush()
+        await control.wait()
+        #expect(fixture.durability.stored["x"]?.attachments.map(\.fileId) == ["b"], "both records applied to one batch")
+        #expect(fixture.registry.batchCount == 0)
+    }
+
+    @Test func aBatchWhoseFailedFilesKeepStagedBytesStaysUntilTheyAreGivenBack() async {
+        let fixture = Fixture(uploader: ScriptedUploader { _, _ in throw UploadError(.s3UploadFailed, "HTTP 503") })
+        let record = RecordCompletion()
+        fixture.registry.handle(Self.job(files: ["a"]), partition: 0, offset: 1, done: record.done)
+        await fixture.publisher.wait(forType: "attache.batch.completed")
+        fixture.durability.flush()
+        await record.wait()
+        #expect(fixture.durability.stored["trip"]?.state(of: "a") == .failed)
+        #expect(fixture.registry.batchCount == 1, "a retry would upload the bytes it holds")
+        fixture.registry.sweep(idleFor: .seconds(7200), retainFailed: .seconds(3600))
+        #expect(fixture.registry.batchCount == 1, "within staging.retainFailed")
+        fixture.clock.advance(by: .seconds(3601))
+        fixture.registry.sweep(idleFor: .seconds(7200), retainFailed: .seconds(3600))
+        #expect(fixture.registry.batchCount == 0, "bytes given back, state recorded: it leaves memory")
+        #expect(fixture.durability.forgotten.isEmpty, "left memory, not expired")
     }
 
     @Test func clearingABatchTombstonesItAndForgetsIt() async {

@@ -54,13 +54,17 @@ final class MemoryDurability: BatchDurability, Sendable {
 
     /// Takes the snapshots owed and runs the records waiting for them.
     func flush() {
+        // Snapshots are taken outside the lock: runners tell of changes under theirs.
+        let dirty = state.withLock { state in
+            defer { state.dirty = [:] }
+            return state.dirty
+        }
+        let batches = dirty.mapValues(\.snapshot)
         let ready = state.withLock { state -> [@Sendable () -> Void] in
-            for (batchId, runner) in state.dirty {
-                let batch = runner.snapshot
+            for (batchId, batch) in batches {
                 state.stored[batchId] = batch
                 state.recorded[batchId] = batch.stateVersion
             }
-            state.dirty = [:]
             let recorded = state.recorded
             let ready = state.waiters.filter { (recorded[$0.batchId] ?? -1) >= $0.version }
             state.waiters.removeAll { (recorded[$0.batchId] ?? -1) >= $0.version }
