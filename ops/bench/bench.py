@@ -3,7 +3,9 @@
 see that script for usage. Standard library only.
 
 Everything runs on this machine: one `attache dev-broker` (Kafka), one nginx serving WebDAV on 127.0.0.1 (the
-object store), ops/bench/presign.py (the backend's presign endpoint) and kcat (producing jobs, reading events).
+object store), ops/bench/presign.py (the backend's presign endpoint) and kcat (producing jobs, reading events). The
+scale run adds librdkafka 2.16's mock cluster (Tests/EndToEndTests/Support/mock_kafka.py, from the test venv),
+ops/bench/faultproxy.py slowing uploads in front of nginx, and ops/bench/presign.py as the message API too.
 Source files, the workers' staging directories and nginx's store all live in one work directory, by default in
 /dev/shm (tmpfs), so disk write-back never decides a race.
 """
@@ -27,7 +29,7 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-SCENARIOS = ["large", "memory", "small", "fanout", "intake", "handover"]
+SCENARIOS = ["large", "memory", "small", "fanout", "intake", "handover", "scale"]
 # Run only when asked for (ops/bench/soak.py): it takes --soak-minutes, ten by default.
 EXTRA_SCENARIOS = ["soak"]
 MIB = 1 << 20
@@ -58,6 +60,7 @@ class Child:
         self.out = None if stdout_pipe else open(self.out_path, "wb")
         self.process = subprocess.Popen(argv, env=merged, stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
                                         stdout=subprocess.PIPE if stdout_pipe else self.out, stderr=self.err)
+        self.terminated = False
         Child.started.append(self)
 
     @property
@@ -83,10 +86,17 @@ class Child:
             time.sleep(0.02)
         raise BenchFailure("{} printed no first line: {}".format(self.name, self.stderr_text()[-2000:]))
 
-    def stop(self, timeout=30):
-        """SIGTERM, then SIGKILL after `timeout`; returns the exit status."""
-        if self.process.poll() is None:
+    def terminate(self):
+        """Sends SIGTERM now, without waiting: `stop` then waits for the exit without a second signal (which makes a
+        worker exit at once), so several children can be told to leave together."""
+        if self.process.poll() is None and not self.terminated:
             self.process.send_signal(signal.SIGTERM)
+            self.terminated = True
+
+    def stop(self, timeout=30):
+        """SIGTERM (unless `terminate` sent it), then SIGKILL after `timeout`; returns the exit status."""
+        if self.process.poll() is None:
+            self.terminate()
             try:
                 self.process.wait(timeout)
             except subprocess.TimeoutExpired:
@@ -283,11 +293,13 @@ class Kafka:
 
 
 class EventWatcher:
-    """Follows an events topic with a long-running kcat consumer; notes when each `batch.completed` is seen."""
+    """Follows an events topic with a long-running kcat consumer; notes when each `batch.completed` and the first
+    `message.sent` of each batch are seen."""
 
     def __init__(self, kafka, topic, workdir):
         self.lock = threading.Condition()
         self.completed = {}  # batchId -> (seen time.time(), CreateTime ms, result)
+        self.sent = {}  # batchId -> seen time.time() of its first message.sent
         self.first = {}  # batchId -> CreateTime ms of its first event
         self.counts = {}  # batchId -> events seen
         self.kcat = Child("watch-" + topic, ["kcat", "-b", kafka.brokers, "-t", topic, "-C", "-o", "beginning", "-u", "-q",
@@ -309,18 +321,40 @@ class EventWatcher:
                 if event.get("type") == "attache.batch.completed":
                     self.completed[subject] = (seen, int(parts[0]), event["data"]["result"])
                     self.lock.notify_all()
+                elif event.get("type") == "attache.message.sent":
+                    self.sent.setdefault(subject, seen)
+                    self.lock.notify_all()
 
-    def wait(self, batch_ids, timeout):
-        """Waits until every batch in `batch_ids` completed; returns the time the last one was seen."""
+    def wait(self, batch_ids, timeout, count=None):
+        """Waits until `count` (default: all) of the batches in `batch_ids` completed; returns when the latest of
+        their completions so far was seen."""
+        self._wait(batch_ids, timeout, lambda: self.completed, "completed", count)
+        with self.lock:
+            return max(self.completed[b][0] for b in batch_ids if b in self.completed)
+
+    def wait_sent(self, batch_ids, timeout, count=None):
+        """Waits until `count` (default: all) of the batches in `batch_ids` had a `message.sent`."""
+        self._wait(batch_ids, timeout, lambda: self.sent, "sent a message", count)
+
+    def sent_of(self, batch_ids):
+        with self.lock:
+            return sum(1 for b in batch_ids if b in self.sent)
+
+    def completed_of(self, batch_ids):
+        with self.lock:
+            return sum(1 for b in batch_ids if b in self.completed)
+
+    def _wait(self, batch_ids, timeout, seen, what, count=None):
         deadline = time.time() + timeout
+        count = len(batch_ids) if count is None else count
         with self.lock:
             while True:
-                missing = [b for b in batch_ids if b not in self.completed]
-                if not missing:
-                    return max(self.completed[b][0] for b in batch_ids)
+                missing = [b for b in batch_ids if b not in seen()]
+                if len(batch_ids) - len(missing) >= count:
+                    return
                 if time.time() >= deadline:
-                    raise BenchFailure("{} of {} batches did not complete in {} s (e.g. {})".format(
-                        len(missing), len(batch_ids), timeout, missing[0]))
+                    raise BenchFailure("only {} of {} batches {} in {} s, {} awaited (not {}, for one)".format(
+                        len(batch_ids) - len(missing), len(batch_ids), what, timeout, count, missing[0]))
                 self.lock.wait(min(1.0, max(0.0, deadline - time.time())))
 
     def events_of(self, batch_ids):
@@ -465,7 +499,7 @@ class Bench:
         # --faults: its stdin also takes `topic NAME PARTITIONS`, for topics larger than the mock's default 4 partitions.
         broker = self.broker = Child("broker", [self.attache, "dev-broker", "--faults"], self.workdir, stdin_pipe=True)
         self.kafka = Kafka(broker.first_stdout_line())
-        self.broker_answers = 0
+        self.broker_answers = {}  # broker Child -> commands answered so far
         self.nginx_port = free_port()
         self._start_nginx()
         self.base = "http://127.0.0.1:{}".format(self.nginx_port)
@@ -475,17 +509,20 @@ class Bench:
         log("broker {}, nginx {}, presign {}, work dir {} ({})".format(self.kafka.brokers, self.base, self.presign_url,
                                                                      self.workdir, "tmpfs" if self.on_tmpfs else "disk"))
 
-    def create_topic(self, name, partitions):
-        """Creates a topic with `partitions` partitions through the broker's fault commands; waits for its answer."""
-        self.broker.process.stdin.write("topic {} {}\n".format(name, partitions).encode())
-        self.broker.process.stdin.flush()
-        self.broker_answers += 1
+    def create_topic(self, name, partitions, broker=None):
+        """Creates a topic with `partitions` partitions through a broker's fault commands (`broker`, by default the
+        bench's `attache dev-broker --faults`; the scale run's mock_kafka.py takes the same commands: the bootstrap list
+        on the first stdout line, then one answer line per command); waits for its answer."""
+        broker = broker or self.broker
+        broker.process.stdin.write("topic {} {} 1\n".format(name, partitions).encode())
+        broker.process.stdin.flush()
+        answer = self.broker_answers[broker] = self.broker_answers.get(broker, 0) + 1
         deadline = time.time() + 10
         while time.time() < deadline:
-            lines = self.broker.stdout_text().splitlines()
-            if len(lines) > self.broker_answers:
-                if lines[self.broker_answers] != "ok":
-                    raise BenchFailure("creating {}: {}".format(name, lines[self.broker_answers]))
+            lines = broker.stdout_text().splitlines()
+            if len(lines) > answer:
+                if lines[answer] != "ok":
+                    raise BenchFailure("creating {}: {}".format(name, lines[answer]))
                 return
             time.sleep(0.02)
         raise BenchFailure("the broker did not answer the creation of {}".format(name))
@@ -917,6 +954,114 @@ http {{
                 run, total, end - assigned))
         return times, read
 
+    def scale(self):
+        """DESIGN §4.1's scale run, after the end-to-end test `scalingOneToThreeToOneUnderLoadRepeatsAlmostNothing`:
+        `--scale-jobs` one-file jobs produced at once, one worker; once 20 of every 150 batches completed, two more
+        join the group; once both hold partitions and 80 of every 150 completed, both get SIGTERM (and must exit 0);
+        then the first finishes alone. The test counts `message.sent` for its marks; here a worker's message posts
+        wait behind its queued uploads (they share `worker.maxTransfers`), so the first posts come when the backlog is
+        nearly uploaded, and marks on them would put the scale events after the load. Uploads go through
+        ops/bench/faultproxy.py, which reads every PUT body at SCALE_TRICKLE bytes/s, so members join and leave while
+        uploads are in flight. Returns Figures of the uploads repeated (% of files) and of message posts per message."""
+        count = self.options.scale_jobs
+        repeated, posts = Figure(), Figure()
+        broker, kafka = None, self.kafka
+        if self.options.scale_kafka == "wheel":
+            broker = Child("scale-broker", [wheel_python(), MOCK_KAFKA, "--brokers", "1"], self.workdir, stdin_pipe=True)
+            kafka = Kafka(broker.first_stdout_line())
+            log("scale: librdkafka 2.16's mock cluster (confluent-kafka wheel) at {}".format(kafka.brokers))
+        proxy = Child("scale-proxy", [sys.executable, os.path.join(HERE, "faultproxy.py"), "--upstream",
+                                      "127.0.0.1:{}".format(self.nginx_port), "--fail-503", "0", "--drop", "0",
+                                      "--trickle", str(SCALE_TRICKLE)], self.workdir)
+        proxy_url = proxy.first_stdout_line()
+        api = Child("scale-presign", [sys.executable, os.path.join(HERE, "presign.py"), "--upload-base",
+                                      proxy_url + "/attache"], self.workdir)
+        presign_url = api.first_stdout_line()
+        messages_url = presign_url.rsplit("/", 1)[0] + "/messages"
+        extra = {"ATTACHE_KAFKA_BROKERS": kafka.brokers, "ATTACHE_PRESIGN_URL": presign_url, "ATTACHE_MESSAGES_MODE": "http",
+                 "ATTACHE_MESSAGES_URL": messages_url, "ATTACHE_WORKER_MAX_TRANSFERS": "8",
+                 # The end-to-end test's session (and attache_run's for groups of several): members that join or leave
+                 # are settled in seconds. It also caps worker.revokeGrace at two thirds of it, 4 s.
+                 "ATTACHE_KAFKA_PROPERTY_SESSION_TIMEOUT_MS": "6000", "ATTACHE_KAFKA_PROPERTY_HEARTBEAT_INTERVAL_MS": "500"}
+        try:
+            for run in range(1, self.runs + 1):
+                measured = self.scale_run("scale-{}".format(run), count, kafka, broker, extra,
+                                          proxy_url + "/_faultproxy/puts", messages_url)
+                repeated.add(100.0 * measured["repeated"] / count)
+                posts.add(measured["posts"] / count)
+        finally:
+            api.stop()
+            proxy.stop()
+            if broker:
+                broker.stop()
+        return repeated, posts
+
+    def scale_run(self, tag, count, kafka, broker, extra, puts_url, posts_url):
+        """One 1 → 3 → 1 run on fresh topics (4 partitions, a changelog of its own) and a fresh group; returns the
+        repeated uploads and the message posts it counted (from the proxy's `puts_url` and the message API's
+        `posts_url`)."""
+        jobs_topic, events_topic, group = "bench.{}.jobs".format(tag), "bench.{}.events".format(tag), "bench-" + tag
+        prefix = "sc-{}-".format(tag)
+        ids = ["{}{}".format(prefix, i) for i in range(count)]
+        for topic in (jobs_topic, jobs_topic + ".batches", events_topic):
+            self.create_topic(topic, 4, broker)
+        watcher = EventWatcher(kafka, events_topic, self.workdir)
+        kafka.produce_lines(jobs_topic, ["{}\t{}".format(b, json.dumps(jpeg_job(b, i), separators=(",", ":")))
+                                         for i, b in enumerate(ids)], self.workdir)
+        grow, shrink = max(1, count * 20 // 150), max(2, count * 80 // 150)
+        workers, marks = {}, []
+
+        def mark(what):
+            marks.append("{} at {:.1f} s ({} completed, {} sent)".format(what, time.time() - start, watcher.completed_of(ids),
+                                                                        watcher.sent_of(ids)))
+        try:
+            start = time.time()
+            workers["a"] = Worker(self, "worker-{}-a".format(tag), group, jobs_topic, events_topic, extra)
+            workers["a"].wait_assigned()
+            watcher.wait(ids, 120, count=grow)
+            mark("b and c start")
+            for name in ("b", "c"):
+                workers[name] = Worker(self, "worker-{}-{}".format(tag, name), group, jobs_topic, events_topic, extra)
+            for name in ("b", "c"):
+                workers[name].wait_assigned(timeout=90)
+            mark("three hold partitions")
+            held = watcher.completed_of(ids)
+            watcher.wait(ids, 120, count=shrink)
+            mark("SIGTERM to b and c")
+            for name in ("b", "c"):
+                workers[name].child.terminate()
+            for name in ("b", "c"):
+                workers[name].stop()
+            mark("b and c exited 0")
+            watcher.wait_sent(ids, 180)
+            watcher.wait(ids, 60)
+            mark("every batch sent")
+            workers["a"].stop()
+        finally:
+            for worker in workers.values():
+                worker.child.stop()
+            watcher.stop()
+            shutil.rmtree(os.path.join(self.workdir, "staging"), ignore_errors=True)
+        for batch_id in ids:
+            result = watcher.completed[batch_id][2]
+            if result.get("rejected") or result.get("failed") or len(result.get("successful", [])) != 1:
+                raise BenchFailure("batch {} did not upload its file: {}".format(batch_id, json.dumps(result)[:500]))
+        puts = {path: n for path, n in json.loads(urllib.request.urlopen(puts_url, timeout=5).read()).items()
+                if path.startswith("/attache/" + prefix)}
+        sent = {b: muids for b, muids in json.loads(urllib.request.urlopen(posts_url, timeout=5).read())["posts"].items()
+                if b.startswith(prefix)}
+        if len(puts) != count or len(sent) != count or any(len(set(m)) != 1 for m in sent.values()):
+            raise BenchFailure("{}: {} objects uploaded and {} batches posted a message (one muid each) of {}".format(
+                tag, len(puts), len(sent), count))
+        repeats = sum(n - 1 for n in puts.values())
+        total_posts = sum(len(m) for m in sent.values())
+        log("{}: {}; {} uploads for {} files ({} repeated), {} posts for {} messages".format(
+            tag, ", ".join(marks), sum(puts.values()), count, repeats, total_posts, count))
+        if held >= count:
+            raise BenchFailure("{}: every batch had completed before three workers held partitions: the run measured no "
+                               "handover under load (slow the uploads: SCALE_TRICKLE)".format(tag))
+        return {"repeated": repeats, "posts": total_posts}
+
     def start_perf(self, worker, scenario="intake"):
         """Samples the worker's stacks into ops/bench/work/: by default on cpu-clock (works in VMs without hardware
         counters); `--perf-event sched:sched_switch` instead records every stack a thread went to sleep from."""
@@ -967,6 +1112,9 @@ http {{
         if "handover" in only:
             log("handover: a fresh worker restores {} idle batches before applying records".format(self.options.handover_batches))
             r["handover"] = self.handover()
+        if "scale" in only:
+            log("scale: {} one-file jobs while the group grows from 1 worker to 3 and back".format(self.options.scale_jobs))
+            r["scale"] = self.scale()
         if "soak" in only:
             import soak
             log("soak: {} minutes of broker, store and process faults under two workers".format(self.options.soak_minutes))
@@ -1081,11 +1229,20 @@ http {{
                 self.options.handover_batches, HANDOVER_PARTITIONS), times.text("{:.2f}"), "—", "—", "≤ 5 s",
                 verdict(times.median <= 5)])
             rows.append(["handover: changelog records read while restoring", read.text("{:.0f}"), "—", "—", "", ""])
+        if "scale" in r:
+            repeated, posts = r["scale"]
+            rows.append(["scale 1→3→1 under load: uploads repeated, % of files", repeated.text("{:.1f}"), "—", "—", "≤ 5 %",
+                         verdict(repeated.median <= 5)])
+            rows.append(["scale 1→3→1 under load: message posts ÷ messages", posts.text("{:.3f}"), "—", "—", "≤ 1.05×",
+                         verdict(posts.median <= 1.05)])
         header = ["scenario", "Attache median [min–max]", "peer median [min–max]", "Attache/peer", "target", "met"]
         return [header] + rows
 
 
 HANDOVER_PARTITIONS = 24  # librdkafka's mock keeps about 5 MiB per partition: 100,000 snapshots need this many
+MOCK_KAFKA = os.path.join(REPO, "Tests", "EndToEndTests", "Support", "mock_kafka.py")
+SCALE_TRICKLE = 8 * 1024  # bytes/s at which the scale run's proxy reads each PUT body: about 2 s per 16 KiB file
+JPEG_MAGIC = bytes([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00])
 
 
 def idle_snapshot(batch, updated):
@@ -1106,6 +1263,20 @@ def inline_job(batch, data):
     return {"kind": "upload", "batchId": batch, "receiver": {"id": "u", "type": "user"},
             "files": [{"fileId": "f1", "name": "warm.txt", "mimeType": "text/plain",
                        "source": {"data": base64.b64encode(data).decode()}}], "message": {"send": "none"}}
+
+
+def wheel_python():
+    """The test venv's python, whose confluent-kafka wheel carries librdkafka 2.16 (ops/install-deps test)."""
+    return os.path.join(REPO, ".venv", "bin", "python")
+
+
+def jpeg_job(batch, seed):
+    """A one-file job, as the end-to-end scale test writes it: 16 KiB of inline jpeg (real magic bytes), send auto."""
+    import base64
+    data = JPEG_MAGIC + bytes((i * 7 + seed) & 0xFF for i in range(16 * 1024 - len(JPEG_MAGIC)))
+    return {"kind": "upload", "batchId": batch, "receiver": {"id": "uid-1", "type": "user"}, "sender": "uid-7",
+            "files": [{"fileId": "f", "name": "f.jpg", "mimeType": "image/jpeg", "source": {"data": base64.b64encode(data).decode()}}],
+            "message": {"send": "auto", "metadata": {"suite": "bench"}}}
 
 
 def empty_job(batch):
@@ -1189,6 +1360,23 @@ NOTES = """How the figures are taken:
   batch), one job per partition is produced, and a worker with an empty staging directory starts: the time from its
   `partitions assigned` log line until the last of the 24 jobs completed. It reads every changelog record into its
   SQLite store first (`partition restored … recordsRead=` in its log, summed in the next row).
+- Scale 1→3→1 (DESIGN §4.1, after the end-to-end test `scalingOneToThreeToOneUnderLoadRepeatsAlmostNothing`): 150
+  one-file jobs (16 KiB of inline jpeg, `send = auto`) are produced at once to fresh topics (4 partitions, a changelog
+  of their own) and a fresh group; one worker starts; once 20 batches completed two more join; once both hold
+  partitions and 80 completed, both get SIGTERM together and must exit 0; the first then finishes alone, until every
+  batch completed with its file and had `message.sent`. Workers as in the test: `worker.maxTransfers=8`, session 6 s
+  (which caps `worker.revokeGrace` at 4 s), messages over HTTP to ops/bench/presign.py's message API, which counts
+  every post by `data.metadata.batchId`. Every PUT goes through ops/bench/faultproxy.py, which reads bodies at 8 KiB/s
+  (about 2 s per file, as the test trickles them), so the members join and leave while uploads are in flight; it counts
+  the PUTs per object path as their heads arrive. "Uploads repeated" = Σ (PUTs of a path − 1) ÷ files: an upload
+  cut off on a member that gave its partitions up (at the end of the revoke grace, or because they were lost) and
+  made again by their new owner, so at most about `worker.maxTransfers` per handover. "Message posts ÷ messages" =
+  posts ÷ batches (one message each). The test marks on `message.sent`; here posts wait behind the worker's queued
+  uploads (one HTTP client, `worker.maxTransfers` slots, in arrival order), so the first posts come when the backlog
+  is nearly uploaded, and the marks count `batch.completed` instead. Kafka for this run is librdkafka 2.16's mock
+  (the confluent-kafka wheel in the test venv), as in the test: librdkafka 2.0.2's (`attache dev-broker`,
+  `--scale-kafka dev-broker`) can drop the member that was there first when another joins, so that its partitions
+  are lost rather than revoked.
 - Ratios are Attache/peer of the medians (time or RSS): below 1 means Attache is faster or smaller.
 - Kafka is librdkafka's mock cluster (`attache dev-broker`). It holds an empty fetch for the consumer's whole
   `fetch.wait.max.ms` even when records arrive meanwhile, so the workers run with `fetch.wait.max.ms=10` (a real
@@ -1219,6 +1407,10 @@ def main():
     parser.add_argument("--small-jobs", type=int, default=2000)
     parser.add_argument("--intake-jobs", type=int, default=50000)
     parser.add_argument("--handover-batches", type=int, default=100000)
+    parser.add_argument("--scale-jobs", type=int, default=150, help="one-file jobs of the scale run (default 150)")
+    parser.add_argument("--scale-kafka", choices=["wheel", "dev-broker"], default="wheel",
+                        help="the scale run's Kafka: librdkafka 2.16's mock from the test venv's confluent-kafka wheel "
+                        "(default), or `attache dev-broker` (librdkafka 2.0.2's mock)")
     parser.add_argument("--attache", default=os.path.join(REPO, ".build", "release", "attache"))
     parser.add_argument("--results", default=os.path.join(HERE, "results.md"), help="where to write the table")
     parser.add_argument("--perf", action="store_true", help="profile the first one-worker run of each scenario with perf (ops/bench/work/)")
@@ -1237,6 +1429,10 @@ def main():
     for tool in ["kcat", "curl", "rclone", "/usr/sbin/nginx", "/usr/bin/time"]:
         if not shutil.which(tool):
             parser.error("{} is missing: run ops/install-deps bench".format(tool))
+    if "scale" in options.only and options.scale_kafka == "wheel" and not (os.access(wheel_python(), os.X_OK) and subprocess.run(
+            [wheel_python(), "-c", "import confluent_kafka"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0):
+        parser.error("the scale run needs librdkafka 2.16's mock from {}'s confluent-kafka: run ops/install-deps test, "
+                     "or pass --scale-kafka dev-broker".format(os.path.relpath(wheel_python(), REPO)))
     if options.perf and not shutil.which("perf"):
         parser.error("--perf needs perf: apt-get install linux-perf")
     if not os.access(options.attache, os.X_OK):

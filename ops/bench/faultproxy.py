@@ -1,13 +1,21 @@
 #!/usr/bin/env python3
-"""An HTTP proxy in front of the object store that fails a share of uploads, for the soak (ops/bench/soak.py).
+"""An HTTP proxy in front of the object store that fails a share of uploads, for the soak (ops/bench/soak.py), or
+slows them down, for the bench's scale run.
 
     python3 ops/bench/faultproxy.py --upstream 127.0.0.1:8080 [--fail-503 0.08] [--drop 0.05] [--seed N]
+                                    [--trickle BYTES_PER_SECOND]
 
 Prints its base URL (http://127.0.0.1:PORT) as the first stdout line, then serves until killed. Each PUT is, at
 random: answered `503 Service Unavailable` after its body was read (share --fail-503); cut off in the middle of its
 body, the connection reset without an answer (share --drop); or forwarded to the upstream and its answer relayed.
 Other methods are always forwarded. `GET /_faultproxy/stats` answers the counts so far as JSON (not forwarded).
-`POST /_faultproxy/off` stops injecting faults; `POST /_faultproxy/on` starts again.
+`POST /_faultproxy/off` stops injecting faults; `POST /_faultproxy/on` starts again. `GET /_faultproxy/puts` answers
+how many PUTs arrived for each path, `{"/path": count}`, every attempt counted when its head arrived (an upload cut
+off or given up halfway counts as much as one that landed).
+
+With `--trickle B`, every PUT body is read from the client at B bytes per second (in 4 KiB steps) before it is
+forwarded, so each upload stays in flight for about its size ÷ B seconds: the worker's transfer is open, its
+progress and completion wait on the proxy, as they would on a slow link.
 
 Only what the worker sends is understood: HTTP/1.1 with keep-alive, `Content-Length` bodies (no chunked request
 bodies), `Expect: 100-continue` (answered here, not forwarded). A forwarded PUT reaches the upstream whole or not
@@ -23,6 +31,8 @@ import sys
 
 STATS = {"requests": 0, "puts": 0, "forwarded": 0, "failed503": 0, "dropped": 0, "upstreamErrors": 0}
 STATE = {"faults": True}
+PUTS = {}  # path -> PUT requests whose head arrived
+TRICKLE_STEP = 4096
 
 
 def response(status, body=b"", extra=""):
@@ -95,6 +105,17 @@ def reset(writer):
     writer.transport.abort()
 
 
+async def trickled(reader, length, rate):
+    """A request body of `length` bytes, read at `rate` bytes per second."""
+    parts, left = [], length
+    while left:
+        part = await reader.readexactly(min(left, TRICKLE_STEP))
+        parts.append(part)
+        left -= len(part)
+        await asyncio.sleep(len(part) / rate)
+    return b"".join(parts)
+
+
 async def serve_connection(reader, writer, options, rng):
     upstream = Upstream(options.host, options.port)
     try:
@@ -110,6 +131,10 @@ async def serve_connection(reader, writer, options, rng):
                     if name.strip().lower() != "expect":
                         kept.append(line)
             STATS["requests"] += 1
+            if target.startswith("/_faultproxy/puts"):
+                writer.write(response("200 OK", json.dumps(PUTS).encode()))
+                await writer.drain()
+                continue
             if target.startswith("/_faultproxy/"):
                 if method == "POST":
                     STATE["faults"] = target.endswith("/on")
@@ -124,6 +149,8 @@ async def serve_connection(reader, writer, options, rng):
             fault = None
             if method == "PUT":
                 STATS["puts"] += 1
+                path = target.split("?", 1)[0]
+                PUTS[path] = PUTS.get(path, 0) + 1
                 if STATE["faults"]:
                     draw = rng.random()
                     if draw < options.drop:
@@ -138,7 +165,10 @@ async def serve_connection(reader, writer, options, rng):
                 STATS["dropped"] += 1
                 reset(writer)
                 return
-            body = await reader.readexactly(length) if length else b""
+            if method == "PUT" and options.trickle > 0:
+                body = await trickled(reader, length, options.trickle)
+            else:
+                body = await reader.readexactly(length) if length else b""
             if fault == "503":
                 STATS["failed503"] += 1
                 writer.write(response("503 Service Unavailable", b'{"error":"injected"}'))
@@ -172,6 +202,8 @@ async def main():
     parser.add_argument("--fail-503", type=float, default=0.08, help="share of PUTs answered 503 (default 0.08)")
     parser.add_argument("--drop", type=float, default=0.05, help="share of PUTs cut off mid-body (default 0.05)")
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--trickle", type=float, default=0,
+                        help="read each PUT body at this many bytes per second (default 0: as fast as it comes)")
     options = parser.parse_args()
     options.host, port = options.upstream.rsplit(":", 1)
     options.port = int(port)

@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
-"""A presign endpoint (DESIGN §2.3) for the benchmark: every file gets a PUT URL on a WebDAV server.
+"""A presign endpoint (DESIGN §2.3) and a message API (§2.4) for the benchmark: every file gets a PUT URL on a
+WebDAV server; every media message posted is counted.
 
     python3 ops/bench/presign.py --upload-base http://127.0.0.1:8080/attache [--listen 127.0.0.1:0]
 
 Prints the endpoint URL (http://127.0.0.1:PORT/presign) as its first stdout line, then serves until killed.
 Answers `POST /presign` with `{"files":[{"fileId","uploadUrl","method":"PUT","headers":{},"fileUrl","expiresAt"}]}`,
 the upload URL being `{upload-base}/{batchId}/{fileId}/{name}` (each part percent-encoded).
+
+The message API is `http://127.0.0.1:PORT/messages` (the same server): `POST /messages` with a CometChat media
+message answers `200 {"data":{"id","muid","receiver","receiverType","category","type"}}` as the chat API does, the
+id being the same for the same muid (the API deduplicates on it), and notes the post under the message's
+`data.metadata.batchId`; a body that is not such a message answers 400. `GET /messages` answers every post so far,
+`{"posts":{batchId:[muid, …]}}`, one muid per post in arrival order (a muid posted twice is listed twice).
 
 Standard library only. asyncio with a minimal HTTP/1.1 reader (keep-alive, Content-Length bodies,
 `Expect: 100-continue`): `http.server` costs about a millisecond per call, which would make the backend's presign
@@ -17,6 +24,9 @@ import datetime
 import json
 import sys
 import urllib.parse
+
+POSTS = {}  # batchId -> muids of the messages posted for it, one per post
+MESSAGE_IDS = {}  # muid -> the id answered for it
 
 
 def answer(body: bytes, upload_base: str) -> bytes:
@@ -30,6 +40,32 @@ def answer(body: bytes, upload_base: str) -> bytes:
         files.append({"fileId": file["fileId"], "uploadUrl": url, "method": "PUT", "headers": {}, "fileUrl": url,
                       "expiresAt": expires})
     return json.dumps({"files": files}).encode()
+
+
+def message_answer(body: bytes) -> bytes:
+    """Notes one posted media message; raises ValueError, KeyError, TypeError or AttributeError for a body that is
+    not one."""
+    message = json.loads(body)
+    if message.get("category") != "message" or message.get("receiverType") not in ("user", "group"):
+        raise ValueError("category must be message, receiverType user|group")
+    muid = str(message["muid"])
+    POSTS.setdefault(str(message["data"]["metadata"]["batchId"]), []).append(muid)
+    identifier = MESSAGE_IDS.setdefault(muid, str(len(MESSAGE_IDS) + 1))
+    return json.dumps({"data": {"id": identifier, "muid": muid, "receiver": message["receiver"],
+                                "receiverType": message["receiverType"], "category": "message",
+                                "type": message["type"]}}).encode()
+
+
+def route(method: str, target: str, body: bytes, upload_base: str) -> bytes:
+    """The answer to one request."""
+    path = target.split("?", 1)[0]
+    if method == "POST" and path == "/presign":
+        return response("200 OK", answer(body, upload_base))
+    if method == "POST" and path == "/messages":
+        return response("200 OK", message_answer(body))
+    if method == "GET" and path == "/messages":
+        return response("200 OK", json.dumps({"posts": POSTS}).encode())
+    return response("404 Not Found", b'{"error":"not found"}')
 
 
 def response(status: str, body: bytes, content_type: str = "application/json") -> bytes:
@@ -52,13 +88,10 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
                 writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             length = int(headers.get("content-length", "0"))
             body = await reader.readexactly(length) if length else b""
-            if method != "POST" or not target.startswith("/presign"):
-                writer.write(response("404 Not Found", b'{"error":"not found"}'))
-            else:
-                try:
-                    writer.write(response("200 OK", answer(body, upload_base)))
-                except (ValueError, KeyError, TypeError) as error:
-                    writer.write(response("400 Bad Request", json.dumps({"error": str(error)}).encode()))
+            try:
+                writer.write(route(method, target, body, upload_base))
+            except (ValueError, KeyError, TypeError, AttributeError) as error:
+                writer.write(response("400 Bad Request", json.dumps({"error": str(error)}).encode()))
             await writer.drain()
             if headers.get("connection", "").lower() == "close":
                 break
