@@ -43,6 +43,9 @@ final class ChangelogBatchState: BatchDurability {
         var stored: [Delivered] = []
         var storing = false
         var broken = false
+        /// Flushes waiting for deliveries: a loss ends them, since nothing more will be delivered.
+        var flushes: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextFlush = 0
         var recent: RecentSnapshots
     }
 
@@ -107,7 +110,7 @@ final class ChangelogBatchState: BatchDurability {
     }
 
     func forget(batchId: String, partition: Int32) {
-        state.withLock { $0.recent.remove(batchId) }
+        state.withLock { $0.recent.remove(batchId, partition: partition) }
         owe(batchId, partition: partition) { $0.dirty = nil; $0.tombstone = true }
     }
 
@@ -124,19 +127,26 @@ final class ChangelogBatchState: BatchDurability {
     }
 
     /// Writes what is owed for `partitions` now and waits until it is delivered: a revoke hands a partition over
-    /// only after its batches' last snapshots are in the changelog.
+    /// only after its batches' last snapshots are in the changelog. After a loss (fatal) it waits for nothing: the
+    /// worker is stopping, and its records stay uncommitted.
     func flush(partitions: Set<Int32>) async {
         flushNow()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let pending = state.withLock { state in
-                state.owed.filter { partitions.contains($0.value.partition) && !$0.value.isDone }.map(\.key)
+            let started = state.withLock { state -> (id: Int, pending: [String])? in
+                guard !state.broken else { return nil }
+                let pending = state.owed.filter { partitions.contains($0.value.partition) && !$0.value.isDone }.map(\.key)
+                guard !pending.isEmpty else { return nil }
+                state.nextFlush += 1
+                state.flushes[state.nextFlush] = continuation
+                return (state.nextFlush, pending)
             }
+            guard let (id, pending) = started else { return continuation.resume() }
             let remaining = Atomic<Int>(pending.count)
-            guard !pending.isEmpty else { return continuation.resume() }
             for batchId in pending {
                 // No version is that new: the wait ends when nothing is owed for the batch any more.
-                whenRecorded(batchId: batchId, version: .max - 1) {
-                    if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { continuation.resume() }
+                whenRecorded(batchId: batchId, version: .max - 1) { [self] in
+                    guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+                    state.withLock { $0.flushes.removeValue(forKey: id) }?.resume()
                 }
             }
         }
@@ -300,7 +310,7 @@ final class ChangelogBatchState: BatchDurability {
                     if let snapshot = delivery.change.snapshot {
                         state.recent.put(snapshot, batchId: delivery.batchId, partition: delivery.partition)
                     } else {
-                        state.recent.remove(delivery.batchId)
+                        state.recent.remove(delivery.batchId, partition: delivery.partition)
                     }
                     guard var owed = state.owed[delivery.batchId] else { continue }
                     owed.inFlight -= 1
@@ -319,10 +329,11 @@ final class ChangelogBatchState: BatchDurability {
     }
 
     private func lose(_ reason: String) {
-        let first = state.withLock { state -> Bool in
-            defer { state.broken = true }
-            return !state.broken
+        let (first, flushes) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+            defer { state.broken = true; state.flushes = [:] }
+            return (!state.broken, Array(state.flushes.values))
         }
         if first { onLoss(reason) }
+        flushes.forEach { $0.resume() }
     }
 }

@@ -3,54 +3,135 @@ import Foundation
 /// The most recently recorded snapshots of batches, encoded, up to `worker.maxCachedBatches` of them: the idle
 /// batches held in memory (DESIGN §4.1). A record for one of them decodes it from here instead of reading the store.
 ///
-/// Encoded, because a decoded batch with its runner takes about 4 KB where a one-file snapshot takes 600 bytes, and a
-/// worker of a busy topic holds thousands of idle batches. Least recently used ones leave first: when the cache is
-/// full, the oldest eighth goes in one pass, so eviction sorts once per `limit / 8` insertions instead of keeping
-/// an order on every access.
+/// Memory is the point. A decoded batch with its runner takes about 4 KB where a one-file snapshot takes 600 bytes;
+/// and ten thousand small long-lived allocations, scattered among the short-lived ones of every job, pin the pages
+/// around them, so freed memory could not go back to the system. So snapshots (with their batch ids) are appended
+/// to slabs — an eighth of the limit's batches, at most 1 MiB each — and indexed by a hash of the id: per batch, the
+/// bytes and one index entry. The oldest slab leaves whole, taking its batches with it, when the cache is over its
+/// count — least recently recorded first, an eighth at a time — or when holes (snapshots taken out or replaced) make
+/// the slabs twice the size of what they hold.
 struct RecentSnapshots {
     private struct Entry {
-        var snapshot: Data
+        var slab: Int
+        var offset: Int
+        var idLength: Int
+        var length: Int
         var partition: Int32
-        var used: UInt64
     }
 
+    private struct Slab {
+        var bytes: [UInt8] = []
+        /// Snapshots appended, and those still live.
+        var filled = 0
+        var live = 0
+        var liveBytes = 0
+    }
+
+    static let slabBytes = 1 << 20
+
     let limit: Int
-    private var entries: [String: Entry] = [:]
-    private var clock: UInt64 = 0
+    private let perSlab: Int
+    /// By a hash of (batch id, partition); the id is kept in the slab before the snapshot, and checked on a take.
+    private var entries: [Int: Entry] = [:]
+    /// By age: the key of the oldest is the smallest.
+    private var slabs: [Int: Slab] = [:]
+    private var newest = 0
+    private var oldest = 0
 
     init(limit: Int) {
         self.limit = max(0, limit)
+        self.perSlab = max(1, limit / 8)
     }
 
     var count: Int { entries.count }
 
+    /// Bytes held in slabs, holes included.
+    var heldBytes: Int { slabs.values.reduce(0) { $0 + $1.bytes.capacity } }
+
     /// Keeps `snapshot` as the batch's newest recorded state, replacing an older one.
     mutating func put(_ snapshot: Data, batchId: String, partition: Int32) {
         guard limit > 0 else { return }
-        clock += 1
-        if entries.count >= limit, entries[batchId] == nil { evictOldest() }
-        entries[batchId] = Entry(snapshot: snapshot, partition: partition, used: clock)
+        let key = Self.key(batchId, partition)
+        if let old = entries.removeValue(forKey: key) { release(old) }
+        let id = Array(batchId.utf8)
+        let size = id.count + snapshot.count
+        if slabs[newest].map({ $0.filled >= perSlab || $0.bytes.count + size > max(Self.slabBytes, $0.bytes.capacity) }) ?? true {
+            openSlab(fitting: size)
+        }
+        let offset = slabs[newest]!.bytes.count
+        slabs[newest]!.bytes.append(contentsOf: id)
+        slabs[newest]!.bytes.append(contentsOf: snapshot)
+        slabs[newest]!.live += 1
+        slabs[newest]!.filled += 1
+        slabs[newest]!.liveBytes += size
+        entries[key] = Entry(slab: newest, offset: offset, idLength: id.count, length: snapshot.count, partition: partition)
+        while entries.count > limit { dropOldestSlab() }
     }
 
     /// The batch's snapshot, taken out: the batch goes back into memory, and its next recorded state comes back here.
     mutating func take(_ batchId: String, partition: Int32) -> Data? {
-        guard let entry = entries[batchId], entry.partition == partition else { return nil }
-        entries[batchId] = nil
-        return entry.snapshot
+        let key = Self.key(batchId, partition)
+        guard let entry = entries[key], let slab = slabs[entry.slab] else { return nil }
+        let idEnd = entry.offset + entry.idLength
+        guard slab.bytes[entry.offset..<idEnd].elementsEqual(batchId.utf8) else { return nil }
+        let snapshot = Data(slab.bytes[idEnd..<idEnd + entry.length])
+        entries[key] = nil
+        release(entry)
+        return snapshot
     }
 
-    mutating func remove(_ batchId: String) {
-        entries[batchId] = nil
+    mutating func remove(_ batchId: String, partition: Int32) {
+        if let entry = entries.removeValue(forKey: Self.key(batchId, partition)) { release(entry) }
     }
 
     /// Forgets the batches of a partition that left this worker.
     mutating func removePartition(_ partition: Int32) {
-        entries = entries.filter { $0.value.partition != partition }
+        for (key, entry) in entries where entry.partition == partition {
+            entries[key] = nil
+            release(entry)
+        }
     }
 
-    private mutating func evictOldest() {
-        let leaving = max(1, limit / 8)
-        let cutoff = entries.values.map(\.used).sorted()[min(leaving, entries.count) - 1]
-        entries = entries.filter { $0.value.used > cutoff }
+    private static func key(_ batchId: String, _ partition: Int32) -> Int {
+        var hasher = Hasher()
+        hasher.combine(batchId)
+        hasher.combine(partition)
+        return hasher.finalize()
+    }
+
+    private mutating func release(_ entry: Entry) {
+        guard var slab = slabs[entry.slab] else { return }
+        slab.live -= 1
+        slab.liveBytes -= entry.idLength + entry.length
+        // An empty slab goes at once, unless it is the one being filled.
+        if slab.live == 0 && entry.slab != newest {
+            slabs[entry.slab] = nil
+        } else {
+            slabs[entry.slab] = slab
+        }
+    }
+
+    private mutating func openSlab(fitting size: Int) {
+        if slabs[newest]?.live == 0 { slabs[newest] = nil }
+        while slabs.count >= 2, heldBytes > 2 * slabs.values.reduce(0, { $0 + $1.liveBytes }) + 2 * Self.slabBytes {
+            dropOldestSlab()
+        }
+        // Sized for a slab's share of batches of the average size so far (1 KiB before any), so that neither growth
+        // nor slack doubles it.
+        let live = slabs.values.reduce(into: (count: 0, bytes: 0)) { $0.count += $1.live; $0.bytes += $1.liveBytes }
+        let average = live.count > 0 ? live.bytes / live.count : 1024
+        newest += 1
+        var slab = Slab()
+        slab.bytes.reserveCapacity(max(size, min(Self.slabBytes, perSlab * average * 9 / 8)))
+        slabs[newest] = slab
+    }
+
+    private mutating func dropOldestSlab() {
+        while oldest < newest && slabs[oldest] == nil { oldest += 1 }
+        guard slabs[oldest] != nil else { return }
+        let leaving = oldest
+        entries = entries.filter { $0.value.slab != leaving }
+        slabs[leaving] = nil
+        if leaving == newest { newest += 1 }
     }
 }

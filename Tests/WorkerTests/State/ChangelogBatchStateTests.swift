@@ -170,4 +170,18 @@ import UploadEngineTesting
         #expect(flushed.value)
         await fixture.state.flush(partitions: [5])  // nothing owed there: returns at once
     }
+
+    @Test func aFlushUnderWayEndsWhenASnapshotIsLostAndLaterOnesReturnAtOnce() async throws {
+        let fixture = try Fixture()
+        fixture.state.changed(batchId: "a", partition: 2, runner: fixture.runner("a"))
+        fixture.state.changed(batchId: "b", partition: 2, runner: fixture.runner("b"))
+        let flush = Task { await fixture.state.flush(partitions: [2]) }
+        await fixture.handed(2)
+        // One is lost; the other will never be delivered either (the worker stops): the flush must not wait for it.
+        fixture.producer.report(0, .failure(KafkaError(.timedOut, "message timed out")))
+        await flush.value
+        #expect(fixture.losses.value.count == 1)
+        fixture.state.changed(batchId: "c", partition: 2, runner: fixture.runner("c"))
+        await fixture.state.flush(partitions: [2])
+    }
 }

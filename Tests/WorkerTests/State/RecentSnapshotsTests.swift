@@ -2,28 +2,31 @@ import Foundation
 import Testing
 @testable import Worker
 
-/// The idle batches kept encoded: bounded by the limit, least recently recorded leaving first, taken out on use.
+/// The idle batches kept encoded: bounded by the limit, least recently recorded leaving first (an eighth at a time),
+/// taken out on use, and holes never growing the slabs past twice what they hold.
 @Suite struct RecentSnapshotsTests {
-    private static func bytes(_ text: String) -> Data { Data(text.utf8) }
+    private static func bytes(_ text: String, size: Int = 0) -> Data { Data(text.utf8) + Data(count: size) }
 
-    @Test func theCacheNeverHoldsMoreThanItsLimitAndTheOldestLeaveFirst() {
-        var cache = RecentSnapshots(limit: 16)
-        for index in 0..<100 {
+    @Test func theCacheNeverHoldsMoreThanItsLimitAndTheLeastRecentlyRecordedLeaveFirst() {
+        var cache = RecentSnapshots(limit: 80)
+        for index in 0..<1000 {
             cache.put(Self.bytes("s\(index)"), batchId: "b\(index)", partition: 0)
-            #expect(cache.count <= 16)
+            #expect(cache.count <= 80)
         }
-        #expect(cache.take("b99", partition: 0) == Self.bytes("s99"), "the newest stays")
-        #expect(cache.take("b0", partition: 0) == nil, "the oldest left")
+        #expect(cache.count >= 70, "an eighth leaves at a time, not the whole cache")
+        #expect(cache.take("b999", partition: 0) == Self.bytes("s999"), "the newest stays")
+        #expect(cache.take("b900", partition: 0) == nil, "older ones left")
     }
 
     @Test func aNewerSnapshotReplacesTheOlderOneAndRenewsIt() {
-        var cache = RecentSnapshots(limit: 8)
+        var cache = RecentSnapshots(limit: 16)
         cache.put(Self.bytes("old"), batchId: "a", partition: 0)
-        for index in 0..<6 { cache.put(Self.bytes("\(index)"), batchId: "b\(index)", partition: 0) }
+        for index in 0..<10 { cache.put(Self.bytes("\(index)"), batchId: "b\(index)", partition: 0) }
         cache.put(Self.bytes("new"), batchId: "a", partition: 0)
-        for index in 6..<10 { cache.put(Self.bytes("\(index)"), batchId: "b\(index)", partition: 0) }
-        #expect(cache.take("a", partition: 0) == Self.bytes("new"), "renewed by its newer snapshot, so not the oldest")
+        for index in 10..<20 { cache.put(Self.bytes("\(index)"), batchId: "b\(index)", partition: 0) }
+        #expect(cache.take("a", partition: 0) == Self.bytes("new"), "renewed by its newer snapshot, so not among the oldest")
         #expect(cache.take("b0", partition: 0) == nil)
+        #expect(cache.count <= 16)
     }
 
     @Test func takingRemovesAndOnlyTheSamePartitionMatches() {
@@ -32,6 +35,7 @@ import Testing
         #expect(cache.take("a", partition: 2) == nil)
         #expect(cache.take("a", partition: 1) == Self.bytes("x"))
         #expect(cache.take("a", partition: 1) == nil)
+        #expect(cache.count == 0)
     }
 
     @Test func aPartitionLeavingTakesItsBatchesAndALimitOfZeroKeepsNothing() {
@@ -43,5 +47,29 @@ import Testing
         var none = RecentSnapshots(limit: 0)
         none.put(Self.bytes("x"), batchId: "a", partition: 1)
         #expect(none.count == 0)
+    }
+
+    @Test func snapshotsTakenOutAndPutBackDoNotGrowTheSlabsBeyondTwiceWhatTheyHold() {
+        var cache = RecentSnapshots(limit: 10_000)
+        // A few hot batches recorded over and over leave holes behind them in every slab.
+        for round in 0..<2000 {
+            for batch in 0..<5 {
+                _ = cache.take("hot\(batch)", partition: 0)
+                cache.put(Self.bytes("r\(round)", size: 4096), batchId: "hot\(batch)", partition: 0)
+            }
+        }
+        let held = 5 * (4096 + 10)
+        #expect(cache.count == 5)
+        #expect(cache.heldBytes <= 2 * held + 3 * RecentSnapshots.slabBytes, "held \(cache.heldBytes) bytes for \(held)")
+        #expect(cache.take("hot3", partition: 0) == Self.bytes("r1999", size: 4096))
+    }
+
+    @Test func aSnapshotLargerThanASlabGetsOneOfItsOwn() {
+        var cache = RecentSnapshots(limit: 8)
+        let large = Self.bytes("large", size: 2 * RecentSnapshots.slabBytes)
+        cache.put(large, batchId: "a", partition: 0)
+        cache.put(Self.bytes("small"), batchId: "b", partition: 0)
+        #expect(cache.take("a", partition: 0) == large)
+        #expect(cache.take("b", partition: 0) == Self.bytes("small"))
     }
 }
