@@ -16,32 +16,35 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
-        .target(name: "UploadEngine"),
+        // Wire-format values every layer speaks: JSON, HTTP header fields, mime types, name-based UUIDs, RFC 3339 times.
+        .target(name: "WireFormat"),
+        .target(name: "UploadEngine", dependencies: ["WireFormat"]),
         // Test doubles for the engine's collaborators and a manual clock, shared by every test target.
-        .target(name: "UploadEngineTesting", dependencies: ["UploadEngine"]),
-        .target(name: "HTTPTransport", dependencies: ["UploadEngine", "CCurl", "CCrypto"]),
+        .target(name: "UploadEngineTesting", dependencies: ["UploadEngine", "WireFormat"]),
+        .target(name: "HTTPTransport", dependencies: ["UploadEngine", "WireFormat", "CCurl", "CCrypto"]),
         .target(name: "KafkaIO", dependencies: ["CRdKafka"]),
         // The local SQLite copy of the batch-state changelog (DESIGN.md §4.1).
         .target(name: "BatchStore", dependencies: ["CSQLite"]),
         // The libmicrohttpd server wrapper shared by the dev services and the worker's admin endpoints.
-        .target(name: "EmbeddedHTTP", dependencies: ["UploadEngine", "CMicroHTTPD"]),
-        .target(name: "DevServices", dependencies: ["UploadEngine", "EmbeddedHTTP", "CCrypto"]),
-        .target(name: "Worker", dependencies: ["UploadEngine", "HTTPTransport", "KafkaIO", "EmbeddedHTTP", "BatchStore"]),
+        .target(name: "EmbeddedHTTP", dependencies: ["WireFormat", "CMicroHTTPD"]),
+        .target(name: "DevServices", dependencies: ["WireFormat", "EmbeddedHTTP", "CCrypto"]),
+        .target(name: "Worker", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "KafkaIO", "EmbeddedHTTP", "BatchStore"]),
         .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine"]),
 
         // Loopback helpers shared by the server tests: the curl CLI, held sockets, temporary files.
         .target(name: "LoopbackTestSupport", dependencies: ["EmbeddedHTTP"], path: "Tests/LoopbackTestSupport"),
-        .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "UploadEngineTesting"]),
-        .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "DevServices", "UploadEngine", "UploadEngineTesting"]),
+        .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
+        .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "WireFormat", "UploadEngineTesting"]),
+        .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "DevServices", "UploadEngine", "WireFormat", "UploadEngineTesting"]),
         .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
         .testTarget(name: "BatchStoreTests", dependencies: ["BatchStore"]),
-        .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "UploadEngine", "LoopbackTestSupport"]),
-        .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "EmbeddedHTTP", "UploadEngine", "LoopbackTestSupport"]),
+        .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "WireFormat", "LoopbackTestSupport"]),
+        .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "EmbeddedHTTP", "WireFormat", "LoopbackTestSupport"]),
         // Runs the real `attache` binary against `attache dev-broker`, driven by kcat.
         .testTarget(name: "EndToEndTests", dependencies: ["DevServices", "UploadEngine", "UploadEngineTesting", "HTTPTransport", "KafkaIO"],
                     exclude: ["Support/mock_kafka.py"]),
-        .testTarget(name: "TransferIntegrationTests", dependencies: ["UploadEngine", "UploadEngineTesting", "HTTPTransport", "DevServices", "EmbeddedHTTP", "Worker", "LoopbackTestSupport"]),
-        .testTarget(name: "WorkerTests", dependencies: ["Worker", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine", "UploadEngineTesting", "LoopbackTestSupport"]),
+        .testTarget(name: "TransferIntegrationTests", dependencies: ["WireFormat", "UploadEngine", "UploadEngineTesting", "HTTPTransport", "DevServices", "EmbeddedHTTP", "Worker", "LoopbackTestSupport"]),
+        .testTarget(name: "WorkerTests", dependencies: ["Worker", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine", "WireFormat", "UploadEngineTesting", "LoopbackTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -50,11 +53,11 @@ let package = Package(
 // (`-sanitize=fuzzer`), so they are declared only when ATTACHE_FUZZ=1 and never join the normal build.
 if Context.environment["ATTACHE_FUZZ"] == "1" {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
-        ("FuzzJSONParser", ["UploadEngine"]),
-        ("FuzzJobDecoder", ["Worker", "UploadEngine"]),
+        ("FuzzJSONParser", ["WireFormat"]),
+        ("FuzzJobDecoder", ["Worker", "UploadEngine", "WireFormat"]),
         ("FuzzLocationMetadata", ["Worker"]),
         ("FuzzContentSignature", ["Worker"]),
-        ("FuzzPresignAnswer", ["HTTPTransport", "UploadEngine"]),
+        ("FuzzPresignAnswer", ["HTTPTransport", "WireFormat"]),
         ("FuzzS3Error", ["HTTPTransport"]),
         ("FuzzConfiguration", ["Worker"]),
         ("FuzzBatchSnapshot", ["UploadEngine"]),

@@ -1,5 +1,5 @@
 import Foundation
-import UploadEngine
+import WireFormat
 
 /// What a handler learns about a request before its body: method, path, query and headers.
 public struct HTTPRequestHead: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import UploadEngine
+import WireFormat
 
 /// A handler's answer: status, headers and a body.
 ///

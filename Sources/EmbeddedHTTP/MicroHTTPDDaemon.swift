@@ -1,7 +1,7 @@
 import CMicroHTTPD
 import Glibc
 import Synchronization
-import UploadEngine
+import WireFormat
 
 /// Owns one libmicrohttpd daemon on a socket bound here: thread per connection, plus MHD's listening thread.
 ///

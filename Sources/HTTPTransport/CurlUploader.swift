@@ -1,5 +1,6 @@
 import Foundation
 import UploadEngine
+import WireFormat
 
 /// Uploads staged files to presigned URLs through the shared `HTTPClient`, and turns every failure into an
 /// `UploadError` the engine can act on (see `classify` for the table).

@@ -1,5 +1,5 @@
 import Foundation
-import UploadEngine
+import WireFormat
 
 /// One HTTP request: method, URL, headers and (for `HTTPClient.send`) a small in-memory body.
 public struct HTTPRequest: Sendable, Hashable {

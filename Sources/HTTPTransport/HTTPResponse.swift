@@ -1,5 +1,5 @@
 import Foundation
-import UploadEngine
+import WireFormat
 
 /// An HTTP answer: the final status, its header fields and the body the client kept in memory.
 public struct HTTPResponse: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import Foundation
 import UploadEngine
+import WireFormat
 
 /// The body of a media message as the message API takes it (`docs/wire-format.md#http-messages`), CometChat REST
 /// compatible:

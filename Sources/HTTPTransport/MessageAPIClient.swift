@@ -1,5 +1,6 @@
 import Foundation
 import UploadEngine
+import WireFormat
 
 /// Sends media messages to a CometChat-compatible REST API (`messages.mode = http`,
 /// `docs/wire-format.md#http-messages`).

@@ -1,5 +1,6 @@
 import Foundation
 import UploadEngine
+import WireFormat
 
 /// A presign endpoint's answer (`docs/wire-format.md#presign-endpoint`): `{"files":[…]}`, each entry either
 /// `{"fileId","uploadUrl","method","headers","fileUrl","expiresAt"}` or `{"fileId","error":{"code","message"}}`.

@@ -1,5 +1,6 @@
 import Foundation
 import UploadEngine
+import WireFormat
 
 /// Asks the backend's presign endpoint (`presign.mode = endpoint`, `docs/wire-format.md#presign-endpoint`) for
 /// upload targets, one call per group of files.

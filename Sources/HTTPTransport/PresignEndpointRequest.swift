@@ -1,5 +1,6 @@
 import Foundation
 import UploadEngine
+import WireFormat
 
 /// The body of a presign endpoint call (`docs/wire-format.md#presign-endpoint`):
 /// `{"batchId","receiver":{"id","type"},"sender","parentMessageId","files":[{"fileId","name","mimeType","size"}]}`.

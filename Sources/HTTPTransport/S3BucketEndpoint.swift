@@ -1,5 +1,5 @@
 import Foundation
-import UploadEngine
+import WireFormat
 
 /// Where a bucket's objects live: scheme, the authority requests go to, and the path in front of every key
 /// (`/bucket` in path style, nothing in virtual-hosted style).

@@ -1,5 +1,5 @@
 import Foundation
-import UploadEngine
+import WireFormat
 
 extension S3Presigner {
     /// CreateMultipartUpload for `key` (`POST /key?uploads`), signed with an `Authorization` header. Parse the

@@ -1,5 +1,5 @@
 import Foundation
-import UploadEngine
+import WireFormat
 
 extension S3Presigner {
     /// A presigned `GET` of `key`, valid for the configured lifetime from now.

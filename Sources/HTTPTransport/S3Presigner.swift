@@ -1,5 +1,6 @@
 import Foundation
 import UploadEngine
+import WireFormat
 
 /// Presigns uploads straight to an S3 bucket with SigV4 query URLs (`presign.mode = s3`).
 ///

@@ -1,4 +1,4 @@
-import UploadEngine
+import WireFormat
 
 /// An HTTP request to sign, described by its parts rather than by a URL so that nothing is encoded twice.
 public struct SigV4Request: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import Foundation
-import UploadEngine
+import WireFormat
 
 /// A signed request, ready for an HTTP client: call `method` on `url` with exactly `headers` and `body`.
 public struct SigV4SignedRequest: Sendable, Hashable {

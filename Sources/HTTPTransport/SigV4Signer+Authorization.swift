@@ -1,5 +1,5 @@
 import Foundation
-import UploadEngine
+import WireFormat
 
 extension SigV4Signer {
     /// Signs `request` with an `Authorization` header, at `date`.

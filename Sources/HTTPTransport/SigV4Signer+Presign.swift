@@ -1,5 +1,4 @@
 import Foundation
-import UploadEngine
 
 extension SigV4Signer {
     /// Signs `request` into its URL (query-string authentication), valid `lifetime` seconds from `date`.

@@ -1,5 +1,5 @@
 import Foundation
-import UploadEngine
+import WireFormat
 
 /// AWS Signature Version 4 for one key, region and service: builds the canonical request, the string to sign
 /// and the signature, and from them presigned URLs (`presign`) and `Authorization` headers (`authorize`).

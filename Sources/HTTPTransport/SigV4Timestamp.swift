@@ -1,5 +1,5 @@
 import Foundation
-import UploadEngine
+import WireFormat
 
 /// A signing instant in the two UTC forms SigV4 uses: `20130524T000000Z` and `20130524`.
 ///

@@ -1,9 +1,9 @@
 import CCurl
 import Foundation
-import UploadEngine
 
 #if canImport(Glibc)
 import Glibc
+import WireFormat
 #endif
 
 /// The work behind each libcurl callback; all of it runs on the transfer thread.

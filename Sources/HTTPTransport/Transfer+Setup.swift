@@ -1,6 +1,5 @@
 import CCurl
 import Foundation
-import UploadEngine
 
 #if canImport(Glibc)
 import Glibc

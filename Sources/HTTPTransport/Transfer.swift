@@ -1,8 +1,8 @@
 import Foundation
-import UploadEngine
 
 #if canImport(Glibc)
 import Glibc
+import WireFormat
 #endif
 
 /// One request in flight: its spec, its continuation and everything the libcurl callbacks accumulate.

@@ -1,4 +1,5 @@
 import Foundation
+import WireFormat
 
 /// Reads one snapshot back into the engine's model, checking every field: a snapshot is input from a topic that
 /// other processes write, so a malformed one is refused with the field it got wrong, never trusted half-way.

@@ -1,4 +1,5 @@
 import Foundation
+import WireFormat
 
 /// A batch's durable state as the changelog carries it (`attache.batches`): the engine's model encoded, so a new
 /// owner decodes the same batch — files with their ids, states, attempts and errors, what was sent, the event

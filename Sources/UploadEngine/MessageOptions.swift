@@ -1,3 +1,4 @@
+import WireFormat
 /// How and whether a batch's uploads are sent as messages (a job's `message` object).
 public struct MessageOptions: Sendable, Hashable {
     public enum SendMode: String, Sendable, Hashable, CaseIterable {

@@ -1,4 +1,5 @@
 import Foundation
+import WireFormat
 
 /// One message of a plan: attachments of one media kind, at most `attachmentsPerMessage` of them.
 public struct PlannedMessage: Sendable, Hashable {

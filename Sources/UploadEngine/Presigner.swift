@@ -1,4 +1,5 @@
 import Foundation
+import WireFormat
 
 /// A file as the presigner sees it.
 public struct PresignFile: Sendable, Hashable {
@@ -34,16 +35,6 @@ public struct UploadTarget: Sendable, Hashable {
         self.headers = headers
         self.fileURL = fileURL
         self.expiresAt = expiresAt
-    }
-}
-
-/// One HTTP header field.
-public struct HTTPHeader: Sendable, Hashable {
-    public var name: String
-    public var value: String
-    public init(_ name: String, _ value: String) {
-        self.name = name
-        self.value = value
     }
 }
 

@@ -1,7 +1,6 @@
 import Foundation
 import LoopbackTestSupport
 import Testing
-import UploadEngine
 @testable import DevServices
 
 @Suite struct MessageCaptureTests {

@@ -2,7 +2,6 @@ import Foundation
 import Synchronization
 import LoopbackTestSupport
 import Testing
-import UploadEngine
 @testable import EmbeddedHTTP
 
 /// Counts the body's chunks and bytes, and answers with them.

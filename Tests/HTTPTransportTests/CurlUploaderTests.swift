@@ -4,6 +4,7 @@ import UploadEngine
 
 @testable import HTTPTransport
 import UploadEngineTesting
+import WireFormat
 
 /// Each classification from a real fault: nginx locations, raw sockets, an expired target.
 @Suite(.nginx, .timeLimit(.minutes(1))) struct CurlUploaderTests {

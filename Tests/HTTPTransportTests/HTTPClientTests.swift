@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-import UploadEngine
 
 @testable import HTTPTransport
 import UploadEngineTesting
+import WireFormat
 
 @Suite(.nginx) struct HTTPClientTests {
     let nginx = NginxServer.current!

@@ -5,6 +5,7 @@ import UploadEngine
 import UploadEngineTesting
 
 @testable import HTTPTransport
+import WireFormat
 
 /// The HTTP layer's last line of defence (`docs/contract.md`, "Header safety"): a request that would carry a control
 /// character in a header fails before anything goes out, whoever built it.

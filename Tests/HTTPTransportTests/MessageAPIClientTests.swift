@@ -4,6 +4,7 @@ import Testing
 import UploadEngine
 
 @testable import HTTPTransport
+import WireFormat
 
 @Suite(.nginx, .timeLimit(.minutes(1))) struct MessageAPIClientTests {
     let nginx = NginxServer.current!

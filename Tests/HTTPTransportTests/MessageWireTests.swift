@@ -3,6 +3,7 @@ import Testing
 import UploadEngine
 
 @testable import HTTPTransport
+import WireFormat
 
 @Suite struct MessageWireTests {
     @Test func optionalFieldsAreLeftOutAndCategoryIsAlwaysMessage() throws {

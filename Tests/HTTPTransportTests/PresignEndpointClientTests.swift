@@ -3,6 +3,7 @@ import Testing
 import UploadEngine
 
 @testable import HTTPTransport
+import WireFormat
 
 @Suite(.nginx, .timeLimit(.minutes(1))) struct PresignEndpointClientTests {
     let nginx = NginxServer.current!

@@ -1,6 +1,6 @@
 import Foundation
-import UploadEngine
 @testable import HTTPTransport
+import WireFormat
 
 /// Debian's `curl` command line as the HTTP client of the integration tests: sends a signed request exactly as
 /// given (method, URL, headers, body from a file) and returns status, headers and body.

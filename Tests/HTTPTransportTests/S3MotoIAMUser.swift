@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import UploadEngine
 @testable import HTTPTransport
+import WireFormat
 
 /// An IAM user with an allow-all policy on a signature-checking moto server, created once per server with moto's
 /// first three (unauthenticated) requests; its access key then signs everything else.

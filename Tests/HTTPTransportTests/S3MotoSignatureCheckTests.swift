@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import UploadEngine
 @testable import HTTPTransport
+import WireFormat
 
 /// Header-signed requests against moto with signature checking on: moto recomputes every `Authorization`
 /// signature with botocore's S3 signer and the IAM user's secret, so these tests are an independent verifier of

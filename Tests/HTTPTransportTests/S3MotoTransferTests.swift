@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import UploadEngine
 @testable import HTTPTransport
+import WireFormat
 
 /// Presigned transfers against a real moto S3 server, with Debian's curl as the client.
 ///

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import UploadEngine
 @testable import HTTPTransport
+import WireFormat
 
 @Suite struct S3PresignerTests {
     static let instant = Date(timeIntervalSince1970: 1_795_986_000.25)  // 2026-11-29T21:00:00.25Z

@@ -4,6 +4,7 @@ import UploadEngine
 
 @testable import HTTPTransport
 import UploadEngineTesting
+import WireFormat
 
 /// `S3Storage` against a real moto server: single `PUT`s, multipart uploads with concurrent, retried parts,
 /// completion errors, aborts and deletes. Faults are put between the storage and moto by a scripted transport.

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import UploadEngine
 @testable import HTTPTransport
 
 @Suite struct S3XMLAnswerTests {

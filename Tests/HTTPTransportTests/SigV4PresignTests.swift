@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import UploadEngine
 @testable import HTTPTransport
+import WireFormat
 
 @Suite struct SigV4PresignTests {
     static let signer = SigV4Signer(

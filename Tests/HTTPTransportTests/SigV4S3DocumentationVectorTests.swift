@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import UploadEngine
 @testable import HTTPTransport
+import WireFormat
 
 /// The worked examples of the Amazon S3 API Reference ("Authenticating Requests: Using Query Parameters" and
 /// "Signature Calculations for the Authorization Header"): `AKIAIOSFODNN7EXAMPLE`, `examplebucket`,

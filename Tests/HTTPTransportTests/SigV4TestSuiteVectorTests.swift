@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import UploadEngine
 @testable import HTTPTransport
+import WireFormat
 
 /// Cases of AWS's published SigV4 test suite (`aws-sig-v4-test-suite`, 2015-08-30T12:36:00Z, `AKIDEXAMPLE`,
 /// region `us-east-1`, service `service`); the expected values are AWS's.

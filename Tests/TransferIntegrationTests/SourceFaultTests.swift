@@ -6,6 +6,7 @@ import LoopbackTestSupport
 import Synchronization
 import Testing
 import UploadEngine
+import WireFormat
 
 /// Source fetching faults through the whole engine and the Worker's staging.
 @Suite(.timeLimit(.minutes(1))) struct SourceFaultTests {

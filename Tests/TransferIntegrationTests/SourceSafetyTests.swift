@@ -4,6 +4,7 @@ import Foundation
 import HTTPTransport
 import Testing
 import UploadEngine
+import WireFormat
 
 /// Source safety and resolution through the whole engine: what a batch reports for hostile and expiring sources.
 @Suite(.timeLimit(.minutes(1))) struct SourceSafetyTests {

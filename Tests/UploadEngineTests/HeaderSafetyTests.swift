@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import UploadEngine
+import WireFormat
 
 /// The contract's header safety (`docs/contract.md`, "Header safety") where the engine is the entry point: a file's
 /// mime type (it becomes the upload's `Content-Type`) and a presigner's answer (its method and headers go on the PUT).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import UploadEngine
 @testable import Worker
+import WireFormat
 
 @Suite struct CloudEventEncoderTests {
     private let encoder = CloudEventEncoder(workerId: "worker-7")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import UploadEngine
 @testable import Worker
+import WireFormat
 
 /// How record fields are read: JSON types, `null`, numbers, the order problems are found in, lenient file entries.
 /// The expected values are what the decoder has always produced, so that reading records stays the same.

@@ -1,5 +1,5 @@
 import FuzzSupport
-import UploadEngine
+import WireFormat
 
 /// Feeds arbitrary bytes to `JSONParser`. Whatever parses must survive a write and a second parse unchanged, and
 /// writing is canonical: the second write gives the same bytes as the first.

@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 import UploadEngine
+import WireFormat
 import Worker
 
 /// Feeds arbitrary record values to `JobDecoder.decode`, which must answer every one (never trap), reject whatever is

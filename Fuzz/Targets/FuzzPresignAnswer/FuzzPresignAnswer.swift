@@ -1,7 +1,7 @@
 import Foundation
 import FuzzSupport
 @testable import HTTPTransport
-import UploadEngine
+import WireFormat
 
 /// Feeds arbitrary bodies to `PresignEndpointAnswer(parsing:)`. A readable answer has one entry per element of its
 /// `files` array, and every target has an upper-case method and headers sorted by name.

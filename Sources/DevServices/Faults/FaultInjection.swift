@@ -1,6 +1,6 @@
 import EmbeddedHTTP
 import Foundation
-import UploadEngine
+import WireFormat
 
 /// Wraps a service's handler with the transport faults of its `FaultPlan`.
 ///

@@ -1,4 +1,4 @@
-import UploadEngine
+import WireFormat
 
 /// A media message as the message API received it (`docs/wire-format.md#http-messages`), decoded.
 public struct CapturedMessage: Sendable, Hashable, Decodable {

@@ -1,6 +1,6 @@
 import EmbeddedHTTP
 import Foundation
-import UploadEngine
+import WireFormat
 
 /// The object store's request handling: authorisation, then PUT/GET/HEAD/DELETE on the key in the path.
 ///

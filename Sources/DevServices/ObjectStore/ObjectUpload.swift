@@ -1,7 +1,7 @@
 import EmbeddedHTTP
 import Foundation
 import Glibc
-import UploadEngine
+import WireFormat
 
 /// Streams one PUT body into a partial file while hashing it, then moves it into place as the object.
 ///

@@ -1,5 +1,5 @@
 import EmbeddedHTTP
-import UploadEngine
+import WireFormat
 
 /// The admin endpoints' answers: `/healthz`, `/readyz` and `/metrics`, GET or HEAD only.
 ///

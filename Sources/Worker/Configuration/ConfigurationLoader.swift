@@ -1,5 +1,5 @@
 import Foundation
-import UploadEngine
+import WireFormat
 
 /// Builds an `AttacheConfiguration` from a JSON file and the environment (the environment wins), refusing unknown
 /// keys and bad values with an error that names the key.

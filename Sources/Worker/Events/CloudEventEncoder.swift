@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import UploadEngine
+import WireFormat
 
 /// Encodes worker events as CloudEvents 1.0 structured JSON, each within `maxBytes` (`events.maxBytes`).
 ///

@@ -1,4 +1,5 @@
 import UploadEngine
+import WireFormat
 
 /// Shrinks an event's `data` until the event fits a byte budget (`events.maxBytes`): strings over 1 KiB are cut
 /// (ending in `…`), then the largest field is summarised as `{"summarised": {"count": n, "bytes": b}}` — the deepest

@@ -1,5 +1,5 @@
 import Foundation
-import UploadEngine
+import WireFormat
 
 /// Reads one file's inline bytes back out of the job record that carried them: a batch restored from a snapshot
 /// holds no inline bytes, only where they are (``RecordOrigin``).

@@ -1,5 +1,6 @@
 import Foundation
 import UploadEngine
+import WireFormat
 
 /// Turns a jobs-topic record into a `JobCommand`, or says why the record is invalid as a whole.
 ///

@@ -1,4 +1,4 @@
-import UploadEngine
+import WireFormat
 
 /// One element of a record's `files`: a file whose fields have the right types, or a broken entry that the engine
 /// rejects on its own while the rest of the job proceeds.

@@ -1,4 +1,4 @@
-import UploadEngine
+import WireFormat
 
 /// The shape of a jobs-topic record: every field optional, only JSON types checked; meaning is checked later.
 ///

@@ -1,4 +1,4 @@
-import UploadEngine
+import WireFormat
 
 /// One JSON object of a job record, read field by field; a wrong type is reported with the field's path
 /// (`receiver.id has the wrong type`).

@@ -1,6 +1,6 @@
 import Foundation
-import UploadEngine
 import Synchronization
+import WireFormat
 
 /// Structured logs on standard error: one JSON object per line (or plain text), never a credential.
 ///
@@ -29,7 +29,7 @@ public struct Logger: Sendable {
 
     public func log(_ level: Level, _ message: String, _ fields: [String: String]) {
         guard level >= minimum else { return }
-        let time = EventTime.format(Date())
+        let time = RFC3339Instant.format(Date())
         switch format {
         case .json:
             var json = JSONWriter()

@@ -1,5 +1,4 @@
 import HTTPTransport
-import UploadEngine
 
 /// Sends messages to the chat API over HTTP (`messages.mode = http`), one attempt per call: the batch registry owns
 /// retries, the same way for every sender.

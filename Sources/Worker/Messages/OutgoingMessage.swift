@@ -1,4 +1,5 @@
 import UploadEngine
+import WireFormat
 
 /// One media message as the chat API receives it (CometChat REST compatible).
 public struct OutgoingMessage: Sendable, Hashable {

@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import UploadEngine
 
 /// Fetched URL sources kept between batches in the staging directory, found by the URL without query and
 /// fragment, bounded by `staging.cacheMax` (least recently used evicted first; 0 = unlimited).

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTransport
 import UploadEngine
+import WireFormat
 
 /// Asks `sources.resignUrl` for a fresh URL when a source URL was refused as expired or forbidden.
 ///

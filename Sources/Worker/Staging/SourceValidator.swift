@@ -1,5 +1,5 @@
 import HTTPTransport
-import UploadEngine
+import WireFormat
 
 /// What lets the origin confirm that a cached source is still the object a URL names: the `ETag` of the answer
 /// it was fetched with, else its `Last-Modified`.

@@ -2,6 +2,7 @@ import BatchStore
 import Foundation
 import KafkaIO
 import UploadEngine
+import WireFormat
 
 /// Brings a partition's local store up to the changelog's end, then hands back the batches with work to resume.
 ///

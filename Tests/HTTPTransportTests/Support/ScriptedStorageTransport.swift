@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
-import UploadEngine
 
 @testable import HTTPTransport
+import WireFormat
 
 /// A `StorageTransport` in front of a real `HTTPClient` that records every S3 call and lets a test replace
 /// chosen ones: answer instead of the server, answer after the server did, fail in transport, or hang until

@@ -5,6 +5,7 @@ import LoopbackTestSupport
 import Testing
 import UploadEngine
 @testable import Worker
+import WireFormat
 
 /// Every hostile or malformed input of `docs/sources.md` gets exactly its documented error, and leaves nothing
 /// in staging. The stager allows 127.0.0.1 (the test server) and nothing else, and re-signs through the server.

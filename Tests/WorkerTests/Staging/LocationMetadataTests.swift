@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTransport
 import Testing
-import UploadEngine
 @testable import Worker
 
 /// Location stripping on hostile EXIF: every claim is checked against the segment, nothing is allocated by claim,

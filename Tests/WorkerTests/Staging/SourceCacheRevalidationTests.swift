@@ -4,6 +4,7 @@ import HTTPTransport
 import Testing
 import UploadEngine
 @testable import Worker
+import WireFormat
 
 /// The cache never serves bytes the job's own URL is not authorised to fetch: an entry is found by the URL without
 /// its query, but reused only after a conditional GET of the full URL is answered 304.

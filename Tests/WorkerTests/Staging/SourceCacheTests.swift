@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTransport
 import Testing
-import UploadEngine
 @testable import Worker
 
 /// The source cache: found by the URL without query and fragment, reused only after the origin confirms an entry

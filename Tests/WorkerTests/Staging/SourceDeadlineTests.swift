@@ -2,7 +2,6 @@ import EmbeddedHTTP
 import Foundation
 import HTTPTransport
 import Testing
-import UploadEngine
 @testable import Worker
 
 /// Every pending state has a way out: a source that trickles below `sources.minSpeed` over a stall window, or

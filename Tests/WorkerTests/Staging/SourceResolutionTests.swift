@@ -3,8 +3,8 @@ import Foundation
 import HTTPTransport
 import Synchronization
 import Testing
-import UploadEngine
 @testable import Worker
+import WireFormat
 
 /// URL sources resolve in order: cache → URL → on 401/403/410 exactly one re-signed URL → unresolvable.
 @Suite(.timeLimit(.minutes(1))) struct SourceResolutionTests {

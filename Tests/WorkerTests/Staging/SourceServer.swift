@@ -1,7 +1,7 @@
 import EmbeddedHTTP
 import Foundation
 import Synchronization
-import UploadEngine
+import WireFormat
 
 /// A loopback HTTP server for staging tests: answers each path from a route table the test fills, and logs every
 /// request (with its body, for POSTs) in arrival order.

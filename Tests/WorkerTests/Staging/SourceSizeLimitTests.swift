@@ -3,7 +3,6 @@ import Foundation
 import HTTPTransport
 import LoopbackTestSupport
 import Testing
-import UploadEngine
 @testable import Worker
 
 /// The size limit holds while bytes arrive, whatever the source, and nothing is left behind when it trips.

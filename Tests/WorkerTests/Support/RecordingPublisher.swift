@@ -1,5 +1,4 @@
 import Synchronization
-import UploadEngine
 import UploadEngineTesting
 @testable import Worker
 

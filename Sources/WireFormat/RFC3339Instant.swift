@@ -1,10 +1,11 @@
 import Foundation
 
-/// RFC 3339 date-times (`2030-01-02T03:04:05Z`, `2030-01-02T05:04:05.5+02:00`) read without a formatter object:
-/// presign answers carry one per file.
-enum RFC3339Instant {
+/// RFC 3339 date-times, read (`2030-01-02T03:04:05Z`, `2030-01-02T05:04:05.5+02:00`) and written
+/// (`2026-11-29T21:00:00.123Z`) without a formatter object: presign answers carry one per file, every event and log
+/// line one.
+public enum RFC3339Instant {
     /// The instant `text` names; nil for anything that is not an RFC 3339 date-time with a zone.
-    static func parse(_ text: String) -> Date? {
+    public static func parse(_ text: String) -> Date? {
         var bytes = Array(text.utf8)[...]
         guard let year = number(&bytes, digits: 4), take(&bytes, "-"), let month = number(&bytes, digits: 2), take(&bytes, "-"),
               let day = number(&bytes, digits: 2), take(&bytes, "T") || take(&bytes, "t") || take(&bytes, " "),

@@ -1,5 +1,5 @@
 import Testing
-import UploadEngine
+import WireFormat
 
 @Suite struct JSONParserTests {
     private func parse(_ text: String, maximumDepth: Int = JSONParser.defaultMaximumDepth) throws(JSONParseError) -> JSONValue {

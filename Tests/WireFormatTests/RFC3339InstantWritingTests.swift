@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import Worker
+import WireFormat
 
-@Suite struct EventTimeTests {
+@Suite struct RFC3339InstantWritingTests {
     @Test(arguments: [
         (0, "1970-01-01T00:00:00.000Z"),
         (0.5, "1970-01-01T00:00:00.500Z"),
@@ -27,9 +27,9 @@ import Testing
     ] as [(TimeInterval, String)])
     func instantsAreWrittenInUTCWithMillisecondsRoundedDown(seconds: TimeInterval, expected: String) {
         let date = Date(timeIntervalSince1970: seconds)
-        #expect(EventTime.format(date) == expected)
+        #expect(RFC3339Instant.format(date) == expected)
         var bytes: [UInt8] = Array("x".utf8)
-        EventTime.append(date, to: &bytes)
+        RFC3339Instant.append(date, to: &bytes)
         #expect(bytes == Array("x\(expected)".utf8), "appending writes the same bytes after what is there")
     }
 
@@ -43,7 +43,7 @@ import Testing
         (.nan, "0000-01-01T00:00:00.000Z"),
     ] as [(TimeInterval, String)])
     func instantsOutsideTheYearsRFC3339CanSpellAreHeldToTheNearestEnd(seconds: TimeInterval, expected: String) {
-        #expect(EventTime.format(Date(timeIntervalSince1970: seconds)) == expected)
+        #expect(RFC3339Instant.format(Date(timeIntervalSince1970: seconds)) == expected)
     }
 
     @Test func everyInstantMatchesTheCLibrarysCalendar() {
@@ -57,7 +57,7 @@ import Testing
             let milliseconds = earliest + Int64((state &* 0x2545_F491_4F6C_DD1D) % span)
             // Half a millisecond in, so the conversion to seconds cannot round across a millisecond.
             let date = Date(timeIntervalSince1970: (Double(milliseconds) + 0.5) / 1000)
-            #expect(EventTime.format(date) == Self.reference(milliseconds), "\(milliseconds) ms")
+            #expect(RFC3339Instant.format(date) == Self.reference(milliseconds), "\(milliseconds) ms")
         }
     }
 

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
-import UploadEngine
-@testable import Worker
+import WireFormat
 
 @Suite struct JSONWriterTests {
     private func written(_ text: String) -> String {

@@ -1,13 +1,12 @@
 import Foundation
-import UploadEngine
 
-/// RFC 3339 timestamps with milliseconds in UTC (`2026-11-29T21:00:00.123Z`), written digit by digit into 24 bytes.
+/// Writing: timestamps with milliseconds in UTC (`2026-11-29T21:00:00.123Z`), written digit by digit into 24 bytes.
 ///
 /// Milliseconds are truncated towards the past, as the instant is counted in whole milliseconds. Instants outside
 /// the years 0000–9999, which RFC 3339 cannot spell, are written as the nearest instant inside them.
-enum EventTime {
+extension RFC3339Instant {
     /// The length of every timestamp.
-    static let length = 24
+    public static let length = 24
 
     /// 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z in milliseconds since 1970.
     private static let earliest: Double = -62_167_219_200_000
@@ -15,7 +14,7 @@ enum EventTime {
     private static let millisecondsPerDay: Int64 = 86_400_000
 
     /// The timestamp of `date` as text.
-    static func format(_ date: Date) -> String {
+    public static func format(_ date: Date) -> String {
         String(unsafeUninitializedCapacity: length) { buffer in
             write(date, into: buffer)
             return length
@@ -23,7 +22,7 @@ enum EventTime {
     }
 
     /// Appends the timestamp's 24 bytes (no quotes) to `bytes`.
-    static func append(_ date: Date, to bytes: inout [UInt8]) {
+    public static func append(_ date: Date, to bytes: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
             write(date, into: buffer)
             bytes.append(contentsOf: buffer)

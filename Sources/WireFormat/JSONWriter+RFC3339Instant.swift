@@ -1,0 +1,8 @@
+import Foundation
+
+extension JSONWriter {
+    /// Writes an RFC 3339 timestamp with milliseconds (`RFC3339Instant.format`) as a string, straight into the output.
+    public mutating func time(_ date: Date) {
+        rawString { RFC3339Instant.append(date, to: &$0) }
+    }
+}
