@@ -19,8 +19,6 @@ let package = Package(
         // Wire-format values every layer speaks: JSON, HTTP header fields, mime types, name-based UUIDs, RFC 3339 times.
         .target(name: "WireFormat"),
         .target(name: "UploadEngine", dependencies: ["WireFormat"]),
-        // Test doubles for the engine's collaborators and a manual clock, shared by every test target.
-        .target(name: "UploadEngineTesting", dependencies: ["UploadEngine", "WireFormat"]),
         .target(name: "HTTPTransport", dependencies: ["UploadEngine", "WireFormat", "CCurl", "CCrypto"]),
         .target(name: "KafkaIO", dependencies: ["CRdKafka"]),
         // The local SQLite copy of the batch-state changelog (DESIGN.md §4.1).
@@ -31,20 +29,21 @@ let package = Package(
         .target(name: "Worker", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "KafkaIO", "EmbeddedHTTP", "BatchStore"]),
         .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine"]),
 
-        // Loopback helpers shared by the server tests: the curl CLI, held sockets, temporary files.
-        .target(name: "LoopbackTestSupport", dependencies: ["EmbeddedHTTP"], path: "Tests/LoopbackTestSupport"),
+        // What every test target shares: doubles for the engine's collaborators, the manual clock, `eventually`, loopback
+        // helpers (the curl CLI, free ports, held sockets), nginx as a test server, temporary files. Never in a product.
+        .target(name: "TestSupport", dependencies: ["UploadEngine", "EmbeddedHTTP"], path: "Tests/TestSupport"),
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
-        .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "WireFormat", "UploadEngineTesting"]),
-        .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "DevServices", "UploadEngine", "WireFormat", "UploadEngineTesting"]),
+        .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "WireFormat", "TestSupport"]),
+        .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "DevServices", "UploadEngine", "WireFormat", "TestSupport"]),
         .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
-        .testTarget(name: "BatchStoreTests", dependencies: ["BatchStore"]),
-        .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "WireFormat", "LoopbackTestSupport"]),
-        .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "EmbeddedHTTP", "WireFormat", "LoopbackTestSupport"]),
+        .testTarget(name: "BatchStoreTests", dependencies: ["BatchStore", "TestSupport"]),
+        .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "WireFormat", "TestSupport"]),
+        .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "EmbeddedHTTP", "WireFormat", "TestSupport"]),
         // Runs the real `attache` binary against `attache dev-broker`, driven by kcat.
-        .testTarget(name: "EndToEndTests", dependencies: ["DevServices", "UploadEngine", "UploadEngineTesting", "HTTPTransport", "KafkaIO"],
+        .testTarget(name: "EndToEndTests", dependencies: ["DevServices", "UploadEngine", "TestSupport", "HTTPTransport", "KafkaIO"],
                     exclude: ["Support/mock_kafka.py"]),
-        .testTarget(name: "TransferIntegrationTests", dependencies: ["WireFormat", "UploadEngine", "UploadEngineTesting", "HTTPTransport", "DevServices", "EmbeddedHTTP", "Worker", "LoopbackTestSupport"]),
-        .testTarget(name: "WorkerTests", dependencies: ["Worker", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine", "WireFormat", "UploadEngineTesting", "LoopbackTestSupport"]),
+        .testTarget(name: "TransferIntegrationTests", dependencies: ["WireFormat", "UploadEngine", "TestSupport", "HTTPTransport", "DevServices", "EmbeddedHTTP", "Worker"]),
+        .testTarget(name: "WorkerTests", dependencies: ["Worker", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine", "WireFormat", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import BatchStore
 import Foundation
+import TestSupport
 import Testing
 
 /// How long the calls the worker makes take on 100,000 batches of ~500-byte snapshots; prints figures, asserts only
@@ -21,7 +22,7 @@ struct BatchStoreBenchmark {
     }
 
     @Test func applyAndLookupOfAHundredThousandBatches() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "batchstore")
         defer { directory.remove() }
         let path = directory.path("state.db")
         let clock = ContinuousClock()

@@ -1,5 +1,6 @@
 import BatchStore
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct BatchStoreOpeningTests {
@@ -40,7 +41,7 @@ import Testing
     }
 
     @Test func aMissingFileIsCreatedWithItsDirectoriesAndPrivateModes() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "batchstore")
         defer { directory.remove() }
         let path = directory.path("staging/nested/state.db")
 
@@ -56,7 +57,7 @@ import Testing
     }
 
     @Test func anEmptyFileCountsAsNoStore() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "batchstore")
         defer { directory.remove() }
         let path = directory.path("state.db")
         #expect(FileManager.default.createFile(atPath: path, contents: Data()))
@@ -68,7 +69,7 @@ import Testing
     }
 
     @Test func reopeningKeepsRowsAndCheckpoints() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "batchstore")
         defer { directory.remove() }
         let path = directory.path("state.db")
         let (first, _) = try BatchStateStore.open(path: path)
@@ -92,7 +93,7 @@ import Testing
     }
 
     @Test func committedChangesSurviveAProcessThatNeverClosedTheStore() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "batchstore")
         defer { directory.remove() }
         let path = directory.path("live/state.db")
         let (live, _) = try BatchStateStore.open(path: path)
@@ -119,7 +120,7 @@ import Testing
     }
 
     @Test func aFileOfRandomBytesIsRebuilt() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "batchstore")
         defer { directory.remove() }
         let path = directory.path("state.db")
         var generator = SystemRandomNumberGenerator()
@@ -131,7 +132,7 @@ import Testing
     }
 
     @Test func aTruncatedDatabaseIsRebuilt() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "batchstore")
         defer { directory.remove() }
         let path = directory.path("state.db")
         try makeStore(at: path, count: 2_000)
@@ -142,7 +143,7 @@ import Testing
     }
 
     @Test func aDatabaseDamagedInsideIsRebuilt() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "batchstore")
         defer { directory.remove() }
         let path = directory.path("state.db")
         try makeStore(at: path, count: 2_000)
@@ -159,7 +160,7 @@ import Testing
     /// 2: a later build's store; 0: tables without a version (not a store this code wrote).
     @Test(arguments: [UInt32(2), 0])
     func aStoreOfAnotherSchemaVersionIsRebuilt(version: UInt32) throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "batchstore")
         defer { directory.remove() }
         let path = directory.path("state.db")
         try makeStore(at: path)
@@ -169,7 +170,7 @@ import Testing
     }
 
     @Test func aStoreInUseIsNeitherOpenedTwiceNorRebuilt() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "batchstore")
         defer { directory.remove() }
         let path = directory.path("state.db")
         let (owner, _) = try BatchStateStore.open(path: path)
@@ -190,7 +191,7 @@ import Testing
     }
 
     @Test func aDirectoryInPlaceOfTheFileIsAnErrorNotARebuild() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "batchstore")
         defer { directory.remove() }
         let path = directory.path("state.db")
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

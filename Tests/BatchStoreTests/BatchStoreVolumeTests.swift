@@ -1,11 +1,12 @@
 import BatchStore
+import TestSupport
 import Testing
 
 @Suite struct BatchStoreVolumeTests {
     typealias F = BatchStoreFixtures
 
     @Test func aHundredThousandChangesApplyInOneCall() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "batchstore")
         defer { directory.remove() }
         let path = directory.path("state.db")
         let (store, _) = try BatchStateStore.open(path: path)

@@ -1,4 +1,5 @@
 import BatchStore
+import TestSupport
 
 /// A new store in a temporary directory of its own, for one test: closed and removed when the test lets go of it.
 final class TemporaryStore {
@@ -7,7 +8,7 @@ final class TemporaryStore {
     let opening: StoreOpening
 
     init() throws {
-        directory = try TemporaryDirectory()
+        directory = try TemporaryDirectory(prefix: "batchstore")
         (store, opening) = try BatchStateStore.open(path: directory.path("state.db"))
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import LoopbackTestSupport
+import TestSupport
 import Testing
 @testable import DevServices
 

@@ -1,5 +1,5 @@
 import Foundation
-import LoopbackTestSupport
+import TestSupport
 import Testing
 @testable import DevServices
 
@@ -123,7 +123,7 @@ import Testing
         store.faults.inject(.stall(afterBodyBytes: 2), times: 1)
 
         async let result = put(store, key: "b/f/x", extra: ["--max-time", "30"])
-        #expect(try await eventually { store.faults.stalledRequests == 1 })
+        #expect(await eventually { store.faults.stalledRequests == 1 })
         store.faults.releaseStalls()
 
         #expect(try await result.status == 200)
@@ -135,7 +135,7 @@ import Testing
         store.faults.inject(.stall())
 
         async let result = Curl.run(["--max-time", "30", "\(store.baseURL)/b/f/x"])
-        #expect(try await eventually { store.faults.stalledRequests == 1 })
+        #expect(await eventually { store.faults.stalledRequests == 1 })
         store.stop()
 
         // The stalled request is cut off (or, released as the store stopped, answered 404): never left hanging.

@@ -1,5 +1,5 @@
 import Foundation
-import LoopbackTestSupport
+import TestSupport
 import Testing
 @testable import DevServices
 
@@ -239,6 +239,6 @@ import Testing
 
         #expect(idle.isClosedByPeer())
         #expect(service.calls.isEmpty)
-        #expect(LoopbackProbe.acceptsConnections(port: store.port))
+        #expect(LoopbackPort.accepts(Int(store.port)))
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import LoopbackTestSupport
+import TestSupport
 import Testing
 @testable import EmbeddedHTTP
 

@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import LoopbackTestSupport
+import TestSupport
 import Testing
 @testable import EmbeddedHTTP
 

@@ -1,6 +1,7 @@
 import DevServices
 import Foundation
 import KafkaIO
+import TestSupport
 import Testing
 
 /// The real worker against a three-broker cluster that misbehaves while jobs flow: request errors on produce,

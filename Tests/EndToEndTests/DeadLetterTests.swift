@@ -1,6 +1,7 @@
 import DevServices
 import Foundation
 import KafkaIO
+import TestSupport
 import Testing
 
 /// Poison records against a dead-letter topic that is unkind: one that refuses every record, and records the

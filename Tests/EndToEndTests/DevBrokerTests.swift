@@ -1,26 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `attache dev-broker` as other processes see it.
 @Suite(.timeLimit(.minutes(2))) struct DevBrokerTests {
-    /// A port that was free a moment ago.
-    private static func freePort() throws -> UInt16 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 ? getsockname(descriptor, pointer, &length) : -1
-            }
-        }
-        return UInt16(bigEndian: address.sin_port)
-    }
-
     @Test func aFixedPortBootstrapsKcatRoundTrips() async throws {
-        let port = try Self.freePort()
+        let port = UInt16(try LoopbackPort.free())
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("attache-devbroker-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: workspace) }

@@ -2,6 +2,7 @@ import DevServices
 import Foundation
 import HTTPTransport
 import KafkaIO
+import TestSupport
 import Testing
 
 /// Batches outlive the worker that holds them (DESIGN §4.1): the real binary handing batches over in a rolling

@@ -1,6 +1,7 @@
 import DevServices
 import Foundation
 import HTTPTransport
+import TestSupport
 import Testing
 
 /// The real `attache worker` binary against `attache dev-broker` over TCP, driven with kcat, uploading to the

@@ -2,6 +2,7 @@ import DevServices
 import Foundation
 import HTTPTransport
 import KafkaIO
+import TestSupport
 import Testing
 
 /// Workers stopped and killed mid-run: nothing finished is lost, nothing unfinished is committed.

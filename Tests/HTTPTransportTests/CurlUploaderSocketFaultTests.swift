@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import UploadEngine
 
@@ -7,7 +8,7 @@ import UploadEngine
 /// Upload classifications from raw loopback sockets: reset, refused, stalled.
 @Suite(.timeLimit(.minutes(1))) struct CurlUploaderSocketFaultTests {
     private func upload(to url: String, size: Int64 = 4 << 20, stallTimeout: Duration? = nil) async throws -> UploadError {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         let path = try scratch.sparseFile("staged.bin", size: size)
         let uploader = CurlUploader(client: try HTTPClient(), stallTimeout: stallTimeout)

@@ -3,7 +3,7 @@ import Testing
 import UploadEngine
 
 @testable import HTTPTransport
-import UploadEngineTesting
+import TestSupport
 import WireFormat
 
 /// Each classification from a real fault: nginx locations, raw sockets, an expired target.
@@ -12,7 +12,7 @@ import WireFormat
     /// Put in every presigned URL here; it must never surface in an error.
     static let secret = "X-Amz-Signature=0123456789abcdef-secret"
 
-    private func stage(_ scratch: Scratch, size: Int = 64 << 10) throws -> StagedFile {
+    private func stage(_ scratch: TemporaryDirectory, size: Int = 64 << 10) throws -> StagedFile {
         let path = try scratch.patternFile("staged-\(UUID()).bin", size: size)
         return StagedFile(path: path, size: Int64(size), sha256: "")
     }
@@ -20,7 +20,7 @@ import WireFormat
     private func attempt(
         _ path: String, uploader: CurlUploader? = nil, expiresAt: Date? = nil, mimeType: String = "image/jpeg"
     ) async throws -> UploadError {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         let client = try HTTPClient()
         let uploader = uploader ?? CurlUploader(client: client)
@@ -35,7 +35,7 @@ import WireFormat
     }
 
     @Test func aStagedFileIsStoredWithTheTargetHeadersAndTheMimeType() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         let staged = try stage(scratch, size: 3 << 20)
         let uploader = CurlUploader(client: try HTTPClient())
@@ -104,7 +104,7 @@ import WireFormat
     }
 
     @Test func retryAfterAsAnHTTPDateIsMeasuredFromTheClock() async throws {
-        let clock = ManualClock(now: try Date("2026-11-01T10:00:00Z", strategy: .iso8601))
+        let clock = ManualClock(start: try Date("2026-11-01T10:00:00Z", strategy: .iso8601), sleeping: .jumpsToDeadline)
         let uploader = CurlUploader(client: try HTTPClient(), clock: clock)
 
         let error = try await attempt("/fault/429-date", uploader: uploader)
@@ -113,7 +113,7 @@ import WireFormat
     }
 
     @Test func aTargetThatExpiredIsRefusedWithoutSendingAnything() async throws {
-        let clock = ManualClock()
+        let clock = ManualClock(sleeping: .jumpsToDeadline)
         let uploader = CurlUploader(client: try HTTPClient(), clock: clock)
         let name = "expired-\(UUID()).bin"
 
@@ -125,9 +125,9 @@ import WireFormat
     }
 
     @Test func aTargetThatExpiresWhileWaitingForTheCapIsRefusedWhenItsTurnComes() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
-        let clock = ManualClock()
+        let clock = ManualClock(sleeping: .jumpsToDeadline)
         let client = try HTTPClient(configuration: .init(maxConcurrentTransfers: 1))
         let uploader = CurlUploader(client: client, clock: clock)
         let name = "late-\(UUID()).bin"
@@ -149,7 +149,7 @@ import WireFormat
 
     @Test(arguments: ["ftp://127.0.0.1/x?sig=1", "http://?sig=1", "://broken", "https//missing-colon/x"])
     func aMalformedUploadURLIsInvalidURLAndRetryable(url: String) async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         let uploader = CurlUploader(client: try HTTPClient())
         let transfer = UploadTransfer(

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @testable import HTTPTransport
-import UploadEngineTesting
+import TestSupport
 
 /// Transfers against raw loopback sockets that never read, reset, or refuse.
 @Suite(.timeLimit(.minutes(1))) struct HTTPClientFaultTests {
@@ -12,7 +12,7 @@ import UploadEngineTesting
     @Test func anUploadWhoseBytesStopMovingFailsAsStalled() async throws {
         let listener = try LoopbackListener(.neverAccept)
         defer { listener.stop() }
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         let source = try scratch.sparseFile("large.bin", size: Self.largeFileSize)
         // Longer than libcurl's one-second wait for `100 Continue`, so the body flows before it stalls.
@@ -47,7 +47,7 @@ import UploadEngineTesting
     @Test func cancellingARunningUploadStopsItWithin100Milliseconds() async throws {
         let listener = try LoopbackListener(.neverAccept)
         defer { listener.stop() }
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         let source = try scratch.sparseFile("large.bin", size: Self.largeFileSize)
         let client = try HTTPClient(configuration: .init(stallTimeout: nil))
@@ -98,7 +98,7 @@ import UploadEngineTesting
     @Test func aConnectionResetIsARetryableTransportError() async throws {
         let listener = try LoopbackListener(.resetConnections)
         defer { listener.stop() }
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         let source = try scratch.sparseFile("reset.bin", size: 4 << 20)
         let client = try HTTPClient()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @testable import HTTPTransport
-import UploadEngineTesting
+import TestSupport
 
 /// Uploads of a byte range of a file, as multipart parts send them.
 @Suite(.nginx) struct HTTPClientRangeTests {
@@ -10,7 +10,7 @@ import UploadEngineTesting
 
     @Test(arguments: [(1 << 20 + 7, 3 << 20 + 11), (0, 1), (4097, 4097 + 16 << 10), (5 << 20, 5 << 20 + 123)])
     func aRangeOfAFileIsSentAsTheWholeBody(start: Int, end: Int) async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         let source = try scratch.patternFile("source.bin", size: 5 << 20 + 123)
         let client = try HTTPClient()
@@ -31,7 +31,7 @@ import UploadEngineTesting
     }
 
     @Test func aRangeReachingPastTheEndFailsBeforeAnythingIsSent() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         let source = try scratch.patternFile("source.bin", size: 4096)
         let client = try HTTPClient()

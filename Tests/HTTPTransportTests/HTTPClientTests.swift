@@ -2,14 +2,14 @@ import Foundation
 import Testing
 
 @testable import HTTPTransport
-import UploadEngineTesting
+import TestSupport
 import WireFormat
 
 @Suite(.nginx) struct HTTPClientTests {
     let nginx = NginxServer.current!
 
     @Test func putStreamsAFileAndNginxStoresIdenticalBytes() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         let source = try scratch.patternFile("source.bin", size: 5 << 20 + 123)
         let client = try HTTPClient()
@@ -24,7 +24,7 @@ import WireFormat
     }
 
     @Test func uploadProgressIncreasesAndEndsExactlyAtTheFileSize() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         let size = 3 << 20 + 7
         let source = try scratch.patternFile("source.bin", size: size)
@@ -44,7 +44,7 @@ import WireFormat
     }
 
     @Test func uploadSendsTheRequestHeadersAndContentLength() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         let source = try scratch.patternFile("photo.jpg", size: 4096)
         let client = try HTTPClient()
@@ -62,7 +62,7 @@ import WireFormat
     /// Asking for `100 Continue` costs a round trip; only a body of 1 MiB or more is worth it.
     @Test(arguments: [(16 << 10, "expect="), ((1 << 20) - 1, "expect="), (1 << 20, "expect=100-continue")])
     func onlyLargeBodiesWaitForContinue(size: Int, seen: String) async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         let source = try scratch.patternFile("body.bin", size: size)
 
@@ -76,7 +76,7 @@ import WireFormat
     /// method: the method, the bytes and the progress must be those of a streamed upload either side of the limit.
     @Test(arguments: [1, 16 << 10, 64 << 10, (64 << 10) + 1])
     func smallAndStreamedBodiesArriveAlike(size: Int) async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         let source = try scratch.patternFile("body.bin", size: size)
         let name = "whole-\(UUID().uuidString).bin"
@@ -96,7 +96,7 @@ import WireFormat
     @Test(arguments: [([HTTPHeader](), "PUT content-type= length=2048"),
                       ([HTTPHeader("Content-Type", "image/png")], "PUT content-type=image/png length=2048")])
     func aSmallPutCarriesNoInventedContentType(headers: [HTTPHeader], seen: String) async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         let source = try scratch.patternFile("body.bin", size: 2048)
 
@@ -152,7 +152,7 @@ import WireFormat
     /// nginx paces each answer at 64 KiB/s beyond its first 64 KiB, so a burst's 16 downloads overlap and hold
     /// 16 connections; after a lull of 8 single requests the second burst must find all of them still open.
     @Test func aBurstLeavesItsConnectionsForTheNext() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         for index in 0..<16 {
             try Data(count: 96 << 10).write(to: URL(fileURLWithPath: "\(nginx.root)/files/paced-\(index).bin"))
@@ -163,7 +163,7 @@ import WireFormat
                 for index in 0..<16 {
                     group.addTask {
                         let response = try await client.download(
-                            HTTPRequest(url: nginx.url("/paced/paced-\(index).bin")), toFile: scratch.file("p\(round)-\(index)"))
+                            HTTPRequest(url: nginx.url("/paced/paced-\(index).bin")), toFile: scratch.path("p\(round)-\(index)"))
                         return response.header("X-Connection") ?? "none"
                     }
                 }
@@ -192,7 +192,7 @@ import WireFormat
     }
 
     @Test func sendFailsWhenTheBodyIsLargerThanAllowed() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         _ = try scratch.patternFile("unused", size: 1)
         try Data(count: 10_000).write(to: URL(fileURLWithPath: "\(nginx.root)/files/ten-k.bin"))
@@ -205,13 +205,13 @@ import WireFormat
     }
 
     @Test func downloadWritesTheFileAndReportsProgressAgainstContentLength() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         let original = try scratch.patternFile("original.bin", size: 2 << 20)
         try FileManager.default.copyItem(atPath: original, toPath: "\(nginx.root)/files/download-ok.bin")
         let client = try HTTPClient()
         let last = Locked<ProgressReport>(ProgressReport(sent: 0, total: nil))
-        let target = scratch.file("copy.bin")
+        let target = scratch.path("copy.bin")
 
         let response = try await client.download(
             HTTPRequest(url: nginx.url("/files/download-ok.bin")), toFile: target, sizeLimit: 2 << 20
@@ -226,11 +226,11 @@ import WireFormat
     }
 
     @Test func downloadOverTheAnnouncedLimitFailsAndLeavesNoFile() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         try Data(count: 100_000).write(to: URL(fileURLWithPath: "\(nginx.root)/files/too-big.bin"))
         let client = try HTTPClient()
-        let target = scratch.file("too-big.bin")
+        let target = scratch.path("too-big.bin")
 
         let error = await #expect(throws: HTTPTransportError.self) {
             _ = try await client.download(
@@ -242,11 +242,11 @@ import WireFormat
     }
 
     @Test func downloadWithoutContentLengthStopsAtTheLimitAndLeavesNoFile() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         try Data(count: 3 << 20).write(to: URL(fileURLWithPath: "\(nginx.root)/files/unannounced.bin"))
         let client = try HTTPClient()
-        let target = scratch.file("unannounced.bin")
+        let target = scratch.path("unannounced.bin")
         let totals = Locked<[Int64?]>([])
 
         let error = await #expect(throws: HTTPTransportError.self) {
@@ -262,10 +262,10 @@ import WireFormat
     }
 
     @Test func downloadOfAnErrorStatusReturnsItWithoutCreatingTheFile() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         let client = try HTTPClient()
-        let target = scratch.file("missing.bin")
+        let target = scratch.path("missing.bin")
 
         let response = try await client.download(HTTPRequest(url: nginx.url("/files/does-not-exist")), toFile: target)
 
@@ -285,7 +285,7 @@ import WireFormat
     }
 
     @Test func theGlobalCapBoundsHowManyTransfersRunAtOnce() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         try Data(count: 512 << 10).write(to: URL(fileURLWithPath: "\(nginx.root)/files/capped.bin"))
         let client = try HTTPClient(configuration: .init(maxConcurrentTransfers: 2))
@@ -294,7 +294,7 @@ import WireFormat
             for index in 0..<6 {
                 group.addTask {
                     try await client.download(
-                        HTTPRequest(url: nginx.url("/slow/capped.bin")), toFile: scratch.file("c\(index)")
+                        HTTPRequest(url: nginx.url("/slow/capped.bin")), toFile: scratch.path("c\(index)")
                     ).status
                 }
             }

@@ -2,7 +2,7 @@ import DevServices
 import Foundation
 import Testing
 import UploadEngine
-import UploadEngineTesting
+import TestSupport
 
 @testable import HTTPTransport
 import WireFormat
@@ -31,7 +31,7 @@ import WireFormat
     @Test func aSenderWithALineBreakNeverReachesTheMessageAPI() async throws {
         let capture = try MessageCapture()
         defer { capture.stop() }
-        let api = MessageAPIClient(url: capture.url, apiKey: "key", client: try HTTPClient(), clock: ManualClock())
+        let api = MessageAPIClient(url: capture.url, apiKey: "key", client: try HTTPClient(), clock: ManualClock(sleeping: .jumpsToDeadline))
         await #expect {
             _ = try await api.send(Self.message, onBehalfOf: "u\r\nX-Evil: 1")
         } throws: { error in

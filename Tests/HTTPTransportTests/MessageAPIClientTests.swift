@@ -1,5 +1,6 @@
 import DevServices
 import Foundation
+import TestSupport
 import Testing
 import UploadEngine
 
@@ -20,7 +21,7 @@ import WireFormat
             ]))
 
     private func client(_ path: String) throws -> MessageAPIClient {
-        MessageAPIClient(url: nginx.url(path), apiKey: "key-123", client: try HTTPClient(), clock: ManualClock())
+        MessageAPIClient(url: nginx.url(path), apiKey: "key-123", client: try HTTPClient(), clock: ManualClock(sleeping: .jumpsToDeadline))
     }
 
     @Test func theRequestCarriesTheHeadersAndTheDesignedBody() async throws {
@@ -58,7 +59,7 @@ import WireFormat
         let capture = try MessageCapture()
         defer { capture.stop() }
         capture.faults.inject(.serverError(status: 503, retryAfter: 4))
-        let api = MessageAPIClient(url: capture.url, apiKey: "k", client: try HTTPClient(), clock: ManualClock())
+        let api = MessageAPIClient(url: capture.url, apiKey: "k", client: try HTTPClient(), clock: ManualClock(sleeping: .jumpsToDeadline))
 
         let error = await #expect(throws: HTTPTransportError.self) {
             _ = try await api.send(Self.message, onBehalfOf: "u")

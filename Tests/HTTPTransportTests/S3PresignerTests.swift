@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import UploadEngine
 @testable import HTTPTransport
@@ -21,7 +22,7 @@ import WireFormat
     }
 
     static func presigner(_ configuration: S3PresignerConfiguration = configuration()) throws -> S3Presigner {
-        try S3Presigner(configuration: configuration, clock: S3FixedClock(instant: instant))
+        try S3Presigner(configuration: configuration, clock: ManualClock(start: instant))
     }
 
     static func file(_ id: String, name: String = "photo-1.jpg", type: String = "image/jpeg", size: Int64 = 5,

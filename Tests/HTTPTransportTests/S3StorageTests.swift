@@ -3,7 +3,7 @@ import Testing
 import UploadEngine
 
 @testable import HTTPTransport
-import UploadEngineTesting
+import TestSupport
 import WireFormat
 
 /// `S3Storage` against a real moto server: single `PUT`s, multipart uploads with concurrent, retried parts,

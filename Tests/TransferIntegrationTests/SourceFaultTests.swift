@@ -2,7 +2,7 @@ import DevServices
 import EmbeddedHTTP
 import Foundation
 import HTTPTransport
-import LoopbackTestSupport
+import TestSupport
 import Synchronization
 import Testing
 import UploadEngine

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import UploadEngine
-import UploadEngineTesting
+import TestSupport
 
 /// The driver: real tasks, fake collaborators, a manual clock.
 @Suite(.timeLimit(.minutes(1))) struct BatchRunnerTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import UploadEngine
-import UploadEngineTesting
+import TestSupport
 
 /// The one timer a worker's batches share: fires each callback once, in deadline order, and keeps one sleeper.
 @Suite(.timeLimit(.minutes(1))) struct DeadlineSchedulerTests {

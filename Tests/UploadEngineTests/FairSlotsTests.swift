@@ -1,6 +1,6 @@
 import Testing
 import UploadEngine
-import UploadEngineTesting
+import TestSupport
 
 /// The first-come-first-served cap shared by HTTP transfers and staging copies.
 @Suite(.timeLimit(.minutes(1))) struct FairSlotsTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import UploadEngine
-import UploadEngineTesting
+import TestSupport
 
 /// Inline bytes stay in the batch only while a file may still be staged: an idle batch is kept for
 /// `worker.batchTTL`, and holding every settled file's bytes that long would grow memory with every job.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import UploadEngine
-import UploadEngineTesting
+import TestSupport
 @testable import Worker
 
 @Suite(.timeLimit(.minutes(1))) struct BatchRegistryTests {

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 import UploadEngine
-import UploadEngineTesting
+import TestSupport
 @testable import Worker
 
 /// A record is let go only once its batch has settled as the registry saw it: its events published and the send on

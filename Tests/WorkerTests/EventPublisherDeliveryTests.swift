@@ -2,7 +2,7 @@ import Foundation
 import KafkaIO
 import Synchronization
 import Testing
-import UploadEngineTesting
+import TestSupport
 @testable import Worker
 
 /// The events publisher's promise: a barrier runs only once every event published before it was delivered, on

@@ -1,5 +1,5 @@
 import Testing
-import UploadEngineTesting
+import TestSupport
 @testable import Worker
 
 @Suite(.timeLimit(.minutes(1))) struct OpenRecordsTests {

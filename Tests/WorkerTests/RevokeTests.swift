@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import UploadEngine
-import UploadEngineTesting
+import TestSupport
 @testable import Worker
 
 /// Handing batches over at a revoke: nothing applied after it, nothing left waiting for a commit that cannot come.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import UploadEngine
-import UploadEngineTesting
+import TestSupport
 @testable import Worker
 
 /// The session table's busy count follows every change made through it, however the change is made.

@@ -1,4 +1,4 @@
-import LoopbackTestSupport
+import TestSupport
 import Foundation
 
 /// Reads curl's body as a JSON object, for assertions.

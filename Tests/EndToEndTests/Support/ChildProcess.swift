@@ -84,14 +84,3 @@ struct EndToEndFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
-
-/// Polls until `condition` holds; throws with `what` when `timeout` passes first.
-func eventually<T>(_ what: String, timeout: Duration = .seconds(60), every interval: Duration = .milliseconds(250),
-                   _ condition: () async throws -> T?) async throws -> T {
-    let deadline = ContinuousClock.now + timeout
-    while true {
-        if let value = try await condition() { return value }
-        guard ContinuousClock.now < deadline else { throw EndToEndFailure("timed out waiting for \(what)") }
-        try await Task.sleep(for: interval)
-    }
-}

@@ -1,7 +1,7 @@
 import Foundation
 import KafkaIO
 import Testing
-import UploadEngineTesting
+import TestSupport
 
 /// A Kafka cluster a test can make misbehave, whichever librdkafka build serves it.
 protocol FaultyCluster: Sendable {

@@ -2,7 +2,7 @@ import DevServices
 import Foundation
 import HTTPTransport
 import UploadEngine
-import UploadEngineTesting
+import TestSupport
 import Worker
 
 /// What one integration test runs: the embedded services on loopback, one shared `HTTPClient`, the Worker's

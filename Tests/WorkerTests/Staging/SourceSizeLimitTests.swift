@@ -1,7 +1,7 @@
 import EmbeddedHTTP
 import Foundation
 import HTTPTransport
-import LoopbackTestSupport
+import TestSupport
 import Testing
 @testable import Worker
 

@@ -4,7 +4,7 @@ import KafkaIO
 import Synchronization
 import Testing
 import UploadEngine
-import UploadEngineTesting
+import TestSupport
 @testable import Worker
 
 /// The changelog writer: coalesced snapshots to the batch's partition, "snapshot before offset", the local store

@@ -3,7 +3,7 @@ import Foundation
 import KafkaIO
 import Testing
 import UploadEngine
-import UploadEngineTesting
+import TestSupport
 @testable import Worker
 
 /// A restore against a real (mock) changelog: the store is brought to the end of the partition, a zombie's older

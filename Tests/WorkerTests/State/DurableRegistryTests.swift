@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import UploadEngine
-import UploadEngineTesting
+import TestSupport
 @testable import Worker
 
 /// The registry over durable state: records wait for their snapshot, replays are not applied twice, batches not

@@ -1,5 +1,5 @@
 import Synchronization
-import UploadEngineTesting
+import TestSupport
 @testable import Worker
 
 /// Keeps published events in order; delivery is immediate.

@@ -11,19 +11,19 @@ import Glibc
 /// Locations: `/dav/` takes WebDAV PUT/DELETE; `/checked/` is `/dav/` but demands the headers an upload must
 /// carry; `/files/` serves `www/files` (`/slow/` throttled, `/chunked/` without Content-Length); `/fault/…` and
 /// `/presign/…`, `/api/…` return canned answers; `/echo` reflects a request's body and headers as JSON.
-final class NginxServer: Sendable {
-    let port: Int
-    let directory: String
+public final class NginxServer: Sendable {
+    public let port: Int
+    public let directory: String
     private let process: Process
 
     /// The server of the enclosing `.nginx` suite.
-    @TaskLocal static var current: NginxServer?
+    @TaskLocal public static var current: NginxServer?
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
     /// The document root; `/dav/x` lands at `root + "/dav/x"`.
-    var root: String { directory + "/www" }
+    public var root: String { directory + "/www" }
 
-    func url(_ path: String) -> String { baseURL + path }
+    public func url(_ path: String) -> String { baseURL + path }
 
     private init(port: Int, directory: String, process: Process) {
         self.port = port
@@ -31,7 +31,7 @@ final class NginxServer: Sendable {
         self.process = process
     }
 
-    static func start() throws -> NginxServer {
+    public static func start() throws -> NginxServer {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("attache-nginx-\(UUID().uuidString)").path
         let manager = FileManager.default
@@ -52,7 +52,7 @@ final class NginxServer: Sendable {
         return server
     }
 
-    func stop() {
+    public func stop() {
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()
@@ -183,16 +183,16 @@ final class NginxServer: Sendable {
 }
 
 /// Why nginx did not come up, with its error log.
-struct NginxStartFailure: Error, CustomStringConvertible {
-    var log: String
-    var description: String { "nginx did not start listening:\n\(log)" }
+public struct NginxStartFailure: Error, CustomStringConvertible {
+    public var log: String
+    public var description: String { "nginx did not start listening:\n\(log)" }
 }
 
 /// Runs a suite with one nginx shared by all its tests, stopped when the suite ends.
-struct NginxScope: SuiteTrait, TestScoping {
-    var isRecursive: Bool { false }
+public struct NginxScope: SuiteTrait, TestScoping {
+    public var isRecursive: Bool { false }
 
-    func provideScope(
+    public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         let server = try NginxServer.start()
@@ -203,5 +203,5 @@ struct NginxScope: SuiteTrait, TestScoping {
 
 extension Trait where Self == NginxScope {
     /// One nginx for the whole suite.
-    static var nginx: Self { NginxScope() }
+    public static var nginx: Self { NginxScope() }
 }

@@ -3,40 +3,43 @@ import Glibc
 #endif
 
 /// Loopback port helpers for test servers.
-enum LoopbackPort {
+public enum LoopbackPort {
     /// A port that was free a moment ago (bound to 0, read back, released).
-    static func free() throws -> Int {
+    public static func free() throws -> Int {
         let socket = try LoopbackSocket.bound()
         defer { close(socket.descriptor) }
         return socket.port
     }
 
-    /// Whether something accepts TCP connections on the port.
-    static func accepts(_ port: Int) -> Bool {
-        let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var address = LoopbackSocket.address(port: port)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
+    /// Whether something accepts TCP connections on the port right now.
+    ///
+    /// Ephemeral ports are reused: once a server stops, a server of a parallel test may bind the same port. So tests
+    /// prove a stopped server is gone by what it no longer does (its record does not grow, its held connections are
+    /// closed), not by a refused connect alone.
+    public static func accepts(_ port: Int) -> Bool {
+        guard let connection = HeldConnection(port: UInt16(port)) else { return false }
+        connection.close()
+        return true
     }
 }
 
 /// A TCP socket bound to 127.0.0.1 and an ephemeral port.
-struct LoopbackSocket {
-    var descriptor: Int32
-    var port: Int
+public struct LoopbackSocket {
+    public var descriptor: Int32
+    public var port: Int
 
-    struct Failure: Error, CustomStringConvertible {
+    public struct Failure: Error, CustomStringConvertible {
         var call: String
         var code: Int32
-        var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
+        public init(call: String, code: Int32) {
+            self.call = call
+            self.code = code
+        }
+
+        public var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
     }
 
-    static func bound() throws -> LoopbackSocket {
+    public static func bound() throws -> LoopbackSocket {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw Failure(call: "socket", code: errno) }
         var address = address(port: 0)
@@ -56,7 +59,7 @@ struct LoopbackSocket {
         return LoopbackSocket(descriptor: descriptor, port: Int(UInt16(bigEndian: address.sin_port)))
     }
 
-    static func address(port: Int) -> sockaddr_in {
+    public static func address(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

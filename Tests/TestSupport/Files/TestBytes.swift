@@ -1,9 +1,9 @@
 import Foundation
 
 /// Deterministic, non-repeating test bytes.
-enum TestBytes {
+public enum TestBytes {
     /// `count` bytes from a linear congruential generator seeded with `seed`.
-    static func make(_ count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> Data {
+    public static func make(_ count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> Data {
         var state = seed
         var data = Data(count: count)
         data.withUnsafeMutableBytes { buffer in

@@ -2,8 +2,19 @@ import Foundation
 import Synchronization
 import UploadEngine
 
-/// A clock that moves only when a test says so. Sleepers wake when `advance` passes their deadline.
+/// A clock that moves only when a test says so (`advance`), or, by choice, when code under test sleeps on it.
+///
+/// Every deadline asked of `sleep(until:)` is recorded in `sleeps`, in order, whichever way the clock sleeps.
 public final class ManualClock: EngineClock {
+    /// What `sleep(until:)` does.
+    public enum Sleeping: Sendable {
+        /// A sleeper waits until `advance` passes its deadline, earliest first: timers tested step by step.
+        case untilAdvanced
+        /// A sleep moves the clock to its deadline and returns at once: back-off between attempts, whose length the
+        /// test reads from `sleeps` instead of waiting for it.
+        case jumpsToDeadline
+    }
+
     private struct Sleeper {
         let deadline: Date
         let continuation: CheckedContinuation<Void, any Error>
@@ -15,21 +26,43 @@ public final class ManualClock: EngineClock {
         var nextId = 0
         /// Sleeps cancelled before they registered; they must not register afterwards.
         var cancelledEarly: Set<Int> = []
+        /// The deadline of every sleep so far.
+        var sleeps: [Date] = []
     }
 
     private let state: Mutex<State>
+    private let sleeping: Sleeping
 
-    public init(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
+    /// A clock at `start` whose sleeps behave as `sleeping` says.
+    public init(start: Date = Date(timeIntervalSince1970: 1_800_000_000), sleeping: Sleeping = .untilAdvanced) {
         state = Mutex(State(now: start))
+        self.sleeping = sleeping
     }
 
     public func now() -> Date { state.withLock { $0.now } }
 
-    /// How many tasks are asleep on this clock.
+    /// How many tasks are asleep on this clock (always 0 unless it sleeps `untilAdvanced`).
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// The deadlines of every sleep so far, in order.
+    public var sleeps: [Date] { state.withLock { $0.sleeps } }
+
     public func sleep(until deadline: Date) async throws {
+        switch sleeping {
+        case .untilAdvanced:
+            try await sleepUntilAdvanced(deadline)
+        case .jumpsToDeadline:
+            try Task.checkCancellation()
+            state.withLock { state in
+                state.sleeps.append(deadline)
+                state.now = max(state.now, deadline)
+            }
+        }
+    }
+
+    private func sleepUntilAdvanced(_ deadline: Date) async throws {
         let id = state.withLock { state in
+            state.sleeps.append(deadline)
             defer { state.nextId += 1 }
             return state.nextId
         }

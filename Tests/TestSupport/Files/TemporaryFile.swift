@@ -7,13 +7,7 @@ public struct TemporaryFile: Sendable {
 
     /// Writes `count` deterministic pseudo-random bytes (seeded, so failures reproduce).
     public init(count: Int, seed: UInt64 = 0x5eed) throws {
-        var state = seed
-        var bytes = [UInt8](repeating: 0, count: count)
-        for index in bytes.indices {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            bytes[index] = UInt8(truncatingIfNeeded: state >> 33)
-        }
-        try self.init(bytes: bytes)
+        try self.init(bytes: Array(TestBytes.make(count, seed: seed)))
     }
 
     /// Writes `bytes`.

@@ -1,8 +1,8 @@
 /// Canned presign endpoint answers that nginx serves.
-enum PresignAnswers {
+public enum PresignAnswers {
     /// f1: ISO-8601 expiry with fractional seconds and headers; f2: epoch expiry, no method/headers;
     /// f3: refused with a code of the service; f4: refused without a code; f5: not asked for.
-    static let batch = """
+    public static let batch = """
         {"files":[\
         {"fileId":"f1","uploadUrl":"https://storage.invalid/b/f1?X-Amz-Signature=s1","method":"PUT",\
         "headers":{"x-amz-meta-batch":"trip-42","Content-Type":"image/jpeg"},"fileUrl":"https://cdn.invalid/f1.jpg",\

@@ -9,20 +9,20 @@ import Glibc
 ///
 /// `.neverAccept` completes handshakes in the kernel backlog but never reads, so an upload stalls once the socket
 /// buffers fill. `.resetConnections` accepts each connection and closes it at once with an RST.
-final class LoopbackListener: Sendable {
-    enum Behaviour: Sendable {
+public final class LoopbackListener: Sendable {
+    public enum Behaviour: Sendable {
         case neverAccept
         case resetConnections
     }
 
-    let port: Int
+    public let port: Int
     private let descriptor: Int32
     private let behaviour: Behaviour
     private let stopped = Atomic<Bool>(false)
 
-    var url: String { "http://127.0.0.1:\(port)" }
+    public var url: String { "http://127.0.0.1:\(port)" }
 
-    init(_ behaviour: Behaviour) throws {
+    public init(_ behaviour: Behaviour) throws {
         let socket = try LoopbackSocket.bound()
         guard listen(socket.descriptor, 64) == 0 else {
             close(socket.descriptor)
@@ -51,7 +51,7 @@ final class LoopbackListener: Sendable {
     }
 
     /// Stops listening; pending connections are reset.
-    func stop() {
+    public func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         switch behaviour {
         case .neverAccept: close(descriptor)

@@ -1,0 +1,11 @@
+/// One progress callback's numbers.
+public struct ProgressReport: Sendable, Equatable {
+    public var sent: Int64
+    public var total: Int64?
+
+    /// A report of `sent` bytes out of `total`.
+    public init(sent: Int64, total: Int64?) {
+        self.sent = sent
+        self.total = total
+    }
+}
