@@ -19,14 +19,16 @@ let package = Package(
         // Wire-format values every layer speaks: JSON, HTTP header fields, mime types, name-based UUIDs, RFC 3339 times.
         .target(name: "WireFormat"),
         .target(name: "UploadEngine", dependencies: ["WireFormat"]),
-        .target(name: "HTTPTransport", dependencies: ["UploadEngine", "WireFormat", "CCurl", "CCrypto"]),
+        .target(name: "HTTPTransport", dependencies: ["UploadEngine", "WireFormat", "CCurl"]),
+        // S3 on top of the transport: SigV4 signing, the S3 presigner, multipart uploads, S3's error answers.
+        .target(name: "S3", dependencies: ["HTTPTransport", "UploadEngine", "WireFormat", "CCrypto"]),
         .target(name: "KafkaIO", dependencies: ["CRdKafka"]),
         // The local SQLite copy of the batch-state changelog (DESIGN.md §4.1).
         .target(name: "BatchStore", dependencies: ["CSQLite"]),
         // The libmicrohttpd server wrapper shared by the dev services and the worker's admin endpoints.
         .target(name: "EmbeddedHTTP", dependencies: ["WireFormat", "CMicroHTTPD"]),
         .target(name: "DevServices", dependencies: ["WireFormat", "EmbeddedHTTP", "CCrypto"]),
-        .target(name: "Worker", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "KafkaIO", "EmbeddedHTTP", "BatchStore"]),
+        .target(name: "Worker", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "S3", "KafkaIO", "EmbeddedHTTP", "BatchStore"]),
         .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine"]),
 
         // What every test target shares: doubles for the engine's collaborators, the manual clock, `eventually`, loopback
@@ -34,16 +36,17 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["UploadEngine", "EmbeddedHTTP"], path: "Tests/TestSupport"),
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
         .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "WireFormat", "TestSupport"]),
-        .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "DevServices", "UploadEngine", "WireFormat", "TestSupport"]),
+        .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "S3", "DevServices", "UploadEngine", "WireFormat", "TestSupport"]),
+        .testTarget(name: "S3Tests", dependencies: ["S3", "HTTPTransport", "UploadEngine", "WireFormat", "TestSupport"]),
         .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
         .testTarget(name: "BatchStoreTests", dependencies: ["BatchStore", "TestSupport"]),
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "WireFormat", "TestSupport"]),
         .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "EmbeddedHTTP", "WireFormat", "TestSupport"]),
         // Runs the real `attache` binary against `attache dev-broker`, driven by kcat.
-        .testTarget(name: "EndToEndTests", dependencies: ["DevServices", "UploadEngine", "TestSupport", "HTTPTransport", "KafkaIO"],
+        .testTarget(name: "EndToEndTests", dependencies: ["DevServices", "UploadEngine", "TestSupport", "HTTPTransport", "S3", "KafkaIO"],
                     exclude: ["Support/mock_kafka.py"]),
-        .testTarget(name: "TransferIntegrationTests", dependencies: ["WireFormat", "UploadEngine", "TestSupport", "HTTPTransport", "DevServices", "EmbeddedHTTP", "Worker"]),
-        .testTarget(name: "WorkerTests", dependencies: ["Worker", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "UploadEngine", "WireFormat", "TestSupport"]),
+        .testTarget(name: "TransferIntegrationTests", dependencies: ["WireFormat", "UploadEngine", "TestSupport", "HTTPTransport", "S3", "DevServices", "EmbeddedHTTP", "Worker"]),
+        .testTarget(name: "WorkerTests", dependencies: ["Worker", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "S3", "UploadEngine", "WireFormat", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

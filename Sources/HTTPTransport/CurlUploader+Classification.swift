@@ -64,7 +64,7 @@ extension CurlUploader {
     }
 
     /// Whether an answer names a condition that can pass: the table's status and store-code rows.
-    static func isRetryable(status: Int, storageCode: String) -> Bool {
+    public static func isRetryable(status: Int, storageCode: String) -> Bool {
         if transientStorageCodes.contains(storageCode) { return true }
         switch status {
         case 501: return false

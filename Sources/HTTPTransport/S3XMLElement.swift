@@ -15,6 +15,13 @@ public struct S3XMLElement: Sendable, Hashable {
     /// The child elements, in document order.
     public var children: [S3XMLElement]
 
+    /// Why a body is not an XML document (always transient for a store: truncated answers happen).
+    public struct Malformed: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What is wrong with the body.
+        public var message: String
+        public var description: String { message }
+    }
+
     /// An element with the given parts.
     public init(name: String, text: String = "", children: [S3XMLElement] = []) {
         self.name = name
@@ -26,16 +33,16 @@ public struct S3XMLElement: Sendable, Hashable {
     ///
     /// Leading whitespace is skipped first: S3 may write spaces before the document while a long operation
     /// (CompleteMultipartUpload) runs, and an XML declaration is only legal at the very start.
-    /// - Throws: `S3Error` `.malformedResponse` for an empty, non-UTF-8 or ill-formed document.
-    public static func parse(_ data: Data) throws -> S3XMLElement {
+    /// - Throws: `S3XMLElement.Malformed` for an empty, non-UTF-8 or ill-formed document.
+    public static func parse(_ data: Data) throws(Malformed) -> S3XMLElement {
         let start = data.firstIndex { !(0x20 == $0 || 0x09 == $0 || 0x0A == $0 || 0x0D == $0) }
         guard let start else {
-            throw S3Error(.malformedResponse, "the XML answer is empty", retryable: true)
+            throw Malformed(message: "the XML answer is empty")
         }
         // S3 writes UTF-8. A body that is not is refused here, before FoundationXML, which traps on an element
         // name whose bytes are not UTF-8 (libxml2 reports the element before it fails the document).
         guard String(validating: data[start...], as: UTF8.self) != nil else {
-            throw S3Error(.malformedResponse, "the XML answer is not UTF-8", retryable: true)
+            throw Malformed(message: "the XML answer is not UTF-8")
         }
         let parser = XMLParser(data: Data(data[start...]))
         parser.shouldProcessNamespaces = true
@@ -44,7 +51,7 @@ public struct S3XMLElement: Sendable, Hashable {
         parser.delegate = builder
         guard parser.parse(), let root = builder.root else {
             let reason = parser.parserError.map { String(describing: $0) } ?? "no root element"
-            throw S3Error(.malformedResponse, "the XML answer is not well-formed (\(reason))", retryable: true)
+            throw Malformed(message: "the XML answer is not well-formed (\(reason))")
         }
         return root
     }

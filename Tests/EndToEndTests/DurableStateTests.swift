@@ -2,6 +2,7 @@ import DevServices
 import Foundation
 import HTTPTransport
 import KafkaIO
+import S3
 import TestSupport
 import Testing
 

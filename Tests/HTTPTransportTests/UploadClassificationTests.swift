@@ -1,4 +1,5 @@
 import Foundation
+import S3
 import Testing
 import UploadEngine
 

@@ -2,6 +2,7 @@ import DevServices
 import EmbeddedHTTP
 import Foundation
 import HTTPTransport
+import S3
 import TestSupport
 import Testing
 import UploadEngine

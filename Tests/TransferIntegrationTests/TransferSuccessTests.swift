@@ -1,6 +1,7 @@
 import DevServices
 import Foundation
 import HTTPTransport
+import S3
 import TestSupport
 import Testing
 import UploadEngine

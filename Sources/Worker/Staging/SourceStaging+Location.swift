@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTransport
+import S3
 import UploadEngine
 
 /// `sources.stripLocation`: JPEG GPS metadata removed from the staged bytes before upload.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTransport
+import S3
 import UploadEngine
 
 /// What every staged byte goes through as it arrives, whatever the source: the size limit, the SHA-256, and the

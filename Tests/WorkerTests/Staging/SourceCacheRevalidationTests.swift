@@ -1,6 +1,7 @@
 import EmbeddedHTTP
 import Foundation
 import HTTPTransport
+import S3
 import Testing
 import UploadEngine
 @testable import Worker

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTransport
+import S3
 import Testing
 @testable import Worker
 

@@ -1,6 +1,7 @@
 import EmbeddedHTTP
 import Foundation
 import HTTPTransport
+import S3
 import Synchronization
 import Testing
 @testable import Worker

@@ -1,0 +1,89 @@
+import Foundation
+import HTTPTransport
+import UploadEngine
+
+/// Object storage in an S3 bucket that Attache owns (`presign.mode = s3`): presigns, uploads and deletes.
+///
+/// Use one value as both the engine's `Presigner` and its `Uploader`. Presigning is `S3Presigner`'s. Uploads up to
+/// `Configuration.multipartThreshold` go in one presigned `PUT` through `CurlUploader`; larger ones in parts
+/// (see `S3MultipartTransfer`). Removing an uploaded file deletes its object with a presigned `DELETE`.
+/// Every HTTP call goes through the shared `HTTPClient`, so parts count against its transfer cap like any upload.
+public struct S3Storage: Sendable {
+    /// Signs every request.
+    public let presigner: S3Presigner
+    /// Threshold, part size and concurrency, retries, timeouts.
+    public let configuration: Configuration
+    /// Where requests go.
+    let transport: any StorageTransport
+    /// Uploads at or below the threshold.
+    let singlePut: CurlUploader
+    /// Backoff between attempts, and `Retry-After` dates.
+    let clock: any EngineClock
+
+    /// Storage through `client`, signing with `presigner`.
+    public init(
+        presigner: S3Presigner, client: HTTPClient, configuration: Configuration = Configuration(),
+        clock: any EngineClock = SystemClock()
+    ) {
+        self.init(
+            presigner: presigner, transport: client,
+            singlePut: CurlUploader(client: client, clock: clock, stallTimeout: configuration.stallTimeout),
+            configuration: configuration, clock: clock)
+    }
+
+    /// Storage over any transport (tests interpose faults here).
+    init(
+        presigner: S3Presigner, transport: any StorageTransport, singlePut: CurlUploader, configuration: Configuration,
+        clock: any EngineClock
+    ) {
+        self.presigner = presigner
+        self.transport = transport
+        self.singlePut = singlePut
+        self.configuration = configuration.validated()
+        self.clock = clock
+    }
+
+    /// Sends a header-signed request and reads its answer with `read`.
+    ///
+    /// - Throws: `UploadError` by the storage table: transport failures as `CurlUploader.classify` says, S3's
+    ///   error answers (a 200 carrying an `<Error>` included) by their status and code.
+    func exchange<Answer>(
+        _ signed: SigV4SignedRequest, timeout: Duration?, read: (HTTPResponse) throws -> Answer
+    ) async throws -> Answer {
+        let request = HTTPRequest(
+            method: signed.method, url: signed.url, headers: signed.headers, body: signed.body.isEmpty ? nil : signed.body,
+            timeout: timeout, stallTimeout: configuration.stallTimeout)
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch let error as HTTPTransportError {
+            throw CurlUploader.classify(error)
+        }
+        do {
+            return try read(response)
+        } catch let error as S3Error {
+            throw error.uploadError(retryAfter: RetryAfter.parse(response, now: clock.now()))
+        }
+    }
+
+    /// Runs `operation` until it succeeds, fails for good, or `Configuration.partRetry` runs out of attempts,
+    /// sleeping the policy's backoff (at least `Retry-After`) between attempts.
+    /// - Throws: the last `UploadError`; `CancellationError` as soon as the task is cancelled.
+    func withAttempts<Result: Sendable>(_ operation: () async throws -> Result) async throws -> Result {
+        var random = SystemRandomNumberGenerator()
+        var attempt = 1
+        while true {
+            try Task.checkCancellation()
+            do {
+                return try await operation()
+            } catch let error as UploadError {
+                guard error.isRetryable,
+                    let delay = configuration.partRetry.delay(
+                        afterAttempt: attempt, retryAfter: error.retryAfter, using: &random)
+                else { throw error }
+                try await clock.sleep(until: clock.now() + delay)
+                attempt += 1
+            }
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import Foundation
+import HTTPTransport
+
+/// The HTTP calls S3 storage makes: small exchanges and uploads of a file's byte range.
+///
+/// `HTTPClient` is the implementation; the seam exists so tests can put faults between the storage logic and a
+/// real server (a part that fails once, a completion answered with an error).
+protocol StorageTransport: Sendable {
+    /// Sends a request with an in-memory body; see `HTTPClient.send`.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    /// Streams bytes `range` of a file (nil: all of it) as the body; see `HTTPClient.upload`.
+    func upload(
+        fromFile path: String, range: Range<Int64>?, request: HTTPRequest,
+        progress: @escaping @Sendable (_ sent: Int64, _ total: Int64) -> Void
+    ) async throws -> HTTPResponse
+}

@@ -1,0 +1,282 @@
+import Foundation
+@testable import S3
+import Testing
+import UploadEngine
+
+import HTTPTransport
+import TestSupport
+import WireFormat
+
+/// `S3Storage` against a real moto server: single `PUT`s, multipart uploads with concurrent, retried parts,
+/// completion errors, aborts and deletes. Faults are put between the storage and moto by a scripted transport.
+@Suite(.motoServer, .timeLimit(.minutes(2))) struct S3StorageTests {
+    static let mebibyte = 1024 * 1024
+    static let context = BatchContext(batchId: "trip-42", receiver: Receiver(id: "u1", type: .user))
+
+    /// Multipart above 5 MiB in 5 MiB parts; quick part retries.
+    static func configuration(partConcurrency: Int = 4) -> S3Storage.Configuration {
+        S3Storage.Configuration(
+            multipartThreshold: Int64(5 * mebibyte), partSize: Int64(5 * mebibyte), partConcurrency: partConcurrency,
+            partRetry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50)))
+    }
+
+    /// A staged file of `bytes`, its storage and its upload target.
+    struct Setup {
+        var fixture: S3IntegrationFixture
+        var storage: S3Storage
+        var transport: ScriptedStorageTransport
+        var bytes: Data
+        var transfer: UploadTransfer
+        var key: String
+    }
+
+    static func setUp(
+        size: Int, configuration: S3Storage.Configuration = configuration(), partsTogether: Int = 1,
+        script: @escaping @Sendable (ScriptedStorageTransport.Call) -> ScriptedStorageTransport.Interposition? = { _ in nil }
+    ) async throws -> Setup {
+        let fixture = try await S3IntegrationFixture.make()
+        let client = try HTTPClient()
+        let transport = ScriptedStorageTransport(client: client, partsTogether: partsTogether, script: script)
+        let storage = S3Storage(
+            presigner: fixture.presigner, transport: transport, singlePut: CurlUploader(client: client),
+            configuration: configuration, clock: SystemClock())
+        let bytes = S3IntegrationFixture.randomBytes(size)
+        let path = try fixture.file(bytes).path
+        let sha256 = SHA256Hasher.hex(of: bytes)
+        let file = PresignFile(fileId: "f1", name: "movie.mp4", mimeType: "video/mp4", size: Int64(size), sha256: sha256)
+        guard case .target(let target) = try await storage.presign([file], in: context)["f1"] else {
+            throw S3IntegrationFailure("the storage refused the file")
+        }
+        let staged = StagedFile(path: path, size: Int64(size), sha256: sha256, mimeType: "video/mp4")
+        return Setup(
+            fixture: fixture, storage: storage, transport: transport, bytes: bytes,
+            transfer: UploadTransfer(target: target, staged: staged, mimeType: "video/mp4"),
+            key: fixture.presigner.objectKey(batchId: "trip-42", fileId: "f1", name: "movie.mp4"))
+    }
+
+    /// Uploads and returns every progress report.
+    static func upload(_ setup: Setup) async throws -> [ProgressReport] {
+        let reports = Locked<[ProgressReport]>([])
+        try await setup.storage.upload(setup.transfer) { sent, total in
+            reports.update { $0.append(ProgressReport(sent: sent, total: total)) }
+        }
+        return reports.value
+    }
+
+    static func stored(_ setup: Setup) async throws -> S3Curl.Response {
+        try await setup.fixture.send(setup.fixture.presigner.presignedGet(key: setup.key))
+    }
+
+    static func isMonotonic(_ reports: [ProgressReport], endingAt size: Int) -> Bool {
+        zip(reports, reports.dropFirst()).allSatisfy { $0.sent < $1.sent } && reports.last?.sent == Int64(size)
+            && reports.allSatisfy { $0.total == Int64(size) }
+    }
+
+    @Test func aFileAboveTheThresholdGoesUpInConcurrentPartsAndReadsBackByteForByte() async throws {
+        let size = 11 * Self.mebibyte
+        let setup = try await Self.setUp(size: size, partsTogether: 3)
+        defer { setup.fixture.cleanUp() }
+
+        let reports = try await Self.upload(setup)
+
+        #expect(setup.transport.calls.count == 5)
+        #expect(setup.transport.calls.first?.operation == .create)
+        #expect(setup.transport.calls.last?.operation == .complete)
+        #expect((1...3).allSatisfy { setup.transport.count(.part($0)) == 1 })
+        #expect(setup.transport.mostPartsInFlight == 3)
+        #expect(Self.isMonotonic(reports, endingAt: size))
+        let stored = try await Self.stored(setup)
+        #expect(stored.status == 200)
+        #expect(stored.body == setup.bytes)
+        #expect(stored.header("content-type") == "video/mp4")
+        #expect(try await S3MotoTransferTests.openUploads(setup.fixture).isEmpty)
+
+        // Each part carried its own SHA-256, and storage's composite checksum is the digest of the part digests.
+        let partDigests = (1...3).map { number -> [UInt8] in
+            let range = (number - 1) * 5 * Self.mebibyte..<min(number * 5 * Self.mebibyte, size)
+            return SigV4Digest.sha256(setup.bytes.subdata(in: range))
+        }
+        for (index, digest) in partDigests.enumerated() {
+            let part = setup.transport.records.first { $0.call.operation == .part(index + 1) }
+            #expect(part?.header(S3Checksum.sha256Header) == S3Checksum.base64(sha256Digest: digest))
+        }
+        let composite = S3Checksum.base64(sha256Digest: SigV4Digest.sha256(Data(partDigests.joined()))) + "-3"
+        let checked = try await setup.fixture.send(
+            setup.fixture.presigner.presigned(
+                method: "GET", key: setup.key, headers: [HTTPHeader("x-amz-checksum-mode", "ENABLED")]))
+        #expect(checked.header("x-amz-checksum-sha256") == composite)
+    }
+
+    @Test func partsInFlightNeverExceedTheConfiguredConcurrency() async throws {
+        let size = 16 * Self.mebibyte
+        let setup = try await Self.setUp(
+            size: size, configuration: Self.configuration(partConcurrency: 2), partsTogether: 2)
+        defer { setup.fixture.cleanUp() }
+
+        _ = try await Self.upload(setup)
+
+        #expect(setup.transport.count(.create) == 1)
+        #expect((1...4).allSatisfy { setup.transport.count(.part($0)) == 1 })
+        #expect(setup.transport.mostPartsInFlight == 2)
+        #expect(try await Self.stored(setup).body == setup.bytes)
+    }
+
+    @Test func aFailedPartIsRetriedAloneAndProgressNeverGoesBackwards() async throws {
+        let size = 11 * Self.mebibyte
+        // Part 2's first attempt reaches storage in full, then its answer is replaced by a 500.
+        let setup = try await Self.setUp(size: size) { call in
+            call == .init(operation: .part(2), attempt: 1)
+                ? .answerAfterSending(ScriptedStorageTransport.error(500, "InternalError")) : nil
+        }
+        defer { setup.fixture.cleanUp() }
+
+        let reports = try await Self.upload(setup)
+
+        #expect(setup.transport.count(.part(1)) == 1)
+        #expect(setup.transport.count(.part(2)) == 2)
+        #expect(setup.transport.count(.part(3)) == 1)
+        #expect(setup.transport.count(.create) == 1)
+        #expect(setup.transport.count(.complete) == 1)
+        #expect(Self.isMonotonic(reports, endingAt: size))
+        #expect(try await Self.stored(setup).body == setup.bytes)
+    }
+
+    @Test func aPartThatKeepsFailingAbortsTheUploadAndFailsRetryably() async throws {
+        let setup = try await Self.setUp(size: 11 * Self.mebibyte) { call in
+            call.operation == .part(3)
+                ? .fail(HTTPTransportError(.transport, "Connection reset by peer", retryable: true)) : nil
+        }
+        defer { setup.fixture.cleanUp() }
+
+        let error = await #expect(throws: UploadError.self) { _ = try await Self.upload(setup) }
+
+        #expect(error?.code == .s3UploadFailed)
+        #expect(error?.isRetryable == true)
+        #expect(setup.transport.count(.part(3)) == 3)
+        #expect(setup.transport.count(.complete) == 0)
+        #expect(setup.transport.count(.abort) == 1)
+        #expect(try await S3MotoTransferTests.openUploads(setup.fixture).isEmpty)
+        #expect(try await Self.stored(setup).status == 404)
+    }
+
+    @Test func aPartRefusedForGoodIsNotRetriedAndTheFileIsRejected() async throws {
+        let setup = try await Self.setUp(size: 11 * Self.mebibyte) { call in
+            call.operation == .part(1) ? .answer(ScriptedStorageTransport.error(403, "SignatureDoesNotMatch")) : nil
+        }
+        defer { setup.fixture.cleanUp() }
+
+        let error = await #expect(throws: UploadError.self) { _ = try await Self.upload(setup) }
+
+        #expect(error?.code == .s3UploadFailed)
+        #expect(error?.isRetryable == false)
+        #expect(error?.message.contains("SignatureDoesNotMatch") == true)
+        #expect(setup.transport.count(.part(1)) == 1)
+        #expect(setup.transport.count(.abort) == 1)
+        #expect(try await S3MotoTransferTests.openUploads(setup.fixture).isEmpty)
+    }
+
+    @Test func aCompletionAnsweredWithAnErrorInsideA200FailsAndAborts() async throws {
+        let setup = try await Self.setUp(size: 11 * Self.mebibyte) { call in
+            call.operation == .complete ? .answer(ScriptedStorageTransport.error(200, "InternalError")) : nil
+        }
+        defer { setup.fixture.cleanUp() }
+
+        let error = await #expect(throws: UploadError.self) { _ = try await Self.upload(setup) }
+
+        #expect(error?.code == .s3UploadFailed)
+        #expect(error?.isRetryable == true)
+        #expect(error?.message.contains("InternalError") == true)
+        #expect(setup.transport.count(.complete) == 3)
+        #expect(setup.transport.count(.abort) == 1)
+        #expect(try await S3MotoTransferTests.openUploads(setup.fixture).isEmpty)
+        #expect(try await Self.stored(setup).status == 404)
+    }
+
+    @Test func cancellingAMultipartUploadAbortsIt() async throws {
+        let setup = try await Self.setUp(size: 11 * Self.mebibyte) { call in
+            call.operation == .part(2) ? .hang : nil
+        }
+        defer { setup.fixture.cleanUp() }
+
+        let upload = Task { try await Self.upload(setup) }
+        await setup.transport.waitUntilHanging()
+        upload.cancel()
+
+        await #expect(throws: CancellationError.self) { _ = try await upload.value }
+        #expect(setup.transport.count(.abort) == 1)
+        #expect(setup.transport.count(.complete) == 0)
+        #expect(try await S3MotoTransferTests.openUploads(setup.fixture).isEmpty)
+    }
+
+    @Test func aFileAtTheThresholdGoesUpInOneSignedPut() async throws {
+        let size = 5 * Self.mebibyte
+        let setup = try await Self.setUp(size: size)
+        defer { setup.fixture.cleanUp() }
+
+        let reports = try await Self.upload(setup)
+
+        #expect(setup.transport.calls.isEmpty)
+        #expect(Self.isMonotonic(reports, endingAt: size))
+        let checked = try await setup.fixture.send(
+            setup.fixture.presigner.presigned(
+                method: "GET", key: setup.key, headers: [HTTPHeader("x-amz-checksum-mode", "ENABLED")]))
+        #expect(checked.body == setup.bytes)
+        #expect(checked.header("x-amz-checksum-sha256") == S3Checksum.base64(sha256Hex: setup.transfer.staged.sha256))
+    }
+
+    @Test func removingAnUploadedFileDeletesItsObject() async throws {
+        let setup = try await Self.setUp(size: 1000)
+        defer { setup.fixture.cleanUp() }
+        _ = try await Self.upload(setup)
+        #expect(try await Self.stored(setup).status == 200)
+        let attachment = Attachment(
+            fileId: "f1", name: "movie.mp4", url: setup.transfer.target.fileURL, mimeType: "video/mp4", size: 1000,
+            sha256: setup.transfer.staged.sha256)
+
+        try await setup.storage.deleteObject(attachment, target: setup.transfer.target)
+        try await setup.storage.deleteObject(attachment, target: setup.transfer.target)
+
+        #expect(setup.transport.count(.delete) == 2)
+        #expect(try await Self.stored(setup).status == 404)
+    }
+
+    @Test func throughTheEngineALargeFileGoesUpInPartsAndRemovingItDeletesItsObject() async throws {
+        let fixture = try await S3IntegrationFixture.make()
+        defer { fixture.cleanUp() }
+        let storage = S3Storage(presigner: fixture.presigner, client: try HTTPClient(), configuration: Self.configuration())
+        var engine = EngineConfiguration()
+        engine.limits.inlineMax = Int64(16 * Self.mebibyte)
+        let runner = BatchRunner(
+            batch: UploadBatch(context: Self.context, configuration: engine), presigner: storage, uploader: storage,
+            stager: DataStager(directory: fixture.directory))
+        defer { runner.abandon() }
+        let (events, sink) = AsyncStream<UploadEvent>.makeStream()
+        runner.setGlobalObserver { sink.yield($0) }
+        let bytes = S3IntegrationFixture.randomBytes(11 * Self.mebibyte)
+
+        runner.upload([FileItem(fileId: "f1", name: "movie.mp4", mimeType: "video/mp4", source: .data(bytes))], requestId: "r1")
+        var seen: [UploadEvent] = []
+        for await event in events {
+            seen.append(event)
+            if event.isCompletion { break }
+        }
+
+        let attachment = try #require(
+            seen.lazy.compactMap { if case .uploaded(let attachment) = $0.kind { attachment } else { nil } }.first)
+        #expect(attachment.sha256 == SHA256Hasher.hex(of: bytes))
+        let key = fixture.presigner.objectKey(batchId: "trip-42", fileId: "f1", name: "movie.mp4")
+        #expect(attachment.url == fixture.presigner.fileURL(key: key))
+        let stored = try await fixture.send(fixture.presigner.presignedGet(key: key))
+        #expect(stored.body == bytes)
+        #expect(stored.header("etag")?.hasSuffix("-3\"") == true)
+
+        #expect(runner.remove(fileId: "f1") == .applied)
+
+        var status = 200
+        let deadline = ContinuousClock.now + .seconds(15)
+        while status != 404, ContinuousClock.now < deadline {
+            status = try await fixture.send(fixture.presigner.presignedGet(key: key)).status
+        }
+        #expect(status == 404)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+@testable import S3
+import Testing
+import HTTPTransport
+
+@Suite struct SigV4PrimitiveTests {
+    @Test func sha256OfAbcIsTheFIPSVector() {
+        #expect(
+            SigV4Digest.hex(SigV4Digest.sha256("abc"))
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SigV4Digest.hex(SigV4Digest.sha256(Data())) == SigV4Request.emptyPayloadHash)
+    }
+
+    @Test func hmacSHA256MatchesRFC4231TestCase2() {
+        let mac = SigV4Digest.hmacSHA256(key: Array("Jefe".utf8), message: "what do ya want for nothing?")
+        #expect(SigV4Digest.hex(mac) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+    }
+
+    @Test func hexRoundTripsAndRejectsNonHex() {
+        #expect(SigV4Digest.bytes(fromHex: "00ff10Ab") == [0x00, 0xff, 0x10, 0xab])
+        #expect(SigV4Digest.bytes(fromHex: "abc") == nil)
+        #expect(SigV4Digest.bytes(fromHex: "zz") == nil)
+        #expect(SigV4Digest.hex([0x00, 0xff, 0x10, 0xab]) == "00ff10ab")
+    }
+
+    @Test(arguments: [
+        (1_369_353_600, "20130524T000000Z"),
+        (1_795_986_000, "20261129T210000Z"),
+        (951_868_799, "20000229T235959Z"),
+        (-1, "19691231T235959Z"),
+        (0, "19700101T000000Z"),
+    ])
+    func timestampFormatsUTCInstants(seconds: Int, expected: String) {
+        let time = SigV4Timestamp(Date(timeIntervalSince1970: TimeInterval(seconds)))
+        #expect(time.amzDate == expected)
+        #expect(time.dateStamp == String(expected.prefix(8)))
+    }
+
+    @Test func timestampDropsFractionsOfASecond() {
+        let time = SigV4Timestamp(Date(timeIntervalSince1970: 1_369_353_600.999))
+        #expect(time.amzDate == "20130524T000000Z")
+        #expect(time.date == Date(timeIntervalSince1970: 1_369_353_600))
+    }
+
+    @Test func uriEncodingKeepsOnlyUnreservedCharacters() {
+        #expect(SigV4Encoding.uriEncode("a b+c/d~e_f.g-h") == "a%20b%2Bc%2Fd~e_f.g-h")
+        #expect(SigV4Encoding.uriEncode("/a b/c$d", encodeSlash: false) == "/a%20b/c%24d")
+        #expect(SigV4Encoding.uriEncode("naïve") == "na%C3%AFve")
+        #expect(SigV4Encoding.uriEncode("%2F") == "%252F")
+        #expect(SigV4Encoding.uriEncode("=&?#*'()!") == "%3D%26%3F%23%2A%27%28%29%21")
+    }
+
+    @Test func credentialsNeverPrintTheirSecrets() {
+        let credentials = SigV4Credentials(accessKeyId: "AKID", secretAccessKey: "s3cr3t", sessionToken: "t0k3n")
+        #expect(!"\(credentials)".contains("s3cr3t"))
+        #expect(!"\(credentials)".contains("t0k3n"))
+        #expect("\(credentials)".contains("AKID"))
+    }
+
+    @Test func credentialsComeFromTheStandardAWSVariables() throws {
+        let credentials = try #require(
+            SigV4Credentials(environment: [
+                "AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_SESSION_TOKEN": "",
+            ]))
+        #expect(credentials == SigV4Credentials(accessKeyId: "AKID", secretAccessKey: "secret"))
+        #expect(SigV4Credentials(environment: ["AWS_ACCESS_KEY_ID": "AKID"]) == nil)
+    }
+}
