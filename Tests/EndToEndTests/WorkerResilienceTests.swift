@@ -1,6 +1,5 @@
 import DevServices
 import Foundation
-import HTTPTransport
 import KafkaIO
 import S3
 import TestSupport

@@ -1,5 +1,4 @@
 import Foundation
-import HTTPTransport
 @testable import S3
 import WireFormat
 

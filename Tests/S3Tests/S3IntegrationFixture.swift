@@ -2,7 +2,6 @@ import Foundation
 @testable import S3
 import Testing
 import UploadEngine
-import HTTPTransport
 
 /// What one integration test works with: a fresh bucket on the suite's moto server, a presigner for it and a
 /// scratch directory for curl's files (removed by `cleanUp`).

@@ -1,6 +1,5 @@
 @testable import S3
 import Testing
-import HTTPTransport
 
 @Suite struct S3MultipartPlanTests {
     static let mebibyte: Int64 = 1024 * 1024

@@ -1,6 +1,5 @@
 @testable import S3
 import Testing
-import HTTPTransport
 
 @Suite struct S3ObjectKeyTests {
     @Test func keyIsPrefixBatchFileAndSafeName() {

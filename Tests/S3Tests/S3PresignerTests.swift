@@ -3,7 +3,6 @@ import Foundation
 import TestSupport
 import Testing
 import UploadEngine
-import HTTPTransport
 import WireFormat
 
 @Suite struct S3PresignerTests {

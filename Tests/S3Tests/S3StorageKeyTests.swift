@@ -2,7 +2,6 @@ import Foundation
 @testable import S3
 import Testing
 
-import HTTPTransport
 
 @Suite struct S3StorageKeyTests {
     static func presigner(endpoint: String, pathStyle: Bool) throws -> S3Presigner {

@@ -1,7 +1,6 @@
 @testable import S3
 import Testing
 import UploadEngine
-import HTTPTransport
 
 @Suite struct S3UploadPolicyTests {
     static func file(_ mimeType: String, size: Int64 = 10) -> PresignFile {

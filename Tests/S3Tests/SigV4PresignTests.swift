@@ -1,7 +1,6 @@
 import Foundation
 @testable import S3
 import Testing
-import HTTPTransport
 import WireFormat
 
 @Suite struct SigV4PresignTests {

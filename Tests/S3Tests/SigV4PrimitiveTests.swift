@@ -1,7 +1,6 @@
 import Foundation
 @testable import S3
 import Testing
-import HTTPTransport
 
 @Suite struct SigV4PrimitiveTests {
     @Test func sha256OfAbcIsTheFIPSVector() {

@@ -1,7 +1,6 @@
 import Foundation
 @testable import S3
 import Testing
-import HTTPTransport
 import WireFormat
 
 /// The worked examples of the Amazon S3 API Reference ("Authenticating Requests: Using Query Parameters" and

@@ -1,7 +1,6 @@
 import Foundation
 @testable import S3
 import Testing
-import HTTPTransport
 import WireFormat
 
 /// Cases of AWS's published SigV4 test suite (`aws-sig-v4-test-suite`, 2015-08-30T12:36:00Z, `AKIDEXAMPLE`,

@@ -1,6 +1,5 @@
 import DevServices
 import Foundation
-import HTTPTransport
 import TestSupport
 import Testing
 import UploadEngine

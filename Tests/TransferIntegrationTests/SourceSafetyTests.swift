@@ -1,7 +1,6 @@
 import DevServices
 import EmbeddedHTTP
 import Foundation
-import HTTPTransport
 import S3
 import TestSupport
 import Testing

@@ -1,6 +1,5 @@
 import DevServices
 import Foundation
-import HTTPTransport
 import S3
 import TestSupport
 import Testing

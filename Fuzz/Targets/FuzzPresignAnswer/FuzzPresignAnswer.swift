@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-@testable import HTTPTransport
+@testable import Worker
 import WireFormat
 
 /// Feeds arbitrary bodies to `PresignEndpointAnswer(parsing:)`. A readable answer has one entry per element of its

@@ -1,5 +1,4 @@
 import Foundation
-import HTTPTransport
 import KafkaIO
 
 /// Sends messages to the messages topic (`messages.mode = kafka`), keyed by receiver id, in the message API's JSON.

@@ -1,4 +1,3 @@
-import HTTPTransport
 
 extension OutgoingMessage {
     /// The wire form shared by the HTTP API and the messages topic.

@@ -2,7 +2,6 @@ import Foundation
 @testable import S3
 import UploadEngine
 
-import HTTPTransport
 
 /// A `SourceStager` for inline data only: writes the bytes to a scratch directory and removes them on release.
 struct DataStager: SourceStager {

@@ -1,5 +1,4 @@
 import Foundation
-import HTTPTransport
 import S3
 import Testing
 import UploadEngine

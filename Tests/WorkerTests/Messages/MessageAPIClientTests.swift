@@ -4,7 +4,8 @@ import TestSupport
 import Testing
 import UploadEngine
 
-@testable import HTTPTransport
+@testable import Worker
+import HTTPTransport
 import WireFormat
 
 @Suite(.nginx, .timeLimit(.minutes(1))) struct MessageAPIClientTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import UploadEngine
 
-@testable import HTTPTransport
+@testable import Worker
 import WireFormat
 
 @Suite struct PresignEndpointWireTests {

@@ -4,7 +4,8 @@ import Testing
 import UploadEngine
 import TestSupport
 
-@testable import HTTPTransport
+@testable import Worker
+import HTTPTransport
 import WireFormat
 
 /// The HTTP layer's last line of defence (`docs/contract.md`, "Header safety"): a request that would carry a control
