@@ -3,12 +3,12 @@
 /// A body over the limit is read to its end and discarded, then answered `413` without calling `respond`.
 public final class CollectedBody: HTTPBodyReceiver {
     private let limit: Int
-    private let respond: ([UInt8]) -> HTTPResponse
+    private let respond: ([UInt8]) -> ServerResponse
     private var bytes: [UInt8] = []
     private var overflowed = false
 
     /// Collects at most `limit` bytes, then answers with `respond(body)`.
-    public init(limit: Int, respond: @escaping ([UInt8]) -> HTTPResponse) {
+    public init(limit: Int, respond: @escaping ([UInt8]) -> ServerResponse) {
         self.limit = limit
         self.respond = respond
     }

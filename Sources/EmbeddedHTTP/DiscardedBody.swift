@@ -3,10 +3,10 @@
 /// Used to answer a request with a body (an upload) after consuming it, so the client sees the answer rather than a
 /// connection closed under its upload.
 public final class DiscardedBody: HTTPBodyReceiver {
-    private let response: HTTPResponse
+    private let response: ServerResponse
 
     /// Answers `response` once the body has been read.
-    public init(answering response: HTTPResponse) {
+    public init(answering response: ServerResponse) {
         self.response = response
     }
 

@@ -1,7 +1,7 @@
 /// How a fully received request ends.
 public enum HTTPRequestCompletion {
     /// Send this answer.
-    case respond(HTTPResponse)
+    case respond(ServerResponse)
     /// Close the connection without an answer.
     case dropConnection
 }

@@ -1,13 +1,13 @@
 import CMicroHTTPD
 import Glibc
 
-/// Turns an `HTTPResponse` into a libmicrohttpd response and queues it on a connection.
+/// Turns an `ServerResponse` into a libmicrohttpd response and queues it on a connection.
 ///
 /// Called only from the access handler, on the connection's thread, when MHD allows queueing (no upload data
 /// pending in the call).
 enum MicroHTTPDResponse {
     /// Queues `response` on `connection`; a body that cannot be prepared answers 500 instead.
-    static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    static func queue(_ response: ServerResponse, on connection: OpaquePointer) -> MHD_Result {
         guard let prepared = makeResponse(response.body) else {
             return queue(.text(500, "response body unavailable\n"), on: connection)
         }

@@ -34,7 +34,7 @@ final class RequestExchange {
     }
 
     /// The body is complete: the receiver's answer, or nil to close the connection.
-    func finish() -> HTTPResponse? {
+    func finish() -> ServerResponse? {
         guard case .reading(let receiver) = phase else { return nil }
         phase = .done
         switch receiver.finish() {

@@ -78,7 +78,7 @@ private final class CountingProducer: HTTPBodyProducer {
         let file = try TemporaryFile(count: 300_000)
         defer { file.remove() }
         let path = file.url.path
-        let server = try EmbeddedHTTPServer { _ in .respond(HTTPResponse(status: 200, body: .file(path: path))) }
+        let server = try EmbeddedHTTPServer { _ in .respond(ServerResponse(status: 200, body: .file(path: path))) }
         defer { server.stop() }
 
         let result = try await Curl.run(["\(server.baseURL)/f"])
@@ -90,7 +90,7 @@ private final class CountingProducer: HTTPBodyProducer {
 
     @Test func missingFileBodyAnswers500() async throws {
         let server = try EmbeddedHTTPServer { _ in
-            .respond(HTTPResponse(status: 200, body: .file(path: "/nonexistent/devsvc/file")))
+            .respond(ServerResponse(status: 200, body: .file(path: "/nonexistent/devsvc/file")))
         }
         defer { server.stop() }
 
@@ -101,7 +101,7 @@ private final class CountingProducer: HTTPBodyProducer {
 
     @Test func streamedBodyOfUnknownLengthIsSentChunked() async throws {
         let server = try EmbeddedHTTPServer { _ in
-            .respond(HTTPResponse(status: 200, body: .stream(length: nil, producer: CountingProducer(total: 5000))))
+            .respond(ServerResponse(status: 200, body: .stream(length: nil, producer: CountingProducer(total: 5000))))
         }
         defer { server.stop() }
 

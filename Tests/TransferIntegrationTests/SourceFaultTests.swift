@@ -79,7 +79,7 @@ import WireFormat
         let produced = ProducedBytes()
         let source = try EmbeddedHTTPServer { _ in
             .respond(
-                EmbeddedHTTP.HTTPResponse(
+                ServerResponse(
                     status: 200, headers: [HTTPHeader("Content-Type", "application/octet-stream")],
                     body: .stream(length: nil, producer: EndlessProducer(total: total, counter: produced))))
         }

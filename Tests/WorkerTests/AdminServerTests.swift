@@ -17,12 +17,12 @@ private struct AdminFixture {
         client = try HTTPClient()
     }
 
-    func request(_ path: String, method: String = "GET") async throws -> HTTPTransport.HTTPResponse {
+    func request(_ path: String, method: String = "GET") async throws -> HTTPResponse {
         try await client.send(HTTPRequest(method: method, url: server.baseURL + path, timeout: .seconds(30)))
     }
 }
 
-private extension HTTPTransport.HTTPResponse {
+private extension HTTPResponse {
     var text: String { String(decoding: body, as: UTF8.self) }
 }
 

@@ -22,7 +22,7 @@ struct FaultInjection: Sendable {
         let faults = plan.claim(Fault.Kind.transport, path: head.path, fileId: fileId(head))
         guard !faults.isEmpty else { return handler(head) }
         var shape = FaultShape()
-        var serverError: HTTPResponse?
+        var serverError: ServerResponse?
         for fault in faults {
             switch fault {
             case .serverError(let status, let retryAfter):

@@ -23,7 +23,7 @@ struct MessageRoutes: Sendable {
         })
     }
 
-    private func answer(_ head: HTTPRequestHead, body: Data) -> HTTPResponse {
+    private func answer(_ head: HTTPRequestHead, body: Data) -> ServerResponse {
         var request = CapturedRequest(apiKey: head.header("apikey"), onBehalfOf: head.header("onbehalfof"),
                                       body: body, message: nil, outcome: .unauthorized)
         if let apiKey = configuration.apiKey, request.apiKey != apiKey {

@@ -40,13 +40,13 @@ struct ObjectRoutes: Sendable {
                 return answer(head, StorageErrorResponse.make(404, code: "NoSuchKey",
                                                               message: "The specified key does not exist."))
             }
-            return answer(head, HTTPResponse(status: 200, headers: [
+            return answer(head, ServerResponse(status: 200, headers: [
                 HTTPHeader("Content-Type", object.contentType ?? "application/octet-stream"),
                 HTTPHeader("ETag", "\"\(object.sha256)\""),
             ], body: .file(path: object.file.path)))
         case "DELETE":
             storage.remove(key)
-            return answer(head, HTTPResponse(status: 204))
+            return answer(head, ServerResponse(status: 204))
         default:
             var refusal = StorageErrorResponse.make(405, code: "MethodNotAllowed",
                                                     message: "The specified method is not allowed")
@@ -56,7 +56,7 @@ struct ObjectRoutes: Sendable {
     }
 
     /// Nil when the request may proceed, else the 400/403 answer.
-    func authorize(_ head: HTTPRequestHead, key: ObjectKey) -> HTTPResponse? {
+    func authorize(_ head: HTTPRequestHead, key: ObjectKey) -> ServerResponse? {
         let expiresText = head.queryValue("expires")
         let signature = head.queryValue("sig")
         if expiresText == nil, signature == nil {
@@ -80,7 +80,7 @@ struct ObjectRoutes: Sendable {
 
     /// Records the answer, then sends it now when no body follows or the client awaits `100 Continue`; otherwise
     /// reads and discards the body first, so the client sees the answer rather than a reset under its upload.
-    private func answer(_ head: HTTPRequestHead, _ response: HTTPResponse) -> HTTPRequestAction {
+    private func answer(_ head: HTTPRequestHead, _ response: ServerResponse) -> HTTPRequestAction {
         storage.record(method: head.method, path: head.path, status: response.status)
         let hasBody = head.contentLength.map { $0 > 0 } ?? (head.header("transfer-encoding") != nil)
         let awaitsContinue = head.header("expect")?.lowercased() == "100-continue"

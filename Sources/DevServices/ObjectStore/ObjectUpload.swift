@@ -63,13 +63,13 @@ final class ObjectUpload: HTTPBodyReceiver {
         storage.record(method: "PUT", path: key.requestPath, status: nil)
     }
 
-    private func complete() -> HTTPResponse {
+    private func complete() -> ServerResponse {
         let response = outcome()
         storage.record(method: "PUT", path: key.requestPath, status: response.status)
         return response
     }
 
-    private func outcome() -> HTTPResponse {
+    private func outcome() -> ServerResponse {
         if tooLarge {
             return StorageErrorResponse.make(400, code: "EntityTooLarge",
                                              message: "Your proposed upload exceeds the maximum allowed size")
@@ -92,7 +92,7 @@ final class ObjectUpload: HTTPBodyReceiver {
             return StorageErrorResponse.make(409, code: "ObjectKeyConflict",
                                              message: "The key conflicts with an existing key's path")
         }
-        return HTTPResponse(status: 200, headers: [HTTPHeader("ETag", "\"\(sha256)\"")])
+        return ServerResponse(status: 200, headers: [HTTPHeader("ETag", "\"\(sha256)\"")])
     }
 
     private func discardPartial() {

@@ -4,12 +4,12 @@ import Foundation
 /// S3-style XML error answers of the local object store.
 enum StorageErrorResponse {
     /// `<Error><Code>…</Code><Message>…</Message></Error>` with `status`.
-    static func make(_ status: Int, code: String, message: String) -> HTTPResponse {
+    static func make(_ status: Int, code: String, message: String) -> ServerResponse {
         let xml = """
             <?xml version="1.0" encoding="UTF-8"?>
             <Error><Code>\(escaped(code))</Code><Message>\(escaped(message))</Message></Error>
             """
-        return HTTPResponse(status: status, contentType: "application/xml", body: Array(xml.utf8))
+        return ServerResponse(status: status, contentType: "application/xml", body: Array(xml.utf8))
     }
 
     private static func escaped(_ text: String) -> String {

@@ -28,7 +28,7 @@ struct PresignRoutes: Sendable {
         })
     }
 
-    private func answer(_ body: [UInt8], path: String) -> HTTPResponse {
+    private func answer(_ body: [UInt8], path: String) -> ServerResponse {
         let request: PresignWire.Request
         do {
             request = try JSONDecoder().decode(PresignWire.Request.self, from: Data(body))

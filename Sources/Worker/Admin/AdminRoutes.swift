@@ -19,8 +19,8 @@ struct AdminRoutes: Sendable {
     }
 
     /// The answer to a request, from its head alone.
-    func respond(to head: HTTPRequestHead) -> HTTPResponse {
-        let answer: () -> HTTPResponse
+    func respond(to head: HTTPRequestHead) -> ServerResponse {
+        let answer: () -> ServerResponse
         switch head.path {
         case "/healthz": answer = { Self.check(health.liveness) }
         case "/readyz": answer = { Self.check(health.readiness) }
@@ -33,18 +33,18 @@ struct AdminRoutes: Sendable {
         return answer()
     }
 
-    private func scrape() -> HTTPResponse {
+    private func scrape() -> ServerResponse {
         // Gauges such as lag and in-flight counts are refreshed just before they are read.
         beforeScrape?()
-        return HTTPResponse(status: 200, contentType: Self.metricsContentType, body: Array(metrics.render().utf8),
+        return ServerResponse(status: 200, contentType: Self.metricsContentType, body: Array(metrics.render().utf8),
                             headers: [HTTPHeader("Cache-Control", "no-store")])
     }
 
-    private static func check(_ check: HealthCheck) -> HTTPResponse {
+    private static func check(_ check: HealthCheck) -> ServerResponse {
         check.isPassing ? text(200, "ok\n") : text(503, "\(check.reason ?? "unavailable")\n")
     }
 
-    private static func text(_ status: Int, _ body: String, extra: [HTTPHeader] = []) -> HTTPResponse {
+    private static func text(_ status: Int, _ body: String, extra: [HTTPHeader] = []) -> ServerResponse {
         // Probes must see the state of now, never a cached answer.
         .text(status, body, headers: [HTTPHeader("Cache-Control", "no-store")] + extra)
     }

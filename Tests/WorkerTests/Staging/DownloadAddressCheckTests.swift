@@ -5,7 +5,7 @@ import Testing
 
 /// `HTTPClient.download(addressPolicy:)` against a real loopback server: the address actually connected decides.
 @Suite(.timeLimit(.minutes(1))) struct DownloadAddressCheckTests {
-    private func download(_ url: String, policy: AddressPolicy, in fixture: StagingFixture) async throws -> HTTPTransport.HTTPResponse {
+    private func download(_ url: String, policy: AddressPolicy, in fixture: StagingFixture) async throws -> HTTPResponse {
         let path = fixture.stagingDirectory + "/probe.part"
         defer { unlink(path) }
         return try await fixture.client.download(

@@ -9,7 +9,7 @@ import WireFormat
 
 /// URL sources resolve in order: cache → URL → on 401/403/410 exactly one re-signed URL → unresolvable.
 @Suite(.timeLimit(.minutes(1))) struct SourceResolutionTests {
-    private func resignAnswering(_ fixture: StagingFixture, _ answer: @escaping @Sendable ([UInt8]) -> EmbeddedHTTP.HTTPResponse) {
+    private func resignAnswering(_ fixture: StagingFixture, _ answer: @escaping @Sendable ([UInt8]) -> ServerResponse) {
         fixture.server.route("/resign") { _, body in answer(body) }
     }
 
@@ -127,7 +127,7 @@ import WireFormat
         let fixture = try await StagingFixture(options)
         defer { fixture.stop() }
         fixture.server.serve("/expired.jpg", [], status: 403)
-        let answers = Mutex([EmbeddedHTTP.HTTPResponse.text(404, "unknown\n"),
+        let answers = Mutex([ServerResponse.text(404, "unknown\n"),
                              .init(status: 200, contentType: "application/json", body: Array("{\"href\": \"x\"}".utf8))])
         resignAnswering(fixture) { _ in answers.withLock { $0.removeFirst() } }
 

@@ -7,7 +7,7 @@ import WireFormat
 /// request (with its body, for POSTs) in arrival order.
 final class SourceServer: Sendable {
     /// What a route answers, built on the connection's thread.
-    typealias Route = @Sendable (_ head: HTTPRequestHead, _ body: [UInt8]) -> EmbeddedHTTP.HTTPResponse
+    typealias Route = @Sendable (_ head: HTTPRequestHead, _ body: [UInt8]) -> EmbeddedHTTP.ServerResponse
 
     /// One request as the server saw it.
     struct Request: Sendable {
@@ -26,7 +26,7 @@ final class SourceServer: Sendable {
         let table = table
         server = try EmbeddedHTTPServer(host: "127.0.0.1") { head in
             let route = table.routes.withLock { $0[head.path] }
-            func answer(_ body: [UInt8]) -> EmbeddedHTTP.HTTPResponse {
+            func answer(_ body: [UInt8]) -> EmbeddedHTTP.ServerResponse {
                 table.log.withLock { $0.append(Request(head: head, body: body)) }
                 return route?(head, body) ?? .text(404, "no route\n")
             }
@@ -48,7 +48,7 @@ final class SourceServer: Sendable {
     func serve(_ path: String, _ bytes: [UInt8], status: Int = 200, headers: [HTTPHeader] = [], length: Bool = true) {
         route(path) { _, _ in
             let body: HTTPResponseBody = length ? .bytes(bytes) : .stream(length: nil, producer: ByteProducer(bytes))
-            return EmbeddedHTTP.HTTPResponse(status: status, headers: headers, body: body)
+            return EmbeddedHTTP.ServerResponse(status: status, headers: headers, body: body)
         }
     }
 
@@ -70,14 +70,14 @@ final class SourceServer: Sendable {
             } else {
                 false
             }
-            if current { return EmbeddedHTTP.HTTPResponse(status: 304, headers: validators) }
-            return EmbeddedHTTP.HTTPResponse(status: 200, headers: validators, body: .bytes(bytes))
+            if current { return EmbeddedHTTP.ServerResponse(status: 304, headers: validators) }
+            return EmbeddedHTTP.ServerResponse(status: 200, headers: validators, body: .bytes(bytes))
         }
     }
 
     /// Answers `path` with a redirect to `location`.
     func redirect(_ path: String, to location: String, status: Int = 302) {
-        route(path) { _, _ in EmbeddedHTTP.HTTPResponse(status: status, headers: [HTTPHeader("Location", location)]) }
+        route(path) { _, _ in EmbeddedHTTP.ServerResponse(status: status, headers: [HTTPHeader("Location", location)]) }
     }
 
     /// Every request so far.

@@ -3,7 +3,7 @@ import WireFormat
 /// A handler's answer: status, headers and a body.
 ///
 /// A response is built and consumed on the connection's own thread; its body producer is never shared.
-public struct HTTPResponse {
+public struct ServerResponse {
     /// The status code.
     public var status: Int
     /// Response headers; `Content-Length` is set by the server from the body.
@@ -24,7 +24,7 @@ public struct HTTPResponse {
     }
 
     /// A plain-text response.
-    public static func text(_ status: Int, _ text: String, headers: [HTTPHeader] = []) -> HTTPResponse {
-        HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", body: Array(text.utf8), headers: headers)
+    public static func text(_ status: Int, _ text: String, headers: [HTTPHeader] = []) -> ServerResponse {
+        ServerResponse(status: status, contentType: "text/plain; charset=utf-8", body: Array(text.utf8), headers: headers)
     }
 }
