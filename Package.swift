@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "EmbeddedHTTP", dependencies: ["WireFormat", "CMicroHTTPD"]),
         .target(name: "DevServices", dependencies: ["WireFormat", "EmbeddedHTTP", "CCrypto"]),
         .target(name: "Worker", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "S3", "KafkaIO", "EmbeddedHTTP", "BatchStore"]),
-        .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "UploadEngine"]),
+        .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "UploadEngine", "WireFormat"]),
 
         // What every test target shares: doubles for the engine's collaborators, the manual clock, `eventually`, loopback
         // helpers (the curl CLI, free ports, held sockets), nginx as a test server, temporary files. Never in a product.

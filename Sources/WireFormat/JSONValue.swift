@@ -1,7 +1,8 @@
 /// Any JSON value, for the free-form parts of the wire formats (message metadata, configuration files).
 ///
-/// Integers are kept apart from other numbers so that ids and counts round-trip exactly.
-public enum JSONValue: Sendable, Hashable, Codable {
+/// Integers are kept apart from other numbers so that ids and counts round-trip exactly. `JSONParser` is the one
+/// reader of JSON in the project; `Encodable` stays for the replies written with Foundation's encoder.
+public enum JSONValue: Sendable, Hashable, Encodable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -16,26 +17,6 @@ public enum JSONValue: Sendable, Hashable, Codable {
     case array([JSONValue])
     /// An object (member order is not kept).
     case object([String: JSONValue])
-
-    /// Reads any JSON value, preferring the integer case for integral numbers.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int64.self) {
-            self = .int(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .double(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
 
     /// Writes the value as JSON.
     public func encode(to encoder: any Encoder) throws {
@@ -57,13 +38,14 @@ public enum JSONValue: Sendable, Hashable, Codable {
         return nil
     }
 
-    /// The value as configuration text: strings as they are, numbers and booleans spelled out; nil otherwise.
+    /// The value as configuration text: strings as they are, numbers and booleans spelled out (a whole number written
+    /// with a fraction or exponent, `3.0` or `1e3`, as the integer it is); nil otherwise.
     public var scalarText: String? {
         switch self {
         case .string(let value): value
         case .bool(let value): value ? "true" : "false"
         case .int(let value): String(value)
-        case .double(let value): String(value)
+        case .double(let value): Int64(exactly: value).map(String.init) ?? String(value)
         default: nil
         }
     }

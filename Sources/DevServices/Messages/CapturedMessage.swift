@@ -1,7 +1,7 @@
 import WireFormat
 
 /// A media message as the message API received it (`docs/wire-format.md#http-messages`), decoded.
-public struct CapturedMessage: Sendable, Hashable, Decodable {
+public struct CapturedMessage: Sendable, Hashable {
     /// The receiver's uid or guid.
     public var receiver: String
     /// `user` or `group`.
@@ -20,7 +20,7 @@ public struct CapturedMessage: Sendable, Hashable, Decodable {
     public var data: Payload
 
     /// The `data` of a media message.
-    public struct Payload: Sendable, Hashable, Decodable {
+    public struct Payload: Sendable, Hashable {
         /// The caption.
         public var text: String?
         /// Free-form metadata (Attache adds `batchId`).
@@ -30,7 +30,7 @@ public struct CapturedMessage: Sendable, Hashable, Decodable {
     }
 
     /// One attachment of a captured message.
-    public struct Attachment: Sendable, Hashable, Decodable {
+    public struct Attachment: Sendable, Hashable {
         /// Where the file is.
         public var url: String
         /// The display name.
@@ -41,26 +41,5 @@ public struct CapturedMessage: Sendable, Hashable, Decodable {
         public var `extension`: String
         /// The size in bytes.
         public var size: Int64
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case receiver, receiverType, category, type, muid, parentId, tags, data
-    }
-
-    /// Decodes the message; `parentId` may be a string or a number.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        receiver = try container.decode(String.self, forKey: .receiver)
-        receiverType = try container.decode(String.self, forKey: .receiverType)
-        category = try container.decode(String.self, forKey: .category)
-        type = try container.decode(String.self, forKey: .type)
-        muid = try container.decodeIfPresent(String.self, forKey: .muid)
-        if let number = try? container.decodeIfPresent(Int64.self, forKey: .parentId) {
-            parentId = String(number)
-        } else {
-            parentId = try container.decodeIfPresent(String.self, forKey: .parentId)
-        }
-        tags = try container.decodeIfPresent([String].self, forKey: .tags)
-        data = try container.decode(Payload.self, forKey: .data)
     }
 }

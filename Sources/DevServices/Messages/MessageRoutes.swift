@@ -32,7 +32,7 @@ struct MessageRoutes: Sendable {
         }
         let message: CapturedMessage
         do {
-            message = try JSONDecoder().decode(CapturedMessage.self, from: body)
+            message = try CapturedMessage(reading: MalformedBody.fields(of: body))
             guard message.category == "message", ["user", "group"].contains(message.receiverType) else {
                 throw DevServicesError(code: "ERR_BAD_REQUEST", message: "category must be message, receiverType user|group")
             }

@@ -31,7 +31,7 @@ struct PresignRoutes: Sendable {
     private func answer(_ body: [UInt8], path: String) -> ServerResponse {
         let request: PresignWire.Request
         do {
-            request = try JSONDecoder().decode(PresignWire.Request.self, from: Data(body))
+            request = try PresignWire.Request(reading: MalformedBody.fields(of: body))
         } catch {
             return JSONResponse.error(400, code: "ERR_BAD_REQUEST", message: "not a presign request: \(error)")
         }

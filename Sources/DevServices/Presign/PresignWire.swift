@@ -1,15 +1,16 @@
 import Foundation
+import WireFormat
 
 /// The presign call's JSON (`docs/wire-format.md#presign-endpoint`).
 enum PresignWire {
     /// The call's body.
-    struct Request: Decodable {
-        struct Receiver: Decodable {
+    struct Request {
+        struct Receiver {
             var id: String
             var type: String
         }
 
-        struct File: Decodable {
+        struct File {
             var fileId: String
             var name: String
             var mimeType: String?
@@ -22,22 +23,25 @@ enum PresignWire {
         var parentMessageId: String?
         var files: [File]
 
-        private enum CodingKeys: String, CodingKey {
-            case batchId, receiver, sender, parentMessageId, files
-        }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            batchId = try container.decode(String.self, forKey: .batchId)
-            receiver = try container.decode(Receiver.self, forKey: .receiver)
-            sender = try container.decodeIfPresent(String.self, forKey: .sender)
-            // Message ids are strings on the wire, but a numeric id is the same id.
-            if let number = try? container.decodeIfPresent(Int64.self, forKey: .parentMessageId) {
-                parentMessageId = String(number)
-            } else {
-                parentMessageId = try container.decodeIfPresent(String.self, forKey: .parentMessageId)
+        /// The request a body carries. Message ids are strings on the wire, but a numeric id is the same id.
+        ///
+        /// - Throws: `MalformedBody` naming the first field that is missing or of the wrong type.
+        init(reading fields: JSONFields<MalformedBody>) throws(MalformedBody) {
+            batchId = try fields.required(fields.string("batchId"), "batchId")
+            let receiver = try fields.required(fields.object("receiver"), "receiver")
+            self.receiver = Receiver(
+                id: try receiver.required(receiver.string("id"), "id"),
+                type: try receiver.required(receiver.string("type"), "type"))
+            sender = try fields.string("sender")
+            parentMessageId = try fields.idText("parentMessageId")
+            var files: [File] = []
+            for file in try fields.required(fields.objects("files"), "files") {
+                files.append(File(
+                    fileId: try file.required(file.string("fileId"), "fileId"),
+                    name: try file.required(file.string("name"), "name"),
+                    mimeType: try file.string("mimeType"), size: try file.int64("size")))
             }
-            files = try container.decode([File].self, forKey: .files)
+            self.files = files
         }
     }
 

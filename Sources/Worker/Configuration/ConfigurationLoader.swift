@@ -26,7 +26,9 @@ public enum ConfigurationLoader {
         let keys = Dictionary(uniqueKeysWithValues: ConfigurationKey.all.map { ($0.path, $0) })
         if let json {
             let root: JSONValue
-            do { root = try JSONDecoder().decode(JSONValue.self, from: json) } catch {
+            // Editors on some systems start UTF-8 files with a byte order mark, which JSON itself does not allow.
+            let text = json.starts(with: [0xEF, 0xBB, 0xBF]) ? json.dropFirst(3) : json[...]
+            do { root = try JSONParser.parse(text) } catch {
                 throw ConfigurationError(key: "(file)", "not valid JSON")
             }
             guard case .object(let object) = root else { throw ConfigurationError(key: "(file)", "the top level must be an object") }

@@ -65,16 +65,13 @@ public struct MessageAPIClient: Sendable {
 
     /// `data.id` of the answer, as text.
     static func messageId(in body: Data) -> String? {
-        (try? JSONDecoder().decode(JSONValue.self, from: body))?["data"]?["id"]?.idString
+        (try? JSONParser.parse(body))?["data"]?["id"]?.idString
     }
 
     /// `error.code: error.message` of a CometChat-style error answer, if that is what came back.
     static func errorDetail(in body: Data) -> String? {
-        guard let error = (try? JSONDecoder().decode(JSONValue.self, from: body))?["error"] else { return nil }
-        let parts = [error["code"], error["message"]].compactMap { value -> String? in
-            if case .string(let text) = value { return text }
-            return nil
-        }
+        guard let error = (try? JSONParser.parse(body))?["error"] else { return nil }
+        let parts = [error["code"], error["message"]].compactMap { $0?.stringValue }
         return parts.isEmpty ? nil : parts.joined(separator: ": ")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WireFormat
 
 /// Reading, writing and reconciling the on-disk index.
 extension SourceCache {
@@ -31,7 +32,7 @@ extension SourceCache {
     /// The index on disk; empty when there is none or it cannot be read.
     func loadIndex() -> SourceCacheIndex {
         guard let data = FileManager.default.contents(atPath: filePath(Self.indexName)),
-              let index = try? JSONDecoder().decode(SourceCacheIndex.self, from: data), index.version == 1
+              let json = try? JSONParser.parse(data), let index = SourceCacheIndex(json), index.version == 1
         else { return SourceCacheIndex() }
         return index
     }
@@ -50,7 +51,9 @@ extension SourceCache {
     /// which the next change writes again and the next start reconciles against the files.
     private func persist(_ entries: [String: SourceCacheEntry]) -> Bool {
         let index = SourceCacheIndex(entries: entries.values.sorted { $0.lastUsed < $1.lastUsed })
-        guard let data = try? JSONEncoder().encode(index) else { return false }
+        var writer = JSONWriter(capacity: 256 * index.entries.count + 64)
+        writer.value(index.json)
+        let data = writer.bytes
         let temporary = filePath(Self.indexName + ".tmp")
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return false }

@@ -1,5 +1,7 @@
+import WireFormat
+
 /// One fetched source kept in the staging directory, as the cache's on-disk index records it.
-struct SourceCacheEntry: Sendable, Hashable, Codable {
+struct SourceCacheEntry: Sendable, Hashable {
     /// The source URL without query and fragment.
     var key: String
     /// The cache file's name in the staging directory (`<uuid>.cache`, generated).
@@ -17,7 +19,7 @@ struct SourceCacheEntry: Sendable, Hashable, Codable {
 }
 
 /// The cache's on-disk index: `source-cache.json` in the staging directory.
-struct SourceCacheIndex: Sendable, Codable {
+struct SourceCacheIndex: Sendable {
     /// The format; an index of another version is ignored (its files then count as orphans).
     var version = 1
     /// Every entry, least recently used first.

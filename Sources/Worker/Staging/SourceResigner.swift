@@ -21,7 +21,13 @@ struct SourceResigner: Sendable {
     /// - Throws: `ERR_SOURCE_FETCH_FAILED` (retryable) when the endpoint cannot be reached or answers 5xx, 408
     ///   or 429; `ERR_SOURCE_UNRESOLVABLE` when it answers anything else but a JSON object with a string `url`.
     func resign(_ url: String, batchId: String, fileId: String) async throws -> String {
-        let body = try JSONSerialization.data(withJSONObject: ["url": url, "batchId": batchId, "fileId": fileId], options: [.sortedKeys])
+        var json = JSONWriter()
+        json.beginObject()
+        json.field("batchId", batchId)
+        json.field("fileId", fileId)
+        json.field("url", url)
+        json.endObject()
+        let body = Data(json.bytes)
         let request = HTTPRequest(
             method: "POST", url: endpoint,
             headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")],
@@ -34,8 +40,7 @@ struct SourceResigner: Sendable {
         }
         switch response.status {
         case 200..<300:
-            guard let answer = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any],
-                  let fresh = answer["url"] as? String, !fresh.isEmpty
+            guard let answer = try? JSONParser.parse(response.body), let fresh = answer["url"]?.stringValue, !fresh.isEmpty
             else {
                 throw UploadError(.sourceUnresolvable, "the re-sign endpoint answered without a url", retryable: false)
             }

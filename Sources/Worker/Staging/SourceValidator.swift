@@ -7,7 +7,7 @@ import WireFormat
 /// A cached entry is reused only after a conditional GET of the job's own URL carrying this validator is answered
 /// 304, so the cache never serves bytes that URL is not authorised to fetch. Values are kept only when they are
 /// short printable ASCII: they go back out in a request header.
-struct SourceValidator: Sendable, Hashable, Codable {
+struct SourceValidator: Sendable, Hashable {
     /// The answer's `ETag`, as sent (quotes and `W/` included).
     var etag: String?
     /// The answer's `Last-Modified`, as sent.
@@ -15,6 +15,12 @@ struct SourceValidator: Sendable, Hashable, Codable {
 
     /// Longer values are not kept (no real validator comes close).
     static let maximumLength = 512
+
+    /// A validator as the cache index recorded it.
+    init(etag: String?, lastModified: String?) {
+        self.etag = etag
+        self.lastModified = lastModified
+    }
 
     /// The validator of a 2xx answer; nil when it carries no usable `ETag` or `Last-Modified`.
     init?(_ response: HTTPResponse) {

@@ -2,6 +2,7 @@ import DevServices
 import Foundation
 import KafkaIO
 import UploadEngine
+import WireFormat
 import Worker
 
 /// `attache demo`: the whole pipeline on embedded components — a Kafka mock cluster, an object store, a presign
@@ -84,20 +85,20 @@ enum DemoCommand {
         print("\nproduced job req-7f3 for batch \(batchId) (user cometchat-uid-1): \(files.count) files, concurrency 3, size limit 16 MiB\n")
 
         let started = Date()
-        var result: [String: Any]?
+        var result: JSONValue?
         var sentMessages = 0
         var retried = false
         for await record in viewer.records {
             viewer.markFinished(record)
-            guard let value = record.value, let event = try? JSONSerialization.jsonObject(with: value) as? [String: Any] else { continue }
+            guard let value = record.value, let event = try? JSONParser.parse(value), event.objectValue != nil else { continue }
             if let line = DemoEventLine.line(for: event) {
                 print("  \(String(format: "%6.2fs", Date().timeIntervalSince(started)))  \(line)")
             }
-            let data = event["data"] as? [String: Any] ?? [:]
-            switch event["type"] as? String {
-            case "attache.batch.completed": result = data["result"] as? [String: Any]
+            let data = event["data"]
+            switch event["type"]?.stringValue {
+            case "attache.batch.completed": result = data?["result"].flatMap { $0.objectValue != nil ? $0 : nil }
             case "attache.message.sent": sentMessages += 1
-            case "attache.file.failed" where data["fileId"] as? String == "voice": retried = data["willRetry"] as? Bool == true
+            case "attache.file.failed" where data?["fileId"]?.stringValue == "voice": retried = data?["willRetry"]?.boolValue == true
             default: break
             }
             if result != nil, sentMessages >= 4 { break }
@@ -123,16 +124,18 @@ enum DemoCommand {
         }
     }
 
-    private static func printResult(_ result: [String: Any]?) throws {
+    private static func printResult(_ result: JSONValue?) throws {
         guard let result else { return }
-        let json = try JSONSerialization.data(withJSONObject: result, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let json = try encoder.encode(result)
         print("\nfinal UploadResult:")
         print(String(decoding: json, as: UTF8.self))
     }
 
     /// The demo checks its own story: five uploads (one after a retry), one rejection, four messages in type order.
-    private static func verdict(_ result: [String: Any]?, retried: Bool, messages: [CapturedRequest]) -> Int32 {
-        let ids = { (key: String) in (result?[key] as? [[String: Any]])?.compactMap { $0["fileId"] as? String } ?? [] }
+    private static func verdict(_ result: JSONValue?, retried: Bool, messages: [CapturedRequest]) -> Int32 {
+        let ids = { (key: String) in (result?[key]?.arrayValue ?? []).compactMap { $0["fileId"]?.stringValue } }
         guard ids("successful").count == 5, ids("rejected") == ["raw-footage"], ids("failed").isEmpty, retried,
               messages.compactMap(\.message).map(\.type) == ["image", "video", "audio", "file"] else {
             print("\nthe demo did not go as expected")
