@@ -25,8 +25,11 @@ public func eventually<T>(
 }
 
 /// Whether `condition` held within `timeout`, polled every `interval`: `#expect(await eventually { … })`.
+///
+/// The timeout is wall-clock time and only runs out when something is wrong; it is generous because two cores
+/// running every suite at once (and perhaps a build beside them) can hold a server thread back for seconds.
 public func eventually(
-    within timeout: Duration = .seconds(15), every interval: Duration = .milliseconds(20), _ condition: () -> Bool
+    within timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(20), _ condition: () -> Bool
 ) async -> Bool {
     let held = try? await eventually("the condition", timeout: timeout, every: interval) { condition() ? true : nil }
     return held ?? false
