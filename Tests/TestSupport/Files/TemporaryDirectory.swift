@@ -16,22 +16,10 @@ public struct TemporaryDirectory: Sendable {
     /// The path of `name` inside the directory.
     public func path(_ name: String) -> String { "\(path)/\(name)" }
 
-    /// Writes `size` deterministic, non-repeating bytes and returns the path.
+    /// Writes `size` deterministic, non-repeating bytes (`TestBytes`) and returns the path.
     public func patternFile(_ name: String, size: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) throws -> String {
-        var state = seed
-        var bytes = [UInt8](repeating: 0, count: size)
-        var index = 0
-        while index < size {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            var word = state >> 16
-            for _ in 0..<min(6, size - index) {
-                bytes[index] = UInt8(truncatingIfNeeded: word)
-                word >>= 8
-                index += 1
-            }
-        }
         let file = path(name)
-        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        try TestBytes.make(size, seed: seed).write(to: URL(fileURLWithPath: file))
         return file
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Small files of known formats, and filler, for staging tests.
 enum SampleBytes {
@@ -13,11 +14,9 @@ enum SampleBytes {
 
     /// `count` deterministic bytes that match no signature (they start with a lower-case letter).
     static func filler(_ count: Int, seed: UInt64 = 7) -> [UInt8] {
-        var state = seed
-        return (0..<count).map { index in
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return index == 0 ? 0x61 : UInt8(truncatingIfNeeded: state >> 33)
-        }
+        var bytes = Array(TestBytes.make(count, seed: seed))
+        if !bytes.isEmpty { bytes[0] = 0x61 }
+        return bytes
     }
 
     /// An ISO media file header with `major` and `compatible` brands.
