@@ -66,6 +66,14 @@ import Testing
         #expect(configuration.messages.mode == .none)
     }
 
+    @Test func aFileMayStartWithAByteOrderMarkAndWriteWholeNumbersWithAFraction() throws {
+        let json = #"{"upload": {"concurrency": 3.0}, "limits": {"fileCountMax": 1e1}, "kafka": {"properties": {"linger.ms": 5.0}}}"#
+        let configuration = try ConfigurationLoader.load(json: Data([0xEF, 0xBB, 0xBF] + Array(json.utf8)), environment: minimal)
+        #expect(configuration.upload.concurrency == 3)
+        #expect(configuration.limits.fileCountMax == 10)
+        #expect(configuration.kafka.properties["linger.ms"] == "5")
+    }
+
     @Test(arguments: [
         ("limits.fileSizeMax", "ATTACHE_LIMITS_FILE_SIZE_MAX"), ("presign.s3.accessKeyId", "ATTACHE_PRESIGN_S3_ACCESS_KEY_ID"),
         ("kafka.jobsTopic", "ATTACHE_KAFKA_JOBS_TOPIC"), ("admin.listen", "ATTACHE_ADMIN_LISTEN"),
