@@ -1,5 +1,4 @@
 import Foundation
-import S3
 import Testing
 import UploadEngine
 
@@ -90,7 +89,6 @@ import UploadEngine
         #expect(answer.uploadError.code == upload.code)
         #expect(answer.uploadError.isRetryable == upload.isRetryable)
         #expect(answer.isRetryable == upload.isRetryable)
-        #expect(S3Error(answer).isRetryable == upload.isRetryable)
     }
 
     @Test func aCompletionErrorInsideA200IsRetryableOnlyForATransientCode() throws {

@@ -4,6 +4,17 @@ import Testing
 import HTTPTransport
 
 @Suite struct S3XMLAnswerTests {
+    @Test(arguments: [
+        (500, "InternalError"), (501, "NotImplemented"), (503, "SlowDown"), (400, "RequestTimeout"),
+        (400, "InvalidArgument"), (400, "ExpiredToken"), (403, "SignatureDoesNotMatch"), (404, "NoSuchUpload"),
+        (409, "OperationAborted"), (409, "BucketNotEmpty"), (200, "InternalError"), (200, "InvalidPart"),
+    ])
+    func anS3ErrorIsRetryableAsTheStorageTableSays(status: Int, storeCode: String) throws {
+        let body = Data("<?xml version=\"1.0\"?><Error><Code>\(storeCode)</Code><Message>m</Message></Error>".utf8)
+        let answer = try #require(S3ErrorResponse(status: status, body: body))
+        #expect(S3Error(answer).isRetryable == answer.uploadError.isRetryable)
+    }
+
     static func data(_ text: String) -> Data { Data(text.utf8) }
 
     @Test func createMultipartUploadAnswerGivesTheUploadId() throws {

@@ -10,16 +10,19 @@ import Glibc
 /// `.neverAccept` completes handshakes in the kernel backlog but never reads, so an upload stalls once the socket
 /// buffers fill. `.resetConnections` accepts each connection and closes it at once with an RST.
 public final class LoopbackListener: Sendable {
+    /// How the listener misbehaves.
     public enum Behaviour: Sendable {
         case neverAccept
         case resetConnections
     }
 
+    /// The port it listens on.
     public let port: Int
     private let descriptor: Int32
     private let behaviour: Behaviour
     private let stopped = Atomic<Bool>(false)
 
+    /// `http://127.0.0.1:<port>`.
     public var url: String { "http://127.0.0.1:\(port)" }
 
     public init(_ behaviour: Behaviour) throws {

@@ -25,12 +25,16 @@ public enum LoopbackPort {
 
 /// A TCP socket bound to 127.0.0.1 and an ephemeral port.
 public struct LoopbackSocket {
+    /// The socket; the caller closes it.
     public var descriptor: Int32
+    /// The port it is bound to.
     public var port: Int
 
+    /// A socket call that failed, with its errno.
     public struct Failure: Error, CustomStringConvertible {
         var call: String
         var code: Int32
+        /// A failure of `call` with errno `code`.
         public init(call: String, code: Int32) {
             self.call = call
             self.code = code
@@ -39,6 +43,7 @@ public struct LoopbackSocket {
         public var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
     }
 
+    /// A socket bound to 127.0.0.1 and a port the kernel picks: the port stays reserved until it is closed.
     public static func bound() throws -> LoopbackSocket {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw Failure(call: "socket", code: errno) }
@@ -59,6 +64,7 @@ public struct LoopbackSocket {
         return LoopbackSocket(descriptor: descriptor, port: Int(UInt16(bigEndian: address.sin_port)))
     }
 
+    /// The IPv4 loopback address with `port`.
     public static func address(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

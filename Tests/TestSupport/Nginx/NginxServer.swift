@@ -12,17 +12,21 @@ import Glibc
 /// carry; `/files/` serves `www/files` (`/slow/` throttled, `/chunked/` without Content-Length); `/fault/…` and
 /// `/presign/…`, `/api/…` return canned answers; `/echo` reflects a request's body and headers as JSON.
 public final class NginxServer: Sendable {
+    /// The port nginx listens on.
     public let port: Int
+    /// The temporary directory holding everything of this server.
     public let directory: String
     private let process: Process
 
     /// The server of the enclosing `.nginx` suite.
     @TaskLocal public static var current: NginxServer?
 
+    /// `http://127.0.0.1:<port>`.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
     /// The document root; `/dav/x` lands at `root + "/dav/x"`.
     public var root: String { directory + "/www" }
 
+    /// The URL of `path` on this server.
     public func url(_ path: String) -> String { baseURL + path }
 
     private init(port: Int, directory: String, process: Process) {
@@ -31,6 +35,7 @@ public final class NginxServer: Sendable {
         self.process = process
     }
 
+    /// Starts nginx and waits until it accepts connections.
     public static func start() throws -> NginxServer {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("attache-nginx-\(UUID().uuidString)").path
@@ -52,6 +57,7 @@ public final class NginxServer: Sendable {
         return server
     }
 
+    /// Stops nginx and removes its directory.
     public func stop() {
         if process.isRunning {
             process.terminate()
