@@ -16,11 +16,14 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
-        // Wire-format values every layer speaks: JSON, HTTP header fields, mime types, name-based UUIDs, RFC 3339 times.
+        // Wire-format values every layer speaks: JSON (value, parser, writer, field reader), HTTP header fields, name-based
+        // UUIDs, RFC 3339 times.
         .target(name: "WireFormat"),
         .target(name: "UploadEngine", dependencies: ["WireFormat"]),
+        // libcurl transfers, the address policy and download guard, the presigned-URL uploader and its storage error table
+        // (which reads the `<Error>` document every S3-compatible store answers with).
         .target(name: "HTTPTransport", dependencies: ["UploadEngine", "WireFormat", "CCurl"]),
-        // S3 on top of the transport: SigV4 signing, the S3 presigner, multipart uploads, S3's error answers.
+        // S3 on top of the transport: SigV4 signing and SHA-256, the S3 presigner, multipart uploads, S3Storage, S3Error.
         .target(name: "S3", dependencies: ["HTTPTransport", "UploadEngine", "WireFormat", "CCrypto"]),
         .target(name: "KafkaIO", dependencies: ["CRdKafka"]),
         // The local SQLite copy of the batch-state changelog (DESIGN.md §4.1).

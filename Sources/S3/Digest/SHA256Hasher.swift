@@ -36,14 +36,7 @@ public final class SHA256Hasher {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &output, &length)
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        hex.reserveCapacity(Int(length) * 2)
-        for byte in output.prefix(Int(length)) {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        return SigV4Digest.hex(output.prefix(Int(length)))
     }
 
     /// The hex SHA-256 of some bytes.
