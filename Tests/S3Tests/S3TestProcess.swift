@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 
 /// Runs a short-lived command and waits for it without blocking a cooperative thread: the exit arrives through
 /// `terminationHandler`. Output is read after exit, so commands must write little to stdout/stderr (use files).
@@ -18,15 +19,7 @@ enum S3TestProcess {
         let stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let status = try await process.runUntilExit()
         return Outcome(
             status: status, stdout: stdout.fileHandleForReading.readDataToEndOfFile(),
             stderr: stderr.fileHandleForReading.readDataToEndOfFile())

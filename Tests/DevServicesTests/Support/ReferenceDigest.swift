@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// SHA-256 from Debian's `sha256sum`, independent of the code under test.
 enum ReferenceDigest {
@@ -12,13 +13,7 @@ enum ReferenceDigest {
         let handle = try FileHandle(forWritingTo: output)
         defer { try? handle.close() }
         process.standardOutput = handle
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let status = try await process.runUntilExit()
         guard status == 0 else { throw CocoaError(.fileReadUnknown) }
         return String(String(decoding: try Data(contentsOf: output), as: UTF8.self).prefix(64))
     }

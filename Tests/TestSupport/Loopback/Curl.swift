@@ -45,15 +45,7 @@ public struct Curl {
         process.standardError = errorHandle
         process.standardInput = try stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
 
-        let exitCode: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let exitCode = try await process.runUntilExit()
 
         var headers: [String: String] = [:]
         for line in String(decoding: (try? Data(contentsOf: headerFile)) ?? Data(), as: UTF8.self)
