@@ -141,6 +141,32 @@ public final class BatchRegistry: Sendable {
         settleIfIdle(batchId)
     }
 
+    /// The batches of these partitions start nothing new (DESIGN §4 *Rebalance*: their queued files and due sends go
+    /// to the next owner with their snapshots) while what they have in flight gets up to `timeout` to finish; answers
+    /// how many batches still had work in flight when it ran out (0: all finished in time).
+    func holdForHandover(partitions: Set<Int32>, timeout: Duration) async -> Int {
+        let runners = sessions.withLock { sessions in
+            sessions.filter { partitions.contains($0.value.partition) }.values.map(\.runner)
+        }
+        guard !runners.isEmpty else { return 0 }
+        let remaining = Atomic<Int>(runners.count)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+            let answer = Mutex<CheckedContinuation<Int, Never>?>(continuation)
+            let finish = { @Sendable in answer.withLock { $0.take() }?.resume(returning: remaining.load(ordering: .acquiring)) }
+            let deadline = Task {
+                try? await Task.sleep(for: timeout)
+                finish()
+            }
+            for runner in runners {
+                runner.holdForHandover {
+                    guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+                    finish()
+                    deadline.cancel()
+                }
+            }
+        }
+    }
+
     /// The batches whose records came from these partitions stop at once and are forgotten, their waiting records
     /// given up (uncommitted): the partitions' new owner restores them from their snapshots and replays the rest
     /// (object keys and muids are deterministic).

@@ -74,22 +74,33 @@ public final class KafkaWorker: Sendable {
         let options = KafkaConsumerOptions(revokeTimeout: revokeGrace + .seconds(5))
         let consumer = try KafkaConsumer(configuration: kafka, topics: [configuration.kafka.jobsTopic], options: options) { revoked, lost in
             // The consumer has already marked the partitions revoking, so no record of theirs starts applying now:
-            // wait for those under way, give the partitions' work up to worker.revokeGrace to settle (its records
-            // are then committed with the revoke), and hand over what is still in flight. Lost partitions may be
-            // another member's already: nothing to wait for.
+            // wait for those under way, then give the partitions' work up to worker.revokeGrace. With durable state
+            // only what is in flight gets it — queued files go to the new owner with the snapshots, so the member
+            // rejoins the group quickly and an upload under way is not cut off for a file that never started. In
+            // memory only, whole batches may settle (their records are then committed with the revoke). Lost
+            // partitions may be another member's already: nothing to wait for.
             let partitions = Set(revoked.map(\.partition))
             let started = ContinuousClock.now
             await applying.quiesce()
-            let settled = lost ? false : await open.waitUntilEmpty(partitions, timeout: revokeGrace)
+            let settled: Bool
+            var unfinished = 0
+            if lost {
+                settled = false
+            } else if durable != nil {
+                unfinished = await registry.holdForHandover(partitions: partitions, timeout: revokeGrace)
+                settled = unfinished == 0
+            } else {
+                settled = await open.waitUntilEmpty(partitions, timeout: revokeGrace)
+            }
             registry.abandon(partitions: partitions)
             // What is still in flight was snapshotted as pending as it changed; the last snapshots go out before the
             // partitions do, and the new owner resumes from them.
             await durable?.release(partitions, flushing: !lost, keepingRows: shutdown.isRequested)
             if !lost {
                 logger.info(settled ? "revoked partitions settled; handing them over"
-                                    : "revoke grace over: handing unfinished batches over (their jobs will be replayed)",
+                                    : "revoke grace over: handing unfinished uploads over (they start again on the new owner)",
                             ["partitions": revoked.map(\.description).joined(separator: ","),
-                             "waited": "\(ContinuousClock.now - started)"])
+                             "waited": "\(ContinuousClock.now - started)", "batchesUnfinished": String(unfinished)])
             }
         }
         member.withLock { $0 = consumer }

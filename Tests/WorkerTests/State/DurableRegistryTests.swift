@@ -142,6 +142,29 @@ import UploadEngineTesting
         #expect(fixture.durability.forgotten.isEmpty, "left memory, not expired")
     }
 
+    @Test func aHandoverLetsUploadsUnderWayFinishAndLeavesQueuedFilesForTheNextOwner() async {
+        let gate = Gate()
+        let fixture = Fixture(uploader: ScriptedUploader { transfer, progress in
+            progress(1, transfer.staged.size)  // sending: a hold lets it finish
+            await gate.wait()
+            progress(transfer.staged.size, transfer.staged.size)
+        })
+        let batch = UploadBatch(context: BatchContext(batchId: "trip", receiver: Receiver(id: "u", type: .user)),
+                                configuration: fixture.configuration, concurrency: 1)
+        fixture.durability.store(batch)
+        fixture.registry.handle(Self.job(files: ["a", "b"]), partition: 4, offset: 1, done: {})
+        fixture.registry.handle(Self.job("other", files: ["x"]), partition: 5, offset: 1, done: {})
+        await fixture.publisher.wait(until: { $0.filter { $0.type == "attache.file.progress" }.count >= 2 })
+        #expect(await fixture.registry.holdForHandover(partitions: [4], timeout: .zero) == 1, "the upload is still under way")
+        async let unfinished = fixture.registry.holdForHandover(partitions: [4], timeout: .seconds(60))
+        gate.open()
+        #expect(await unfinished == 0)
+        let held = fixture.registry.runner(for: "trip")?.snapshot
+        #expect(held?.state(of: "a") == .uploaded)
+        #expect(held?.state(of: "b") == .queued, "left for the next owner")
+        #expect(await fixture.registry.holdForHandover(partitions: [9], timeout: .zero) == 0, "no batch there: nothing to wait for")
+    }
+
     @Test func clearingABatchTombstonesItAndForgetsIt() async {
         let fixture = Fixture()
         fixture.registry.handle(Self.job(files: ["a"]), partition: 0, offset: 1, done: {})
