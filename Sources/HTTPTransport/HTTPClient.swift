@@ -44,6 +44,11 @@ public final class HTTPClient: Sendable {
     /// Requests waiting for the global cap right now.
     public var waitingTransfers: Int { slots.waitingCount }
 
+    /// Sets what to call whenever ``runningTransfers`` + ``waitingTransfers`` changed, outside any lock.
+    public func onTransfersChange(_ observer: (@Sendable () -> Void)?) {
+        slots.onChange(observer)
+    }
+
     /// Sends a request with an in-memory body and returns the whole answer, whatever its status; it does not wait
     /// for the transfer cap.
     ///
