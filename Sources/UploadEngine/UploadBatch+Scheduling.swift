@@ -74,7 +74,7 @@ extension UploadBatch {
                 entries[index].phase = .presigning(presigning)
                 calls.append(presignCall(for: entries[index]))
             }
-            effects.actions.append(.presign(calls, isolated: false))
+            effects.actions.append(.presign(calls))
         }
     }
 

@@ -215,27 +215,3 @@ public final class KafkaWorker: Sendable {
         shutdown.request()
     }
 }
-
-/// Counts engine events into the metrics on their way out.
-struct MeteredPublisher: EventPublisher {
-    let inner: any EventPublisher
-    let metrics: WorkerMetrics
-
-    func publish(_ event: WorkerEvent, sequence: UInt64) {
-        switch event {
-        case .upload(let upload): metrics.record(upload)
-        case .jobInvalid: break
-        }
-        inner.publish(event, sequence: sequence)
-    }
-
-    func whenDelivered(_ action: @escaping @Sendable () -> Void) {
-        inner.whenDelivered(action)
-    }
-}
-
-/// Why a worker stopped on its own: a fatal Kafka error or lost events.
-public struct WorkerFailure: Error, CustomStringConvertible {
-    public let reason: String
-    public var description: String { reason }
-}

@@ -192,7 +192,7 @@ private struct BatchHarnessLite {
             case .stage(let token, _, _):
                 let next = batch.staged(token, .success(StagedFile(path: "/s/\(fileId)", size: 10, sha256: "h")), now: now)
                 effects.actions += next.actions
-            case .presign(let calls, _):
+            case .presign(let calls):
                 let answer = Dictionary(uniqueKeysWithValues: calls.map {
                     ($0.file.fileId, PresignOutcome.target(UploadTarget(uploadURL: "https://s.test/\($0.file.fileId)", fileURL: "https://cdn.test/\($0.file.fileId)")))
                 })
