@@ -32,20 +32,20 @@ NOTES = """How the figures are taken:
   batch), one job per partition is produced, and a worker with an empty staging directory starts: the time from its
   `partitions assigned` log line until the last of the 24 jobs completed. It reads every changelog record into its
   SQLite store first (`partition restored … recordsRead=` in its log, summed in the next row).
-- Scale 1→3→1 (DESIGN §4.1, after the end-to-end test `scalingOneToThreeToOneUnderLoadRepeatsAlmostNothing`): 150
+- Scale 1→3→1 (after the end-to-end test `scalingOneToThreeToOneUnderLoadRepeatsAlmostNothing`): 150
   one-file jobs (16 KiB of inline jpeg, `send = auto`) are produced at once to fresh topics (4 partitions, a changelog
   of their own) and a fresh group; one worker starts; once 20 batches completed two more join; once both hold
   partitions and 80 completed, both get SIGTERM together and must exit 0; the first then finishes alone, until every
   batch completed with its file and had `message.sent`. Workers as in the test: `worker.maxTransfers=8`, session 6 s
   (which caps `worker.revokeGrace` at 4 s), messages over HTTP to ops/bench/presign.py's message API, which counts
   every post by `data.metadata.batchId`. Every PUT goes through ops/bench/faultproxy.py, which reads bodies at 8 KiB/s
-  (about 2 s per file, as the test trickles them), so the members join and leave while uploads are in flight; it counts
+  (about 2 s per file; the test trickles at 64 KiB/s), so the members join and leave while uploads are in flight; it counts
   the PUTs per object path as their heads arrive. "Uploads repeated" = Σ (PUTs of a path − 1) ÷ files: an upload
-  cut off on a member that gave its partitions up (at the end of the revoke grace, or because they were lost) and
-  made again by their new owner, so at most about `worker.maxTransfers` per handover. "Message posts ÷ messages" =
-  posts ÷ batches (one message each). The test marks on `message.sent`; here posts wait behind the worker's queued
-  uploads (one HTTP client, `worker.maxTransfers` slots, in arrival order), so the first posts come when the backlog
-  is nearly uploaded, and the marks count `batch.completed` instead. Kafka for this run is librdkafka 2.16's mock
+  cut off on a member that gave its partitions up (still sending at the end of the revoke grace, or because they
+  were lost) and made again by their new owner, so at most about `worker.maxTransfers` per handover; queued files
+  and uploads not yet sending are handed over without being started. "Message posts ÷ messages" = posts ÷ batches
+  (one message each). The test marks on `message.sent`; the marks here count `batch.completed`, which a batch
+  reaches just before its message is posted. Kafka for this run is librdkafka 2.16's mock
   (the confluent-kafka wheel in the test venv), as in the test: librdkafka 2.0.2's (`attache dev-broker`,
   `--scale-kafka dev-broker`) can drop the member that was there first when another joins, so that its partitions
   are lost rather than revoked.
