@@ -15,9 +15,8 @@ public struct OffsetWatermark: Sendable, Hashable {
         var isFinished: Bool
     }
 
-    /// Delivered offsets from `head` on, increasing; everything before `head` is finished and dropped.
-    private var slots: [Slot] = []
-    private var head = 0
+    /// Delivered offsets not behind the watermark, increasing; the front one is not finished.
+    private var slots = FIFOQueue<Slot>()
     private var lastDelivered: Int64?
     /// The first offset delivered since the start or the last reset: where this owner started reading.
     private(set) var firstDelivered: Int64?
@@ -40,22 +39,23 @@ public struct OffsetWatermark: Sendable, Hashable {
     public mutating func finish(_ offset: Int64) -> Bool {
         guard let index = pendingIndex(of: offset), !slots[index].isFinished else { return false }
         slots[index].isFinished = true
-        if index == head {
-            while head < slots.count, slots[head].isFinished { head += 1 }
-            compactIfWorthwhile()
+        if index == 0 {
+            var finished = 0
+            while finished < slots.count, slots[finished].isFinished { finished += 1 }
+            slots.dropFirst(finished)
         }
         return true
     }
 
     /// The offset to commit (next record to read), or `nil` when nothing has been delivered.
     public var commitPosition: Int64? {
-        if head < slots.count { return slots[head].offset }
+        if let front = slots.first { return front.offset }
         return lastDelivered.map { $0 + 1 }
     }
 
     /// How many delivered offsets are neither finished nor behind the watermark.
     public var pendingCount: Int {
-        slots[head...].reduce(0) { $0 + ($1.isFinished ? 0 : 1) }
+        slots.elements.reduce(0) { $0 + ($1.isFinished ? 0 : 1) }
     }
 
     /// Forgets everything, as after the partition was revoked and assigned again.
@@ -64,19 +64,12 @@ public struct OffsetWatermark: Sendable, Hashable {
     }
 
     private func pendingIndex(of offset: Int64) -> Int? {
-        var low = head
+        var low = 0
         var high = slots.count
         while low < high {
             let middle = (low + high) / 2
             if slots[middle].offset < offset { low = middle + 1 } else { high = middle }
         }
         return low < slots.count && slots[low].offset == offset ? low : nil
-    }
-
-    /// Drops the finished prefix once it is large, so memory follows the in-flight window, not the history.
-    private mutating func compactIfWorthwhile() {
-        guard head >= 1024, head * 2 >= slots.count else { return }
-        slots.removeFirst(head)
-        head = 0
     }
 }

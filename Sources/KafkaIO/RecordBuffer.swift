@@ -14,27 +14,16 @@ final class RecordBuffer: Sendable {
     }
 
     private struct State {
-        var records: [KafkaRecord] = []
-        var head = 0
+        var records = FIFOQueue<KafkaRecord>()
         var waiter: Waiter?
         var isFinished = false
         var isThrottled = false
 
-        var count: Int { records.count - head }
+        var count: Int { records.count }
 
-        /// Removes up to `maximum` records from the front, compacting the storage now and then.
+        /// Removes up to `maximum` records from the front.
         mutating func take(_ maximum: Int) -> [KafkaRecord] {
-            let end = min(head + maximum, records.count)
-            let taken = Array(records[head..<end])
-            head = end
-            if head == records.count {
-                records.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 4096, head * 2 >= records.count {
-                records.removeFirst(head)
-                head = 0
-            }
-            return taken
+            records.popFirst(maximum)
         }
     }
 
@@ -74,9 +63,7 @@ final class RecordBuffer: Sendable {
     func purge(_ partitions: Set<TopicPartition>) {
         state.withLock { state in
             guard state.count > 0 else { return }
-            let kept = state.records[state.head...].filter { !partitions.contains($0.topicPartition) }
-            state.records = kept
-            state.head = 0
+            state.records.removeAll { partitions.contains($0.topicPartition) }
         }
     }
 

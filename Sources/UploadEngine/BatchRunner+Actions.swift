@@ -15,7 +15,7 @@ extension BatchRunner {
                 }
                 self.finish(token, staged: try? outcome.get()) { $0.staged(token, outcome, now: $1) }
             }
-        case .presign(let calls, _):
+        case .presign(let calls):
             Task {
                 let outcome: Result<[String: PresignOutcome], UploadError>
                 do {

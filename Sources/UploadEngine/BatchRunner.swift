@@ -36,6 +36,8 @@ public final class BatchRunner: Sendable {
         var changeObserver: (@Sendable () -> Void)?
         /// The message post under way.
         var posting: Task<Void, Never>?
+        /// Told once a held batch has nothing under way; see ``holdForHandover(whenQuiet:)``.
+        var quietObserver: (@Sendable () -> Void)?
 
         /// Quiescent (idle, no send under way or due), and every event of the transitions so far has reached the
         /// observers.
@@ -146,6 +148,14 @@ public final class BatchRunner: Sendable {
         state.withLock { $0.globalObserver = observer }
     }
 
+    /// Starts nothing new — no queued file, retry or message — and calls `quiet` once nothing the batch started is
+    /// under way any more (at once if nothing is): the batch is being handed to another owner, which restores it and
+    /// starts the rest, while what completes here meanwhile is not redone there.
+    public func holdForHandover(whenQuiet quiet: @escaping @Sendable () -> Void) {
+        state.withLock { $0.quietObserver = quiet }
+        apply { batch, _ in batch.holdForHandover() }
+    }
+
     /// Whether files keep staged bytes (failed ones, for a retry within `staging.retainFailed`).
     public var holdsRetainedBytes: Bool { state.withLock { state in state.batch.entries.contains { $0.staged != nil } } }
 
@@ -179,6 +189,7 @@ public final class BatchRunner: Sendable {
                        firedTimer: DeadlineScheduler.Ticket? = nil,
                        _ transition: (inout UploadBatch, Date) -> BatchEffects) -> ControlOutcome {
         let now = clock.now()
+        var quiet: (@Sendable () -> Void)?
         let outcome = state.withLock { state -> ControlOutcome in
             guard !state.abandoned else {
                 if let staged { stager.releaseInBackground(staged) }
@@ -198,8 +209,13 @@ public final class BatchRunner: Sendable {
             // Told under the lock: whoever sees the new version (a record settling on another thread) must find the
             // change already owed a snapshot.
             if state.batch.stateVersion != version { state.changeObserver?() }
+            if state.batch.isQuietForHandover, let observer = state.quietObserver {
+                state.quietObserver = nil
+                quiet = observer
+            }
             return effects.outcome
         }
+        quiet?()
         deliver()
         return outcome
     }

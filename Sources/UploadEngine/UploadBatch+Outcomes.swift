@@ -41,7 +41,7 @@ extension UploadBatch {
         switch outcome {
         case .failure(let error):
             if calls.count > 1 {
-                effects.actions += live.map { .presign([$0], isolated: true) }
+                effects.actions += live.map { .presign([$0]) }
             } else {
                 for call in live {
                     guard let index = index(of: call.token) else { continue }
@@ -61,7 +61,7 @@ extension UploadBatch {
                     let code = refusal.code.rawValue.isEmpty ? UploadErrorCode.presignedURLFailed : refusal.code
                     reject(index, UploadError(code, refusal.message, retryable: false), into: &effects)
                 case nil where calls.count > 1:
-                    effects.actions.append(.presign([call], isolated: true))
+                    effects.actions.append(.presign([call]))
                 case nil:
                     fail(index, UploadError(.presignedURLFailed, "the presign answer has no entry for the file", retryable: true), now: now, into: &effects)
                 }

@@ -8,6 +8,8 @@ extension UploadBatch {
     /// waited `presignGatherWindow` for the rest of their cohort go without them, so a short file is not held back
     /// by a long copy; the rest follow in calls of their own, under the same rule.
     mutating func schedule(now: Date, into effects: inout BatchEffects) {
+        // Held for a handover, files in flight still go on (their presign calls included); queued ones wait.
+        guard !isHeld else { return issuePresigns(now: now, into: &effects) }
         var cohortByRequest: [String: Int] = [:]
         // One pass: the in-flight count is kept as files start, and the search for the next queued file resumes
         // where the last one stopped, so a pass costs O(files), not O(files × started).
@@ -72,7 +74,7 @@ extension UploadBatch {
                 entries[index].phase = .presigning(presigning)
                 calls.append(presignCall(for: entries[index]))
             }
-            effects.actions.append(.presign(calls, isolated: false))
+            effects.actions.append(.presign(calls))
         }
     }
 
@@ -127,6 +129,11 @@ extension UploadBatch {
         }
         if let expiresAt = target.expiresAt, expiresAt <= now {
             fail(index, UploadError(.presignedURLExpired, "the upload URL expired before the transfer started"), now: now, into: &effects)
+            return
+        }
+        // Held for a handover: the next owner uploads it, with these bytes' digest and, while valid, this URL.
+        guard !isHeld else {
+            entries[index].phase = .queued(Queued(retained: Retained(staged: staged, target: target)))
             return
         }
         entries[index].phase = .uploading(Uploading(staged: staged, target: target, cohort: cohort, lastMovement: now))

@@ -64,6 +64,8 @@ extension UploadBatch {
 
     /// Starts what is due: a requested send once no run is under way, a message whose retry backoff is over.
     mutating func pumpSend(now: Date, into effects: inout BatchEffects) {
+        // Held for a handover: a send due or waiting for its retry goes with the snapshot to the next owner.
+        guard !isHeld else { return }
         if var run = sending.run {
             if let notBefore = run.notBefore, notBefore <= now {
                 run.notBefore = nil

@@ -38,6 +38,9 @@ public struct UploadBatch: Sendable {
     public var appliedThrough: Int64?
     /// When the batch's durable state last changed (intake, a file settling, a control, a message).
     public internal(set) var updatedAt: Date?
+    /// Being handed to another owner: nothing new starts (see ``holdForHandover()``). Not durable state: the next
+    /// owner starts what is queued.
+    public internal(set) var isHeld = false
 
     public init(context: BatchContext, configuration: EngineConfiguration, concurrency: Int? = nil,
                 options: MessageOptions = MessageOptions(), random: JitterRandom = JitterRandom()) {
@@ -108,6 +111,32 @@ public struct UploadBatch: Sendable {
     /// Whether anything must resume after a handover: a file pending, or a send under way or due.
     public var hasWorkToResume: Bool { status == .inProgress || isSending }
 
+    /// Nothing under way that a handover would cut off and the next owner repeat: no upload sending and no message
+    /// post waiting for its answer. Staging copies and presign calls do not count: the next owner redoes them
+    /// without a second upload (and a presign call may wait a while for a transfer slot).
+    public var isQuietForHandover: Bool {
+        !entries.contains { $0.state == .uploading } && !(sending.run.map { $0.notBefore == nil } ?? false)
+    }
+
+    /// Starts nothing new from now on — no queued file, no retry, no message — while what is under way finishes:
+    /// the batch is being handed to another owner, which restores it from its snapshot and starts the rest. A file
+    /// that completes meanwhile is not uploaded again there.
+    ///
+    /// An upload that has not sent a byte yet (most often one waiting for a transfer slot) is called off and queued
+    /// again with its bytes and URL: waiting for it would only delay the handover, and its next owner may start it
+    /// at once. One that is sending goes on, so that no upload under way is cut off and sent again from the start.
+    public mutating func holdForHandover() -> BatchEffects {
+        isHeld = true
+        var effects = BatchEffects()
+        for index in entries.indices {
+            guard case .uploading(let uploading) = entries[index].phase, uploading.sentBytes == 0 else { continue }
+            effects.actions.append(.cancel(entries[index].token))
+            entries[index].generation += 1
+            entries[index].phase = .queued(Queued(retained: Retained(staged: uploading.staged, target: uploading.target)))
+        }
+        return effects
+    }
+
     /// The whole batch's state, as delivered with `completed`: rejections are the most recent
     /// `UploadResult.rejectedLimit` (the batch holds no more), with `rejectedTotal` counting them all.
     public var result: UploadResult {
@@ -140,11 +169,12 @@ public struct UploadBatch: Sendable {
         for entry in entries {
             switch entry.phase {
             case .uploading(let uploading): consider(uploading.lastMovement + configuration.stallTimeout)
-            case .queued(let queued): if let notBefore = queued.notBefore { consider(notBefore) }
+            // A held batch starts no retry: its deadlines would fire for nothing, over and over.
+            case .queued(let queued): if let notBefore = queued.notBefore, !isHeld { consider(notBefore) }
             default: break
             }
         }
-        if let run = sending.run, let notBefore = run.notBefore { consider(notBefore) }
+        if let run = sending.run, let notBefore = run.notBefore, !isHeld { consider(notBefore) }
         // One pass for every cohort's gather deadline, not one pass per waiting file.
         for gathered in cohortGathering().values.compactMap(\.deadline) { consider(gathered) }
         return earliest

@@ -13,7 +13,7 @@ enum WorkerCommand {
         }
         let logger = Logger(level: configuration.log.level, format: configuration.log.format)
         let shutdown = ShutdownSignal()
-        SignalWatcher.install { number in
+        TerminationSignals.watch { number in
             logger.info("signal received, stopping", ["signal": String(number)])
             shutdown.request()
         }

@@ -1,7 +1,7 @@
 import Foundation
 
 // A parent may hand us SIGTERM/SIGINT blocked (some launchers and test runners do); the graceful stop needs them.
-SignalWatcher.unblockTerminationSignals()
+TerminationSignals.unblock()
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let parsed: CommandLineArguments

@@ -84,7 +84,9 @@ import TestSupport
         let client = try HTTPClient(configuration: .init(maxConcurrentTransfers: 1))
         try await client.slots.acquire()
 
-        let waiting = Task { try await client.send(HTTPRequest(url: listener.url)) }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let waiting = Task { try await client.download(HTTPRequest(url: listener.url), toFile: scratch.file("never")) }
         await yieldUntil { client.waitingTransfers == 1 }
         waiting.cancel()
 

@@ -304,5 +304,15 @@ import WireFormat
         #expect(client.loop.peakRunningCount == 2)
         #expect(client.runningTransfers == 0)
     }
+
+    @Test func aSmallExchangeDoesNotWaitBehindTransfersForTheCap() async throws {
+        let client = try HTTPClient(configuration: .init(maxConcurrentTransfers: 1))
+        try await client.slots.acquire()
+        defer { client.slots.release() }
+        // The one slot is taken (an upload under way): a presign call or message post still goes out.
+        let response = try await client.send(HTTPRequest(url: nginx.url("/files/")))
+        #expect(response.status < 500)
+        #expect(client.waitingTransfers == 0 && client.runningTransfers == 1)
+    }
 }
 

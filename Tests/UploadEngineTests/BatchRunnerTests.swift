@@ -211,4 +211,33 @@ extension BatchRunnerTests {
         #expect(recorder.events.isEmpty)
         #expect(runner.retry(fileId: "f1") == .notApplicable)
     }
+    @Test func aHeldRunnerSaysWhenItsUploadsUnderWayAreDoneAndStartsNoOther() async {
+        let gate = Gate()
+        let uploads = Locked<[String]>([])
+        let uploader = ScriptedUploader { transfer, progress in
+            progress(1, transfer.staged.size)  // sending: a hold lets it finish
+            uploads.update { $0.append(transfer.target.fileURL) }
+            await gate.wait()
+            progress(transfer.staged.size, transfer.staged.size)
+        }
+        let runner = runner(uploader: uploader, concurrency: 1)
+        let second = FileItem(fileId: "f2", name: "b.jpg", mimeType: "image/jpeg", source: .data(Data(count: 16)))
+        runner.upload([Self.photo, second], requestId: "r1")
+        await yieldUntil { uploads.value.count == 1 }
+        let quiet = Gate(), told = Locked(false)
+        runner.holdForHandover {
+            told.update { $0 = true }
+            quiet.open()
+        }
+        #expect(!told.value, "an upload is under way")
+        gate.open()
+        await quiet.wait()
+        #expect(runner.snapshot.state(of: "f1") == .uploaded)
+        #expect(runner.snapshot.state(of: "f2") == .queued, "its slot is not refilled")
+        #expect(uploads.value.count == 1)
+
+        let idle = Gate()
+        runner.holdForHandover { idle.open() }
+        await idle.wait()  // nothing in flight: told at once
+    }
 }

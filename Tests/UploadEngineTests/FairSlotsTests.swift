@@ -124,4 +124,17 @@ import TestSupport
         #expect(after == 42, "the cancelled waiter left its place in the queue")
         #expect(slots.heldCount == 0)
     }
+    @Test func theObserverHearsEveryChangeOfHeldPlusWaiting() async throws {
+        let slots = FairSlots(capacity: 1)
+        let seen = Locked<[Int]>([])
+        slots.onChange { seen.update { $0.append(slots.heldCount + slots.waitingCount) } }
+        try await slots.acquire()
+        let waiter = Task { try await slots.acquire() }
+        await yieldUntil { slots.waitingCount == 1 }
+        slots.release()
+        try await waiter.value
+        slots.release()
+        // Held + waiting went 1, 2, 1 (the waiter took the slot), 0; the observer saw each value it ended at.
+        #expect(seen.value.first == 1 && seen.value.contains(2) && seen.value.last == 0, "\(seen.value)")
+    }
 }

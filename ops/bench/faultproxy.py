@@ -27,7 +27,8 @@ import json
 import random
 import socket
 import struct
-import sys
+
+from attache_bench.http1 import read_head, response, serve
 
 STATS = {"requests": 0, "puts": 0, "forwarded": 0, "failed503": 0, "dropped": 0, "upstreamErrors": 0}
 STATE = {"faults": True}
@@ -35,26 +36,16 @@ PUTS = {}  # path -> PUT requests whose head arrived
 TRICKLE_STEP = 4096
 
 
-def response(status, body=b"", extra=""):
-    head = "HTTP/1.1 {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{}\r\n".format(status, len(body), extra)
-    return head.encode() + body
-
-
 async def read_response(reader, method):
     """One upstream answer, whole: (head bytes, body bytes, keep the connection)."""
-    head = await reader.readuntil(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split(" ", 2)[1])
-    headers = {}
-    for line in lines[1:]:
-        if ":" in line:
-            name, value = line.split(":", 1)
-            headers[name.strip().lower()] = value.strip()
+    head = await read_head(reader)
+    status = int(head.start.split(" ", 2)[1])
+    headers = head.headers
     keep = headers.get("connection", "").lower() != "close"
     if method == "HEAD" or status in (204, 304) or 100 <= status < 200:
-        return head, b"", keep
+        return head.raw, b"", keep
     if "content-length" in headers:
-        return head, await reader.readexactly(int(headers["content-length"])), keep
+        return head.raw, await reader.readexactly(int(headers["content-length"])), keep
     if headers.get("transfer-encoding", "").lower() == "chunked":
         body = b""
         while True:
@@ -63,8 +54,8 @@ async def read_response(reader, method):
             chunk = await reader.readexactly(size + 2)
             body += size_line + chunk
             if size == 0:
-                return head, body, keep
-    return head, await reader.read(), False
+                return head.raw, body, keep
+    return head.raw, await reader.read(), False
 
 
 class Upstream:
@@ -120,16 +111,12 @@ async def serve_connection(reader, writer, options, rng):
     upstream = Upstream(options.host, options.port)
     try:
         while True:
-            head = await reader.readuntil(b"\r\n\r\n")
-            lines = head.decode("latin-1").split("\r\n")
-            method, target, _ = lines[0].split(" ", 2)
-            headers, kept = {}, [lines[0]]
-            for line in lines[1:]:
-                if ":" in line:
-                    name, value = line.split(":", 1)
-                    headers[name.strip().lower()] = value.strip()
-                    if name.strip().lower() != "expect":
-                        kept.append(line)
+            head = await read_head(reader)
+            method, target, _ = head.start.split(" ", 2)
+            headers = head.headers
+            # Forwarded without `Expect`: the proxy answers 100-continue itself.
+            kept = [head.start] + [line for line in head.lines
+                                   if ":" in line and line.split(":", 1)[0].strip().lower() != "expect"]
             STATS["requests"] += 1
             if target.startswith("/_faultproxy/puts"):
                 writer.write(response("200 OK", json.dumps(PUTS).encode()))
@@ -195,7 +182,7 @@ async def serve_connection(reader, writer, options, rng):
             writer.close()
 
 
-async def main():
+def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--upstream", required=True, help="host:port of the store")
     parser.add_argument("--listen", default="127.0.0.1:0")
@@ -208,16 +195,8 @@ async def main():
     options.host, port = options.upstream.rsplit(":", 1)
     options.port = int(port)
     rng = random.Random(options.seed)
-    host, port = options.listen.rsplit(":", 1)
-    server = await asyncio.start_server(lambda r, w: serve_connection(r, w, options, rng), host, int(port), backlog=1024)
-    bound = server.sockets[0].getsockname()
-    print("http://{}:{}".format(bound[0], bound[1]), flush=True)
-    async with server:
-        await server.serve_forever()
+    serve(lambda r, w: serve_connection(r, w, options, rng), options.listen)
 
 
 if __name__ == "__main__":
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        sys.exit(0)
+    main()

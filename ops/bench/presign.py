@@ -14,16 +14,16 @@ id being the same for the same muid (the API deduplicates on it), and notes the 
 `data.metadata.batchId`; a body that is not such a message answers 400. `GET /messages` answers every post so far,
 `{"posts":{batchId:[muid, …]}}`, one muid per post in arrival order (a muid posted twice is listed twice).
 
-Standard library only. asyncio with a minimal HTTP/1.1 reader (keep-alive, Content-Length bodies,
-`Expect: 100-continue`): `http.server` costs about a millisecond per call, which would make the backend's presign
-endpoint, not the worker, the bottleneck of the small-file run.
+Standard library only; HTTP through ops/bench/attache_bench/http1.py (asyncio, keep-alive, Content-Length bodies,
+`Expect: 100-continue`).
 """
 import argparse
 import asyncio
 import datetime
 import json
-import sys
 import urllib.parse
+
+from attache_bench.http1 import read_head, response, serve
 
 POSTS = {}  # batchId -> muids of the messages posted for it, one per post
 MESSAGE_IDS = {}  # muid -> the id answered for it
@@ -68,22 +68,12 @@ def route(method: str, target: str, body: bytes, upload_base: str) -> bytes:
     return response("404 Not Found", b'{"error":"not found"}')
 
 
-def response(status: str, body: bytes, content_type: str = "application/json") -> bytes:
-    head = "HTTP/1.1 {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n\r\n".format(status, content_type, len(body))
-    return head.encode() + body
-
-
 async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, upload_base: str) -> None:
     try:
         while True:
-            head = await reader.readuntil(b"\r\n\r\n")
-            lines = head.decode("latin-1").split("\r\n")
-            method, target, _ = lines[0].split(" ", 2)
-            headers = {}
-            for line in lines[1:]:
-                if ":" in line:
-                    name, value = line.split(":", 1)
-                    headers[name.strip().lower()] = value.strip()
+            head = await read_head(reader)
+            method, target, _ = head.start.split(" ", 2)
+            headers = head.headers
             if headers.get("expect", "").lower() == "100-continue":
                 writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             length = int(headers.get("content-length", "0"))
@@ -101,22 +91,14 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
         writer.close()
 
 
-async def main() -> None:
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--upload-base", required=True, help="URL prefix of the upload URLs, without a trailing /")
     parser.add_argument("--listen", default="127.0.0.1:0", help="host:port to listen on (default 127.0.0.1:0)")
     options = parser.parse_args()
-    host, port = options.listen.rsplit(":", 1)
     base = options.upload_base.rstrip("/")
-    server = await asyncio.start_server(lambda r, w: serve_connection(r, w, base), host, int(port), backlog=1024)
-    bound = server.sockets[0].getsockname()
-    print("http://{}:{}/presign".format(bound[0], bound[1]), flush=True)
-    async with server:
-        await server.serve_forever()
+    serve(lambda r, w: serve_connection(r, w, base), options.listen, "/presign")
 
 
 if __name__ == "__main__":
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        sys.exit(0)
+    main()

@@ -4,7 +4,10 @@ import UploadEngine
 /// An HTTP client on one libcurl multi loop: small JSON exchanges, streaming uploads and downloads.
 ///
 /// All transfers share one multi handle on one dedicated thread, so connections are reused, and a global cap
-/// (`Configuration.maxConcurrentTransfers`) bounds how many run at once; the rest wait in arrival order.
+/// (`Configuration.maxConcurrentTransfers`) bounds how many uploads and downloads run at once; the rest wait in
+/// arrival order. Small exchanges (`send`: presign calls, message posts) do not wait for the cap: they steer
+/// transfers already counted, and one held behind queued uploads would hold back the upload it presigns, or the
+/// message of a batch that is done, for as long as the queue takes.
 /// Only `http` and `https` are spoken; TLS peers are verified. Cancelling the calling task aborts its transfer at
 /// once (or takes it out of the queue). Progress callbacks run on the transfer thread: keep them short and
 /// never block in them. Create one client per process and share it; the thread stops when the client is released.
@@ -41,14 +44,20 @@ public final class HTTPClient: Sendable {
     /// Requests waiting for the global cap right now.
     public var waitingTransfers: Int { slots.waitingCount }
 
-    /// Sends a request with an in-memory body and returns the whole answer, whatever its status.
+    /// Sets what to call whenever ``runningTransfers`` + ``waitingTransfers`` changed, outside any lock.
+    public func onTransfersChange(_ observer: (@Sendable () -> Void)?) {
+        slots.onChange(observer)
+    }
+
+    /// Sends a request with an in-memory body and returns the whole answer, whatever its status; it does not wait
+    /// for the transfer cap.
     ///
     /// - Throws: `HTTPTransportError` (bad URL, transport, stall, a body over `maxResponseBodySize`),
     ///   `CancellationError`.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let body: TransferSpec.Body = request.body.map { .bytes($0) } ?? .none
         let sink = TransferSpec.Sink.memory(limit: configuration.maxResponseBodySize, truncate: false)
-        return try await run(spec(request, body: body, sink: sink, progress: .none), beforeStart: nil)
+        return try await run(spec(request, body: body, sink: sink, progress: .none), beforeStart: nil, capped: false)
     }
 
     /// Streams a file from disk as the request body (`PUT` unless the request says otherwise), never holding it
@@ -119,11 +128,11 @@ public final class HTTPClient: Sendable {
             uploadBufferSize: configuration.uploadBufferSize)
     }
 
-    private func run(_ spec: TransferSpec, beforeStart: (@Sendable () throws -> Void)?) async throws -> HTTPResponse {
+    private func run(_ spec: TransferSpec, beforeStart: (@Sendable () throws -> Void)?, capped: Bool = true) async throws -> HTTPResponse {
         try CurlURL.validate(spec.request.url)
         try spec.request.validateHeaders()
-        try await slots.acquire()
-        defer { slots.release() }
+        if capped { try await slots.acquire() }
+        defer { if capped { slots.release() } }
         try beforeStart?()
         try Task.checkCancellation()
         return try await loop.perform(spec)

@@ -12,10 +12,11 @@ public struct AttemptToken: Sendable, Hashable, CustomStringConvertible {
 public enum BatchAction: Sendable, Hashable {
     /// Copy the file's source into staging, enforcing `sizeLimit`.
     case stage(AttemptToken, FileItem, sizeLimit: Int64)
-    /// Presign these files in one call. `isolated` calls carry one file each, after a whole-call failure.
-    case presign([PresignCall], isolated: Bool)
+    /// Presign these files in one call (after a whole-call failure, calls of one file each).
+    case presign([PresignCall])
     case upload(AttemptToken, UploadTransfer)
-    /// Abort the attempt's stage, presign or upload at once; its outcome will be ignored.
+    /// Abort the attempt's stage or upload at once. Either way its outcome will be ignored; a presign call under way
+    /// is not tracked and goes on, its answer dropped.
     case cancel(AttemptToken)
     /// Give staged bytes back.
     case release(StagedFile)

@@ -14,6 +14,7 @@ public final class FairSlots: Sendable {
         var free: Int
         var waiters: [Waiter] = []
         var nextID: UInt64 = 0
+        var observer: (@Sendable () -> Void)?
     }
 
     private let state: Mutex<State>
@@ -33,6 +34,14 @@ public final class FairSlots: Sendable {
     /// Slots held right now.
     public var heldCount: Int { state.withLock { capacity - $0.free } }
 
+    /// Sets what to call after the work holding or waiting for a slot grew or shrank (outside the lock, on the
+    /// caller's thread): for a backpressure mark that follows ``heldCount`` + ``waitingCount`` without polling.
+    public func onChange(_ observer: (@Sendable () -> Void)?) {
+        state.withLock { $0.observer = observer }
+    }
+
+    private var observer: (@Sendable () -> Void)? { state.withLock { $0.observer } }
+
     /// Waits for a slot in arrival order; throws `CancellationError` (holding nothing) if the task is cancelled first.
     /// Every successful call must be balanced by one `release()`.
     public func acquire() async throws {
@@ -45,7 +54,11 @@ public final class FairSlots: Sendable {
             state.nextID += 1
             return state.nextID
         }
-        guard let id else { return }
+        guard let id else {
+            observer?()
+            return
+        }
+        defer { observer?() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 // Deciding under the lock that the cancel handler also takes means a cancel either finds this
@@ -60,6 +73,7 @@ public final class FairSlots: Sendable {
                     return nil
                 }
                 if let outcome { continuation.resume(with: outcome) }
+                if outcome == nil { observer?() }
             }
         } onCancel: {
             let cancelled = state.withLock { state -> CheckedContinuation<Void, any Error>? in
@@ -81,6 +95,7 @@ public final class FairSlots: Sendable {
             return state.waiters.removeFirst().continuation
         }
         next?.resume()
+        if next == nil { observer?() }
     }
 
     /// Runs `work` holding a slot, waiting for one first if need be; a task cancelled while it waits does not run

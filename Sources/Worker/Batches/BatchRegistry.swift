@@ -45,6 +45,7 @@ public final class BatchRegistry: Sendable {
     let dependencies: Dependencies
     let sessions = Mutex(SessionTable())
     private let evictions = Atomic<Int>(0)
+    private let busyObserver = Mutex<(@Sendable () -> Void)?>(nil)
     private let poster: (any MessagePoster)?
 
     /// Batches made or restored here send messages only if `dependencies.sender` is set: a runner without a
@@ -85,7 +86,7 @@ public final class BatchRegistry: Sendable {
         case .remove(_, let fileId):
             report(runner.remove(fileId: fileId, offset: offset), control: "remove", batchId: batchId, fileId: fileId)
         case .clear:
-            sessions.withLock { sessions in sessions.update(batchId) { $0.cleared = true } }
+            withSessions { sessions in sessions.update(batchId) { $0.cleared = true } }
             runner.clear(offset: offset)
         case .configure(_, let concurrency):
             runner.setConcurrency(concurrency, offset: offset)
@@ -107,12 +108,12 @@ public final class BatchRegistry: Sendable {
             session.lastActivity = now
             return session.runner
         }
-        if let runner = sessions.withLock({ $0.update(batchId, take) }) { return runner }
+        if let runner = withSessions({ $0.update(batchId, take) }) { return runner }
         let batch = dependencies.durability.load(batchId: batchId, partition: partition)
             ?? job.map { UploadBatch(context: $0.context, configuration: configuration, concurrency: $0.concurrency, options: $0.message) }
         guard let batch else { return nil }
         let made = makeSession(for: batch, partition: partition)
-        return sessions.withLock { sessions in
+        return withSessions { sessions in
             // Another lane cannot hold the same batch (lanes are by batch id), but a restore may have put it here.
             if let runner = sessions.update(batchId, take) { return runner }
             var session = made
@@ -127,7 +128,7 @@ public final class BatchRegistry: Sendable {
         let now = dependencies.clock.now()
         for batch in batches {
             let session = makeSession(for: batch, partition: partition, at: now)
-            let inserted = sessions.withLock { sessions -> Bool in
+            let inserted = withSessions { sessions -> Bool in
                 guard sessions.read(batch.batchId, { _ in true }) == nil else { return false }
                 sessions.insert(session, for: batch.batchId)
                 return true
@@ -137,15 +138,41 @@ public final class BatchRegistry: Sendable {
     }
 
     private func finishIntake(_ batchId: String) {
-        sessions.withLock { sessions in sessions.update(batchId) { $0.intake -= 1 } }
+        withSessions { sessions in sessions.update(batchId) { $0.intake -= 1 } }
         settleIfIdle(batchId)
+    }
+
+    /// The batches of these partitions start nothing new (DESIGN §4 *Rebalance*: their queued files and due sends go
+    /// to the next owner with their snapshots) while what they have in flight gets up to `timeout` to finish; answers
+    /// how many batches still had work in flight when it ran out (0: all finished in time).
+    func holdForHandover(partitions: Set<Int32>, timeout: Duration) async -> Int {
+        let runners = withSessions { sessions in
+            sessions.filter { partitions.contains($0.value.partition) }.values.map(\.runner)
+        }
+        guard !runners.isEmpty else { return 0 }
+        let remaining = Atomic<Int>(runners.count)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+            let answer = Mutex<CheckedContinuation<Int, Never>?>(continuation)
+            let finish = { @Sendable in answer.withLock { $0.take() }?.resume(returning: remaining.load(ordering: .acquiring)) }
+            let deadline = Task {
+                try? await Task.sleep(for: timeout)
+                finish()
+            }
+            for runner in runners {
+                runner.holdForHandover {
+                    guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+                    finish()
+                    deadline.cancel()
+                }
+            }
+        }
     }
 
     /// The batches whose records came from these partitions stop at once and are forgotten, their waiting records
     /// given up (uncommitted): the partitions' new owner restores them from their snapshots and replays the rest
     /// (object keys and muids are deterministic).
     public func abandon(partitions: Set<Int32>) {
-        let leaving = sessions.withLock { sessions in
+        let leaving = withSessions { sessions in
             let leaving = sessions.filter { partitions.contains($0.value.partition) }
             for batchId in leaving.keys { sessions.removeValue(forKey: batchId) }
             return leaving.values
@@ -187,7 +214,7 @@ public final class BatchRegistry: Sendable {
     }
 
     private func evict(_ batchId: String, runner: BatchRunner, version: Int) {
-        let evicted = sessions.withLock { sessions -> Bool in
+        let evicted = withSessions { sessions -> Bool in
             let idle = sessions.read(batchId) { session in
                 session.runner === runner && session.waiting.isEmpty && session.intake == 0
             }
@@ -203,10 +230,26 @@ public final class BatchRegistry: Sendable {
     public var evictedCount: Int { evictions.load(ordering: .relaxed) }
 
     private func drop(_ batchId: String, tombstone: Bool) {
-        let removed = sessions.withLock { $0.removeValue(forKey: batchId) }
+        let removed = withSessions { $0.removeValue(forKey: batchId) }
         if tombstone, let removed {
             dependencies.durability.forget(batchId: batchId, partition: removed.partition)
         }
+    }
+
+    /// Sets what to call after ``busyBatchCount`` changed (outside the registry's lock): backpressure follows it.
+    func onBusyChange(_ observer: (@Sendable () -> Void)?) {
+        busyObserver.withLock { $0 = observer }
+    }
+
+    /// Changes the sessions under their lock, then tells the busy observer if the count of busy batches moved.
+    private func withSessions<Result>(_ body: (inout SessionTable) -> Result) -> Result {
+        let (result, moved) = sessions.withLock { sessions -> (Result, Bool) in
+            let before = sessions.busyCount
+            let result = body(&sessions)
+            return (result, sessions.busyCount != before)
+        }
+        if moved { busyObserver.withLock { $0 }?() }
+        return result
     }
 
     /// Batches with records waiting: the measure for pausing intake.
@@ -258,7 +301,7 @@ public final class BatchRegistry: Sendable {
     /// Reading the runner under the registry lock is safe: it only takes the runner's own lock, and runners never
     /// hold theirs while calling back here.
     func settleIfIdle(_ batchId: String) {
-        let settled = sessions.withLock { sessions in
+        let settled = withSessions { sessions in
             sessions.update(batchId) { session -> (released: [RecordRelease], cleared: Bool, partition: Int32, runner: BatchRunner)? in
                 guard session.intake == 0, session.runner.isSettled else { return nil }
                 defer { session.waiting = [] }

@@ -13,14 +13,17 @@ import Synchronization
 /// a lost event — and is reported once through `onLoss`, which the worker treats as fatal.
 /// Delivered publish ids are tracked with an ``OffsetWatermark``, so barriers are O(1) amortised.
 public final class KafkaEventPublisher: EventPublisher {
+    private struct Barrier: Sendable {
+        let mark: Int64
+        let action: @Sendable () -> Void
+    }
+
     private struct State {
         var nextId: Int64 = 0
         /// Publish ids handed out (as "delivered" offsets) and settled (as "finished" ones).
         var settled = OffsetWatermark()
         /// Actions waiting for every id up to their mark to settle, in mark order.
-        var barriers: [(mark: Int64, action: @Sendable () -> Void)] = []
-        /// The first barrier not yet run (the array is compacted now and then rather than shifted on every run).
-        var barrierHead = 0
+        var barriers = FIFOQueue<Barrier>()
         /// Records refused for want of queue room, oldest first; the first stays here until it is handed over, so
         /// a later publish can never overtake it.
         var overflow: [(id: Int64, record: KafkaProducerRecord)] = []
@@ -70,7 +73,7 @@ public final class KafkaEventPublisher: EventPublisher {
         let runNow = state.withLock { state -> Bool in
             if state.broken { return false }
             if state.settledThrough >= state.nextId { return true }
-            state.barriers.append((state.nextId, action))
+            state.barriers.append(Barrier(mark: state.nextId, action: action))
             return false
         }
         if runNow { action() }
@@ -166,18 +169,13 @@ public final class KafkaEventPublisher: EventPublisher {
             if lossReason != nil { state.broken = true }
             if state.broken {
                 state.barriers.removeAll()
-                state.barrierHead = 0
                 return ([], firstLoss)
             }
             var ready: [@Sendable () -> Void] = []
             let through = state.settledThrough
-            while state.barrierHead < state.barriers.count, state.barriers[state.barrierHead].mark <= through {
-                ready.append(state.barriers[state.barrierHead].action)
-                state.barrierHead += 1
-            }
-            if state.barrierHead > 1024, state.barrierHead * 2 > state.barriers.count {
-                state.barriers.removeFirst(state.barrierHead)
-                state.barrierHead = 0
+            while let barrier = state.barriers.first, barrier.mark <= through {
+                ready.append(barrier.action)
+                _ = state.barriers.popFirst()
             }
             return (ready, false)
         }

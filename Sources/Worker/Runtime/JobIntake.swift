@@ -15,8 +15,8 @@ final class JobIntake: Sendable {
     let metrics: WorkerMetrics
     let logger: Logger
     let decoder: JobDecoder
-    /// Transfers running or waiting for a slot.
-    let transfers: @Sendable () -> Int
+    /// Pauses fetching at the backpressure marks; told of changes by the registry and the HTTP client.
+    let throttle: IntakeThrottle
     private let stopped = Atomic<Bool>(false)
     /// Records taken in and not yet finished (settled, dead-lettered, dropped or given up with their partition).
     private let open: OpenRecords
@@ -39,7 +39,9 @@ final class JobIntake: Sendable {
         self.metrics = metrics
         self.logger = logger
         self.decoder = JobDecoder(limits: configuration.limits)
-        self.transfers = transfers
+        self.throttle = IntakeThrottle(marks: .init(batches: configuration.worker.maxInFlightBatches, transfers: configuration.worker.maxTransfers),
+                                       busyBatches: { registry.busyBatchCount }, transfers: transfers,
+                                       pause: { consumer.pause() }, resume: { consumer.resume() }, logger: logger)
     }
 
     /// Takes records until the consumer closes; after `stop()` records are left alone (uncommitted, replayed later).
@@ -76,31 +78,12 @@ final class JobIntake: Sendable {
 
     func stop() {
         stopped.store(true, ordering: .relaxed)
-        consumer.pause()
+        throttle.stop()
     }
 
     /// Waits until every record taken in has finished, or the grace runs out; says which.
     func drain(within grace: Duration) async -> Bool {
         await open.waitUntilEmpty(nil, timeout: grace)
-    }
-
-    /// Pauses fetching at `worker.maxInFlightBatches` busy batches or `worker.maxTransfers` transfers, and resumes
-    /// below the marks; the consumer keeps polling either way, so the group never times us out.
-    func regulate(until shutdown: ShutdownSignal) async {
-        var paused = false
-        while !shutdown.isRequested {
-            let batches = registry.busyBatchCount
-            let transfers = transfers()
-            let overloaded = batches >= configuration.worker.maxInFlightBatches || transfers >= configuration.worker.maxTransfers
-            metrics.registry.set(WorkerMetrics.inFlightBatches, Double(batches))
-            metrics.registry.set(WorkerMetrics.inFlightTransfers, Double(transfers))
-            if overloaded != paused {
-                paused = overloaded
-                if overloaded { consumer.pause() } else { consumer.resume() }
-                logger.debug(overloaded ? "intake paused" : "intake resumed", ["busyBatches": String(batches)])
-            }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
     }
 
     /// A record and what it decodes to.

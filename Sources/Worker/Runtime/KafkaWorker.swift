@@ -74,22 +74,33 @@ public final class KafkaWorker: Sendable {
         let options = KafkaConsumerOptions(revokeTimeout: revokeGrace + .seconds(5))
         let consumer = try KafkaConsumer(configuration: kafka, topics: [configuration.kafka.jobsTopic], options: options) { revoked, lost in
             // The consumer has already marked the partitions revoking, so no record of theirs starts applying now:
-            // wait for those under way, give the partitions' work up to worker.revokeGrace to settle (its records
-            // are then committed with the revoke), and hand over what is still in flight. Lost partitions may be
-            // another member's already: nothing to wait for.
+            // wait for those under way, then give the partitions' work up to worker.revokeGrace. With durable state
+            // only what is in flight gets it — queued files go to the new owner with the snapshots, so the member
+            // rejoins the group quickly and an upload under way is not cut off for a file that never started. In
+            // memory only, whole batches may settle (their records are then committed with the revoke). Lost
+            // partitions may be another member's already: nothing to wait for.
             let partitions = Set(revoked.map(\.partition))
             let started = ContinuousClock.now
             await applying.quiesce()
-            let settled = lost ? false : await open.waitUntilEmpty(partitions, timeout: revokeGrace)
+            let settled: Bool
+            var unfinished = 0
+            if lost {
+                settled = false
+            } else if durable != nil {
+                unfinished = await registry.holdForHandover(partitions: partitions, timeout: revokeGrace)
+                settled = unfinished == 0
+            } else {
+                settled = await open.waitUntilEmpty(partitions, timeout: revokeGrace)
+            }
             registry.abandon(partitions: partitions)
             // What is still in flight was snapshotted as pending as it changed; the last snapshots go out before the
             // partitions do, and the new owner resumes from them.
             await durable?.release(partitions, flushing: !lost, keepingRows: shutdown.isRequested)
             if !lost {
                 logger.info(settled ? "revoked partitions settled; handing them over"
-                                    : "revoke grace over: handing unfinished batches over (their jobs will be replayed)",
+                                    : "revoke grace over: handing unfinished uploads over (they start again on the new owner)",
                             ["partitions": revoked.map(\.description).joined(separator: ","),
-                             "waited": "\(ContinuousClock.now - started)"])
+                             "waited": "\(ContinuousClock.now - started)", "batchesUnfinished": String(unfinished)])
             }
         }
         member.withLock { $0 = consumer }
@@ -97,7 +108,7 @@ public final class KafkaWorker: Sendable {
         let admin = try AdminServer(listen: configuration.adminListen, health: health, metrics: metrics.registry) {
             metrics.registry.set(WorkerMetrics.consumerLag, Double(consumer.lag()))
             metrics.registry.set(WorkerMetrics.inFlightBatches, Double(registry.busyBatchCount))
-            metrics.registry.set(WorkerMetrics.inFlightTransfers, Double(client.runningTransfers))
+            metrics.registry.set(WorkerMetrics.inFlightTransfers, Double(client.runningTransfers + client.waitingTransfers))
             metrics.registry.set(WorkerMetrics.cachedBatches, Double(registry.batchCount + (durable?.state.cachedCount ?? 0)))
         }
         defer { admin.stop() }
@@ -123,88 +134,58 @@ public final class KafkaWorker: Sendable {
         let intake = JobIntake(configuration: configuration, registry: registry, consumer: consumer, deadLetters: deadLetters,
                                publisher: publisher, metrics: metrics, logger: logger, applying: applying, open: open,
                                restores: restores, transfers: { client.runningTransfers + client.waitingTransfers })
+        // Backpressure follows the counts it watches: both tell it when they change.
+        registry.onBusyChange { intake.throttle.recheck() }
+        client.onTransfersChange { intake.throttle.recheck() }
         health.markLive()
         health.markReady(false, reason: "no partitions assigned")
 
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await intake.consume() }
-            group.addTask {
-                for await event in consumer.events {
-                    switch event {
-                    case .assigned(let partitions):
-                        self.logger.info("partitions assigned", ["partitions": partitions.map(\.description).joined(separator: ",")])
-                        for partition in partitions {
-                            if let assignment = consumer.assignmentGeneration(of: partition) {
-                                restores?.begin(partition.partition, assignment: assignment)
-                            }
-                        }
-                        health.markReady(true)
-                        onReady?()
-                    case .revoked(let partitions), .lost(let partitions):
-                        if case .lost = event {
-                            self.logger.warn("partitions lost (dropped from the group); their work is left to the new owner",
-                                             ["partitions": partitions.map(\.description).joined(separator: ",")])
-                        } else {
-                            self.logger.info("partitions released", ["partitions": partitions.map(\.description).joined(separator: ",")])
-                        }
-                        if consumer.assignment.isEmpty { health.markReady(false, reason: "no partitions assigned") }
-                    case .error(let error):
-                        self.report(error, from: "consumer")
-                        if error.isFatal { self.fail(error.description, shutdown: shutdown) }
-                    }
-                }
-            }
-            group.addTask {
-                for await error in producer.errors {
-                    self.report(error, from: "producer")
-                    if error.isFatal { self.fail("producer: \(error.description)", shutdown: shutdown) }
-                }
-            }
-            group.addTask { await intake.regulate(until: shutdown) }
-            group.addTask {
-                // Expiry and retention are measured in minutes and hours; each pass looks at every batch in memory,
-                // so not on every change.
-                var trimmedAt = 0, seen = 0
-                while !shutdown.isRequested {
-                    try? await Task.sleep(for: .seconds(2))
-                    // Batches that left memory freed their heap, but glibc keeps freed pages in its arenas: give
-                    // them back every thousand batches, and once a burst is over, or resident memory stays at the
-                    // run's peak.
-                    let evicted = registry.evictedCount
-                    if evicted > trimmedAt, evicted - trimmedAt >= 1000 || evicted == seen {
-                        MemoryRelease.trim()
-                        trimmedAt = evicted
-                    }
-                    seen = evicted
-                    registry.sweep(idleFor: self.configuration.worker.batchTTL, retainFailed: self.configuration.staging.retainFailed)
-                    durable?.expire(idleFor: self.configuration.worker.batchTTL, partitions: Set(consumer.assignment.map(\.partition)),
-                                    held: { registry.runner(for: $0) != nil })
-                }
-            }
-
-            await shutdown.wait()
-            health.markReady(false, reason: "shutting down")
-            logger.info("shutting down: draining in-flight batches", ["grace": "\(configuration.worker.shutdownGrace)"])
-            intake.stop()
-            // After a fatal error nothing more can be vouched for: skip the drain; the replay redoes the work.
-            let grace = fatal.withLock { $0 } == nil ? configuration.worker.shutdownGrace : .zero
-            let drained = await intake.drain(within: grace)
-            if !drained {
-                logger.warn("grace period over: abandoning unfinished batches (their jobs will be replayed)")
-                registry.abandon(partitions: Set(consumer.assignment.map(\.partition)))
-            }
-            await durable?.state.flush(partitions: Set(consumer.assignment.map(\.partition)))
-            do { try await producer.flush(timeout: .seconds(10)) } catch {
-                logger.error("events still undelivered at shutdown", ["error": "\(error)"])
-            }
-            do { try await consumer.commit() } catch { logger.warn("final commit failed", ["error": "\(error)"]) }
-            do { try await consumer.close() } catch { logger.warn("leaving the group failed", ["error": "\(error)"]) }
-            try? await deadLetters.close()
-            try? await producer.close()
-            durable?.store.close()
-            group.cancelAll()
-        }
+        let assignment = { @Sendable in Set(consumer.assignment.map(\.partition)) }
+        // In stop order: intake drains first; then the sweeper; then the Kafka clients flush, commit and leave.
+        let services: [any Service] = [
+            IntakeService(intake: intake, registry: registry, durable: durable, assignment: assignment,
+                          grace: { [self] in fatal.withLock { $0 } == nil ? configuration.worker.shutdownGrace : .zero },
+                          health: health, logger: logger),
+            Sweeper(registry: registry, durable: durable, batchTTL: configuration.worker.batchTTL,
+                    retainFailed: configuration.staging.retainFailed, assignment: assignment),
+            KafkaClientsService(consumer: consumer, producer: producer, deadLetters: deadLetters, durable: durable,
+                                onConsumerEvent: { [self] event in
+                                    handle(event, consumer: consumer, restores: restores, shutdown: shutdown, onReady: onReady)
+                                },
+                                onProducerError: { [self] error in
+                                    report(error, from: "producer")
+                                    if error.isFatal { fail("producer: \(error.description)", shutdown: shutdown) }
+                                }, logger: logger),
+        ]
+        await ServiceGroup(services: services, logger: logger).run(until: shutdown)
         if let reason = fatal.withLock({ $0 }) { throw WorkerFailure(reason: reason) }
+    }
+
+    /// What the worker does with an event of its group membership.
+    private func handle(_ event: KafkaConsumerEvent, consumer: KafkaConsumer, restores: RestoreGate?, shutdown: ShutdownSignal,
+                        onReady: (@Sendable () -> Void)?) {
+        switch event {
+        case .assigned(let partitions):
+            logger.info("partitions assigned", ["partitions": partitions.map(\.description).joined(separator: ",")])
+            for partition in partitions {
+                if let assignment = consumer.assignmentGeneration(of: partition) {
+                    restores?.begin(partition.partition, assignment: assignment)
+                }
+            }
+            health.markReady(true)
+            onReady?()
+        case .revoked(let partitions), .lost(let partitions):
+            if case .lost = event {
+                logger.warn("partitions lost (dropped from the group); their work is left to the new owner",
+                            ["partitions": partitions.map(\.description).joined(separator: ",")])
+            } else {
+                logger.info("partitions released", ["partitions": partitions.map(\.description).joined(separator: ",")])
+            }
+            if consumer.assignment.isEmpty { health.markReady(false, reason: "no partitions assigned") }
+        case .error(let error):
+            report(error, from: "consumer")
+            if error.isFatal { fail(error.description, shutdown: shutdown) }
+        }
     }
 
     /// Logs a client error by what it means for the worker: errors the client recovers from by itself (brokers
@@ -233,28 +214,4 @@ public final class KafkaWorker: Sendable {
         health.markFailed(reason: reason)
         shutdown.request()
     }
-}
-
-/// Counts engine events into the metrics on their way out.
-struct MeteredPublisher: EventPublisher {
-    let inner: any EventPublisher
-    let metrics: WorkerMetrics
-
-    func publish(_ event: WorkerEvent, sequence: UInt64) {
-        switch event {
-        case .upload(let upload): metrics.record(upload)
-        case .jobInvalid: break
-        }
-        inner.publish(event, sequence: sequence)
-    }
-
-    func whenDelivered(_ action: @escaping @Sendable () -> Void) {
-        inner.whenDelivered(action)
-    }
-}
-
-/// Why a worker stopped on its own: a fatal Kafka error or lost events.
-public struct WorkerFailure: Error, CustomStringConvertible {
-    public let reason: String
-    public var description: String { reason }
 }

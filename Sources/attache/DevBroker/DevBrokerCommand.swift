@@ -35,7 +35,7 @@ enum DevBrokerCommand {
             Thread.detachNewThread { [cluster] in readFaults(into: cluster, brokers: Int32(count)) }
         }
         let shutdown = ShutdownSignal()
-        SignalWatcher.install { _ in shutdown.request() }
+        TerminationSignals.watch { _ in shutdown.request() }
         await shutdown.wait()
         forwarder?.stop()
         withExtendedLifetime(cluster) {}

@@ -30,7 +30,7 @@ struct BatchHarness {
         for action in effects.actions {
             switch action {
             case .stage(let token, let item, _): stages.append((token, item))
-            case .presign(let calls, _):
+            case .presign(let calls):
                 presigns.append(calls)
                 presignCalls.append(calls.map(\.file.fileId))
             case .upload(let token, let transfer):

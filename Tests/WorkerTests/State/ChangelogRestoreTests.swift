@@ -24,7 +24,7 @@ import TestSupport
             switch action {
             case .stage(let token, let item, _):
                 effects.actions += batch.staged(token, .success(StagedFile(path: "/s/\(item.fileId)", size: 4, sha256: "h")), now: now).actions
-            case .presign(let calls, _):
+            case .presign(let calls):
                 let answer = Dictionary(uniqueKeysWithValues: calls.map {
                     ($0.file.fileId, PresignOutcome.target(UploadTarget(uploadURL: "https://s.test/\($0.file.fileId)",
                                                                          fileURL: "https://cdn.test/\($0.file.fileId)")))

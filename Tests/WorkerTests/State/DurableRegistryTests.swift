@@ -142,6 +142,29 @@ import TestSupport
         #expect(fixture.durability.forgotten.isEmpty, "left memory, not expired")
     }
 
+    @Test func aHandoverLetsUploadsUnderWayFinishAndLeavesQueuedFilesForTheNextOwner() async {
+        let gate = Gate()
+        let fixture = Fixture(uploader: ScriptedUploader { transfer, progress in
+            progress(1, transfer.staged.size)  // sending: a hold lets it finish
+            await gate.wait()
+            progress(transfer.staged.size, transfer.staged.size)
+        })
+        let batch = UploadBatch(context: BatchContext(batchId: "trip", receiver: Receiver(id: "u", type: .user)),
+                                configuration: fixture.configuration, concurrency: 1)
+        fixture.durability.store(batch)
+        fixture.registry.handle(Self.job(files: ["a", "b"]), partition: 4, offset: 1, done: {})
+        fixture.registry.handle(Self.job("other", files: ["x"]), partition: 5, offset: 1, done: {})
+        await fixture.publisher.wait(until: { $0.filter { $0.type == "attache.file.progress" }.count >= 2 })
+        #expect(await fixture.registry.holdForHandover(partitions: [4], timeout: .zero) == 1, "the upload is still under way")
+        async let unfinished = fixture.registry.holdForHandover(partitions: [4], timeout: .seconds(60))
+        gate.open()
+        #expect(await unfinished == 0)
+        let held = fixture.registry.runner(for: "trip")?.snapshot
+        #expect(held?.state(of: "a") == .uploaded)
+        #expect(held?.state(of: "b") == .queued, "left for the next owner")
+        #expect(await fixture.registry.holdForHandover(partitions: [9], timeout: .zero) == 0, "no batch there: nothing to wait for")
+    }
+
     @Test func clearingABatchTombstonesItAndForgetsIt() async {
         let fixture = Fixture()
         fixture.registry.handle(Self.job(files: ["a"]), partition: 0, offset: 1, done: {})
@@ -169,7 +192,7 @@ private struct BatchHarnessLite {
             case .stage(let token, _, _):
                 let next = batch.staged(token, .success(StagedFile(path: "/s/\(fileId)", size: 10, sha256: "h")), now: now)
                 effects.actions += next.actions
-            case .presign(let calls, _):
+            case .presign(let calls):
                 let answer = Dictionary(uniqueKeysWithValues: calls.map {
                     ($0.file.fileId, PresignOutcome.target(UploadTarget(uploadURL: "https://s.test/\($0.file.fileId)", fileURL: "https://cdn.test/\($0.file.fileId)")))
                 })

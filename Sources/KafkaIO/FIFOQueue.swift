@@ -1,0 +1,85 @@
+/// A first-in-first-out buffer: appends at the back, removals from the front in O(1) amortised. The removed prefix
+/// stays in the storage until it is at least half of it (and 1,024 elements), then goes in one move; an emptied
+/// queue gives a large storage back, so memory follows what is queued, not the largest burst ever seen.
+///
+/// The one queue of the Kafka clients and the worker: the record buffer, the offset watermark's slots, and the
+/// event publisher's barriers.
+public struct FIFOQueue<Element: Sendable>: Sendable {
+    private var storage: [Element] = []
+    private var head = 0
+
+    public init() {}
+
+    public var count: Int { storage.count - head }
+    public var isEmpty: Bool { head == storage.count }
+    public var first: Element? { isEmpty ? nil : storage[head] }
+
+    /// The queued elements, front first.
+    public var elements: ArraySlice<Element> { storage[head...] }
+
+    /// The element `position` places behind the front (0 is the front).
+    public subscript(position: Int) -> Element {
+        get { storage[head + position] }
+        set { storage[head + position] = newValue }
+    }
+
+    public mutating func append(_ element: Element) {
+        storage.append(element)
+    }
+
+    public mutating func append(contentsOf elements: some Sequence<Element>) {
+        storage.append(contentsOf: elements)
+    }
+
+    /// Removes and returns the front element; nil when empty.
+    public mutating func popFirst() -> Element? {
+        guard !isEmpty else { return nil }
+        let element = storage[head]
+        dropFirst(1)
+        return element
+    }
+
+    /// Removes and returns up to `maximum` elements from the front, in order.
+    public mutating func popFirst(_ maximum: Int) -> [Element] {
+        let taken = Array(storage[head..<head + min(max(maximum, 0), count)])
+        dropFirst(taken.count)
+        return taken
+    }
+
+    /// Removes `k` elements (at most `count`) from the front.
+    public mutating func dropFirst(_ k: Int) {
+        head += min(max(k, 0), count)
+        if head == storage.count {
+            storage.removeAll(keepingCapacity: storage.capacity <= Self.keptCapacity)
+            head = 0
+        } else if head >= 1024, head * 2 >= storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+    }
+
+    /// Removes the elements `shouldBeRemoved` picks, keeping the rest in order.
+    public mutating func removeAll(where shouldBeRemoved: (Element) -> Bool) {
+        storage = storage[head...].filter { !shouldBeRemoved($0) }
+        head = 0
+    }
+
+    public mutating func removeAll() {
+        storage.removeAll(keepingCapacity: storage.capacity <= Self.keptCapacity)
+        head = 0
+    }
+
+    /// Storage an emptied queue keeps for the next burst; a larger one is given back.
+    static var keptCapacity: Int { 4096 }
+}
+
+extension FIFOQueue: Equatable where Element: Equatable {
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.elements.elementsEqual(rhs.elements) }
+}
+
+extension FIFOQueue: Hashable where Element: Hashable {
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for element in elements { hasher.combine(element) }
+    }
+}

@@ -1,0 +1,49 @@
+import Testing
+@testable import KafkaIO
+
+/// The one queue: order kept across pops and compactions, a burst's storage given back once emptied.
+@Suite struct FIFOQueueTests {
+    @Test func elementsLeaveInTheOrderTheyCameAcrossCompactions() {
+        var queue = FIFOQueue<Int>()
+        var expected = 0
+        for round in 0..<50 {
+            queue.append(contentsOf: (round * 100)..<(round * 100 + 100))
+            for _ in 0..<60 {
+                #expect(queue.popFirst() == expected)
+                expected += 1
+            }
+        }
+        #expect(queue.count == 50 * 40)
+        #expect(queue.first == expected && queue[1] == expected + 1)
+        #expect(queue.popFirst(3) == [expected, expected + 1, expected + 2])
+        #expect(queue.popFirst(1_000_000).count == 50 * 40 - 3)
+        #expect(queue.isEmpty && queue.popFirst() == nil && queue.popFirst(5).isEmpty)
+    }
+
+    @Test func anEmptiedQueueGivesALargeStorageBackAndKeepsASmallOne() {
+        var large = FIFOQueue<Int>()
+        large.append(contentsOf: 0..<100_000)
+        large.dropFirst(100_000)
+        #expect(large.isEmpty && large.elements.isEmpty)
+        large.append(7)
+        #expect(large.popFirst() == 7)
+
+        var small = FIFOQueue<Int>()
+        small.append(contentsOf: 0..<10)
+        small.removeAll()
+        #expect(small.count == 0)
+    }
+
+    @Test func removingByPredicateKeepsTheRestInOrderAndEqualityIsOfContents() {
+        var queue = FIFOQueue<Int>()
+        queue.append(contentsOf: 0..<10)
+        _ = queue.popFirst(2)
+        queue.removeAll { $0 % 2 == 1 }
+        #expect(Array(queue.elements) == [2, 4, 6, 8])
+        var other = FIFOQueue<Int>()
+        other.append(contentsOf: [2, 4, 6, 8])
+        #expect(queue == other && queue.hashValue == other.hashValue, "the same elements, whatever was popped before")
+        queue[0] = 3
+        #expect(queue != other)
+    }
+}

@@ -1,0 +1,57 @@
+import Synchronization
+import Testing
+import UploadEngineTesting
+@testable import Worker
+
+/// The worker's parts stop in order, each once the one before returned; a stop signal ends a periodic wait early.
+@Suite(.timeLimit(.minutes(1))) struct ServiceGroupTests {
+    private struct Recorded: Service {
+        let name: String
+        let log: Locked<[String]>
+        /// Holds the stop up until opened, like a drain that takes a while.
+        var drain: Gate?
+
+        func run(until shutdown: ShutdownSignal) async {
+            log.update { $0.append("\(name) running") }
+            await shutdown.wait()
+            log.update { $0.append("\(name) stopping") }
+            await drain?.wait()
+            log.update { $0.append("\(name) stopped") }
+        }
+    }
+
+    @Test func servicesStopInTheirOrderEachAfterTheOneBeforeReturned() async {
+        let log = Locked<[String]>([])
+        let drain = Gate()
+        let shutdown = ShutdownSignal()
+        let group = ServiceGroup(services: [Recorded(name: "intake", log: log, drain: drain), Recorded(name: "kafka", log: log)],
+                                 logger: .silent)
+        let running = Task { await group.run(until: shutdown) }
+        await yieldUntil { log.value.count == 2 }
+        shutdown.request()
+        await yieldUntil { log.value.contains("intake stopping") }
+        for _ in 0..<100 { await Task.yield() }
+        #expect(!log.value.contains("kafka stopping"), "kafka is told only once intake has drained")
+        drain.open()
+        await running.value
+        #expect(log.value.suffix(4) == ["intake stopping", "intake stopped", "kafka stopping", "kafka stopped"])
+    }
+
+    @Test func aGroupWhoseServicesAllEndedByThemselvesReturnsWithoutASignal() async {
+        struct Brief: Service {
+            var name: String { "brief" }
+            func run(until shutdown: ShutdownSignal) async {}
+        }
+        await ServiceGroup(services: [Brief(), Brief()], logger: .silent).run(until: ShutdownSignal())
+    }
+
+    @Test func aPeriodicWaitEndsWithTheStopAndLeavesNoWaiterBehindOnItsTimeout() async {
+        let shutdown = ShutdownSignal()
+        #expect(await shutdown.wait(upTo: .zero) == false)
+        let waiting = Task { await shutdown.wait(upTo: .seconds(3600)) }
+        await Task.yield()
+        shutdown.request()
+        #expect(await waiting.value == true, "ends with the stop, not after its hour")
+        #expect(await shutdown.wait(upTo: .seconds(3600)) == true, "already stopped: at once")
+    }
+}

@@ -1,0 +1,85 @@
+"""One Attache run: fresh workers on fresh topics, warm-up jobs, then the measured jobs, timed from the moment they
+are produced until a consumer of the events topic has seen every one of them complete."""
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass
+
+from .cpu import reaped_children_cpu
+from .event_watcher import EventWatcher
+from .failure import BenchFailure
+from .jobs import inline_job, record
+from .run_names import RunTopics
+from .timed_run import TimedRun
+from .worker import wait_spread
+
+# librdkafka's mock group coordinator settles a group that changes after its first generation only when the old
+# member's session times out (kcat -G shows the same: 44 s with the range assignor, over 70 s with
+# cooperative-sticky), so a group of several gets a short session, as the end-to-end tests use.
+SHORT_SESSION = {"ATTACHE_KAFKA_PROPERTY_SESSION_TIMEOUT_MS": "6000", "ATTACHE_KAFKA_PROPERTY_HEARTBEAT_INTERVAL_MS": "500"}
+
+
+@dataclass
+class AttacheRun(TimedRun):
+    """peak_rss_kib is the workers' highest VmHWM, when asked for (else None)."""
+    events: int  # events seen about the measured batches
+    results: dict  # batchId -> the result of its batch.completed
+    first_event: float  # seconds from the start to the first job's first event (staging, presigning: until progress)
+    cpu_per_job: float  # the workers' CPU seconds per measured job
+
+
+def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, measure_rss=False):
+    """Starts `workers` fresh workers in one group on fresh topics named for `tag`, warms them up, produces `jobs`
+    (list of (batchId, job dict)) and waits for every batch.completed; fails unless every batch uploaded all its
+    files. The first one-worker run of each `scenario` is profiled under --perf."""
+    kafka, topics = rig.kafka, RunTopics.of(tag)
+    kafka.create_topic(topics.events, rig.workdir)
+    watcher = EventWatcher(kafka, topics.events, rig.workdir)
+    # Eight tiny warm-up jobs, spread over the partitions by key: they create the jobs topic before the worker
+    # subscribes, and open the worker's connections to the presign endpoint and nginx.
+    warm = ["warm-{}-{}".format(tag, i) for i in range(8)]
+    kafka.produce_lines(topics.jobs, [record(b, inline_job(b, b"warm-up")) for b in warm], rig.workdir)
+    started = []
+    try:
+        # All members start together, as a deployment does.
+        if workers > 1:
+            extra = dict(extra or {}, **SHORT_SESSION)
+        environment = rig.workers()
+        for i in range(workers):
+            started.append(environment.start("worker-{}-{}".format(tag, i), topics.group, topics.jobs, topics.events,
+                                             extra))
+        for worker in started:
+            worker.wait_assigned()
+        if workers > 1:
+            wait_spread(started)
+        watcher.wait(warm, timeout=60)
+        path = os.path.join(rig.workdir, "jobs-{}.tsv".format(tag))
+        with open(path, "w") as f:
+            f.writelines(record(b, j) + "\n" for b, j in jobs)
+        ids = [b for b, _ in jobs]
+        recording = rig.profiler.start(scenario, started[0]) if workers == 1 else None
+        cpu_before = sum(w.cpu_seconds() for w in started)
+        account = rig.services_cpu({"worker": [w.pid for w in started], "kcat": [watcher.pid]})
+        reaped = reaped_children_cpu()
+        start = time.time()
+        kafka.produce(topics.jobs, path)
+        end = watcher.wait(ids, timeout=timeout)
+        account.add("kcat", reaped_children_cpu() - reaped)
+        account.stop()
+        if recording:
+            recording.stop()
+        run = AttacheRun(seconds=end - start, events=watcher.events_of(ids),
+                         peak_rss_kib=max(w.peak_rss_kib() for w in started) if measure_rss else None,
+                         results={b: watcher.result(b) for b in ids},
+                         first_event=watcher.first_event(ids[0]) / 1000 - start,
+                         cpu_per_job=(sum(w.cpu_seconds() for w in started) - cpu_before) / len(jobs), account=account)
+    finally:
+        for worker in started:
+            worker.stop()
+        watcher.stop()
+        shutil.rmtree(os.path.join(rig.workdir, "staging"), ignore_errors=True)
+    for batch_id, result in run.results.items():
+        if result.get("rejected") or result.get("failed"):
+            raise BenchFailure("batch {} did not upload everything: {}".format(batch_id, json.dumps(result)[:500]))
+    return run

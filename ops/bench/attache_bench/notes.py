@@ -1,0 +1,67 @@
+"""What results.md says, under the table, about how the figures are taken. Kept word for word from run to run:
+a change here is a change of what the figures mean."""
+
+NOTES = """How the figures are taken:
+- Times are wall-clock seconds. Attache: from just before `kcat -P` starts producing the job(s) to the moment the
+  last `attache.batch.completed` is seen by a kcat consumer already following the events topic. Each run has a fresh
+  worker (fresh group and topics) that already holds its partitions and has finished warm-up jobs. curl/rclone: the
+  process's whole life. The contenders take turns going first from run to run.
+- Attache stages every file (a copy into its staging directory with SHA-256 on the way) before uploading it; curl
+  and rclone read the source files directly. Copies run one per core, so the first files upload while later ones
+  are still being copied. All three PUT to the same nginx (WebDAV, `worker_processes auto`).
+  "Time to its first progress event" is the part of Attache's time spent before the first bytes went out.
+- CPU by process: user + system seconds each process used during the timed part of a run (from /proc, and from
+  `/usr/bin/time` for curl and rclone), summed with the services it drove (nginx master and workers, the broker,
+  the presign endpoint, kcat producing and following). Total ÷ cores is the shortest time that work could take on
+  this machine if nothing ever waited: when it is close to the measured time, the machine was saturated and the
+  time can only fall with the CPU.
+- Peak RSS: the worker's VmHWM at the end of the run; curl/rclone from `/usr/bin/time`. "Flat" = the 8×256 MiB
+  median exceeds the 8×64 MiB median by at most 8 MiB.
+- Small files: the same 16 KiB files as `path` sources, one job each, `worker.maxTransfers=32`; curl runs
+  `--parallel --parallel-max 32`. Attache also presigns each job's file with ops/bench/presign.py. Events/s counts
+  every event about the measured batches (progress, uploaded, completed).
+- Fan-out: the small run with 2 worker processes in one group, both started together (4 partitions, 2 each).
+- Intake: all jobs are produced before the worker starts; from the worker's `partitions assigned` log line to the
+  Kafka timestamp of the last event it produced. Each job yields `file.rejected` + `batch.completed`; the counts are
+  checked against the events topic's end offsets and the worker's metrics. Every job is a batch of its own, so the
+  run leaves 50,000 idle batches; their snapshots go to a changelog (`<jobs topic>.batches`) and the local store.
+  "Memory held per idle batch" is the worker's RSS growth from its assignment to 4.5 s after the last job (two of its
+  2-second sweeps, which let idle batches beyond `worker.maxCachedBatches` (10,000) leave memory), divided by the
+  jobs: the cached batches, SQLite's page cache and what the allocator keeps, spread over the batches.
+- Handover: the changelog is written directly (kcat, 24 partitions, one idle one-file snapshot of about 0.9 KB per
+  batch), one job per partition is produced, and a worker with an empty staging directory starts: the time from its
+  `partitions assigned` log line until the last of the 24 jobs completed. It reads every changelog record into its
+  SQLite store first (`partition restored … recordsRead=` in its log, summed in the next row).
+- Scale 1→3→1 (after the end-to-end test `scalingOneToThreeToOneUnderLoadRepeatsAlmostNothing`): 150
+  one-file jobs (16 KiB of inline jpeg, `send = auto`) are produced at once to fresh topics (4 partitions, a changelog
+  of their own) and a fresh group; one worker starts; once 20 batches completed two more join; once both hold
+  partitions and 80 completed, both get SIGTERM together and must exit 0; the first then finishes alone, until every
+  batch completed with its file and had `message.sent`. Workers as in the test: `worker.maxTransfers=8`, session 6 s
+  (which caps `worker.revokeGrace` at 4 s), messages over HTTP to ops/bench/presign.py's message API, which counts
+  every post by `data.metadata.batchId`. Every PUT goes through ops/bench/faultproxy.py, which reads bodies at 8 KiB/s
+  (about 2 s per file; the test trickles at 64 KiB/s), so the members join and leave while uploads are in flight; it counts
+  the PUTs per object path as their heads arrive. "Uploads repeated" = Σ (PUTs of a path − 1) ÷ files: an upload
+  cut off on a member that gave its partitions up (still sending at the end of the revoke grace, or because they
+  were lost) and made again by their new owner, so at most about `worker.maxTransfers` per handover; queued files
+  and uploads not yet sending are handed over without being started. "Message posts ÷ messages" = posts ÷ batches
+  (one message each). The test marks on `message.sent`; the marks here count `batch.completed`, which a batch
+  reaches just before its message is posted. Kafka for this run is librdkafka 2.16's mock
+  (the confluent-kafka wheel in the test venv), as in the test: librdkafka 2.0.2's (`attache dev-broker`,
+  `--scale-kafka dev-broker`) can drop the member that was there first when another joins, so that its partitions
+  are lost rather than revoked.
+- Ratios are Attache/peer of the medians (time or RSS): below 1 means Attache is faster or smaller.
+- Kafka is librdkafka's mock cluster (`attache dev-broker`). It holds an empty fetch for the consumer's whole
+  `fetch.wait.max.ms` even when records arrive meanwhile, so the workers run with `fetch.wait.max.ms=10` (a real
+  broker answers as soon as data is there); it keeps only the last 5 MiB of each partition.
+- Memory written for the first time in a while is slow on a virtual machine that hands freed pages back to its host
+  (virtio-balloon free page reporting): writing 8 × 256 MiB into tmpfs took from 1.2 s to 5.5 s in a row here.
+  Attache writes each file twice (staging copy, then nginx's copy) where the peers write it once, so on such a
+  machine the gap grows with the bytes, and nginx's own CPU for the same upload rises with it.
+- Everything (broker, nginx, presign endpoint, kcat, the client under test) shares the machine's cores, and other
+  work on the machine is not stopped, so spreads can be wide; the ratios are the point.
+- "CPU the host stole": on a virtual machine, the share of the CPU time the machine wanted during a timed run that
+  the hypervisor gave to other guests instead (`steal` in /proc/stat, over busy + steal). Every process of the run
+  loses it alike, so a run with much steal is slow for a reason outside it; when Attache's and the peer's runs
+  saw very different steal, their ratio says more about the host than about them. A run that lost `--max-steal`
+  (10%) or more is measured again (`--steal-retries`, 2), Attache's and the peers' alike; the line above says how
+  many were."""

@@ -1,0 +1,125 @@
+"""intake: --intake-jobs jobs (50,000 by default) refused at validation (empty inline data): Kafka in, decode,
+events out, snapshots, commits, no HTTP. Jobs/s and events/s from the worker's partition assignment to its last
+event; the worker's CPU per job; the memory it still holds per idle batch once they settled."""
+import json
+import os
+import time
+from dataclasses import dataclass, field
+
+from ..cpu import HostSteal
+from ..failure import BenchFailure
+from ..figures import Figure
+from ..jobs import empty_job, record
+from ..log import log
+from ..rows import Row
+from ..sources import MIB
+from ..run_names import RunTopics, run_tag
+from ..targets import IDLE_BATCH_BYTES, INTAKE_CPU_GUIDE, INTAKE_RATE
+
+# Once the jobs have settled (their snapshots delivered), idle batches leave memory beyond worker.maxCachedBatches at
+# the worker's next sweeps (every 2 s): two of them.
+SETTLE_SECONDS = 4.5
+
+
+@dataclass
+class IntakeRun:
+    """One measured run."""
+    seconds: float
+    events: int
+    cpu_per_job: float  # seconds
+    held_bytes: float  # RSS growth per job (one idle batch each)
+    host: HostSteal
+
+    @property
+    def steal(self):
+        return self.host.steal
+
+
+@dataclass
+class Intake:
+    jobs: int
+    jobs_per_s: Figure = field(default_factory=Figure)
+    events_per_s: Figure = field(default_factory=Figure)
+    cpu_per_job_us: Figure = field(default_factory=Figure)
+    held_bytes: Figure = field(default_factory=Figure)
+    steal: Figure = field(default_factory=Figure)
+
+
+def measure(rig):
+    intake = Intake(rig.options.intake_jobs)
+    for run in range(1, rig.runs + 1):
+        measured = rig.steady.measure(lambda attempt: measure_one(rig, intake.jobs, run_tag("intake", run, attempt)),
+                                      "intake run {}".format(run))
+        intake.jobs_per_s.add(intake.jobs / measured.seconds)
+        intake.events_per_s.add(measured.events / measured.seconds)
+        intake.cpu_per_job_us.add(measured.cpu_per_job * 1e6)
+        intake.held_bytes.add(measured.held_bytes)
+        intake.steal.add(measured.steal)
+        log("intake run {}: {} jobs in {:.3f} s ({:.0f} jobs/s, {:.0f} events/s)".format(
+            run, intake.jobs, measured.seconds, intake.jobs / measured.seconds, measured.events / measured.seconds))
+    return intake
+
+
+def measure_one(rig, count, tag):
+    """All `count` jobs are produced before the worker starts; the run ends with the last event it produced."""
+    kafka, topics = rig.kafka, RunTopics.of(tag)
+    kafka.create_topic(topics.events, rig.workdir)
+    path = os.path.join(rig.workdir, tag + ".tsv")
+    with open(path, "w") as f:
+        for i in range(count):
+            batch = "i-{}-{}".format(tag, i)
+            f.write(record(batch, empty_job(batch)) + "\n")
+    if os.path.getsize(path) / 4 > 4.5 * MIB:
+        raise BenchFailure("--intake-jobs {} does not fit the mock cluster's partitions (5 MiB each, 4 per topic)"
+                           .format(count))
+    kafka.produce(topics.jobs, path)
+    worker = rig.workers().start("worker-" + tag, topics.group, topics.jobs, topics.events, {"ATTACHE_LOG_LEVEL": "info"})
+    try:
+        assigned = worker.wait_assigned()
+        cpu_before = worker.cpu_seconds()
+        rss_before = worker.rss_kib()
+        host = HostSteal()
+        recording = rig.profiler.start("intake", worker)
+        expected = 2 * count + 1  # file.rejected + batch.completed per job, and the marker
+        deadline = time.time() + 300
+        while worker.metric("attache_files_total", "ERR_FILE_DATA_EMPTY") < count:
+            if time.time() > deadline or worker.child.process.poll() is not None:
+                raise BenchFailure("intake did not finish: {}".format(worker.child.stderr_text()[-1000:]))
+            time.sleep(0.1)
+        while kafka.end_offsets(topics.events) < expected:
+            if time.time() > deadline:
+                raise BenchFailure("intake events did not all arrive")
+            time.sleep(0.1)
+        host.stop()
+        if recording:
+            recording.stop()
+        accepted = worker.metric("attache_jobs_total", 'outcome="accepted"')
+        cpu_per_job = (worker.cpu_seconds() - cpu_before) / count
+        time.sleep(SETTLE_SECONDS)
+        rss_end = worker.rss_kib()
+        log("intake: {:.0f} batches still in memory after the run".format(worker.metric("attache_cached_batches")))
+        held = (rss_end - rss_before) * 1024 / count
+    finally:
+        worker.stop()
+    events = kafka.end_offsets(topics.events) - 1
+    if accepted != count or events != 2 * count:
+        raise BenchFailure("intake: {} jobs accepted, {} events (expected {} and {})".format(
+            accepted, events, count, 2 * count))
+    # The mock cluster keeps the last 5 MiB of each partition: enough for the end time and a look at results.
+    records = [r for r in kafka.read_all(topics.events) if r[2].startswith("{")]
+    completed = [json.loads(r[2]) for r in records if '"type":"attache.batch.completed"' in r[2]]
+    if len({e["subject"] for e in completed}) != len(completed) or not all(
+            e["data"]["result"]["rejected"][0]["error"]["code"] == "ERR_FILE_DATA_EMPTY" for e in completed):
+        raise BenchFailure("intake: a batch completed twice or not with ERR_FILE_DATA_EMPTY")
+    os.remove(path)
+    return IntakeRun(max(r[0] for r in records) / 1000 - assigned, events, cpu_per_job, held, host)
+
+
+def rows(intake):
+    return [Row("intake {} refused jobs: jobs/s · events/s".format(intake.jobs),
+                "{} · {}".format(intake.jobs_per_s.text("{:.0f}"), intake.events_per_s.text("{:.0f}")),
+                target=INTAKE_RATE, checked=(intake.jobs_per_s.median,)),
+            Row("intake: worker CPU per job µs", intake.cpu_per_job_us.text("{:.0f}"), target=INTAKE_CPU_GUIDE),
+            Row("intake: memory held per idle batch after the run, bytes (RSS growth ÷ jobs, one batch each)",
+                intake.held_bytes.text("{:.0f}"), target=IDLE_BATCH_BYTES, checked=(intake.held_bytes.median,)),
+            Row("intake: CPU the host stole while timed, %", intake.steal.text("{:.1f}"))]
