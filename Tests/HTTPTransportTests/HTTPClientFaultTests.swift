@@ -84,9 +84,9 @@ import TestSupport
         let client = try HTTPClient(configuration: .init(maxConcurrentTransfers: 1))
         try await client.slots.acquire()
 
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
-        let waiting = Task { try await client.download(HTTPRequest(url: listener.url), toFile: scratch.file("never")) }
+        let waiting = Task { try await client.download(HTTPRequest(url: listener.url), toFile: scratch.path("never")) }
         await yieldUntil { client.waitingTransfers == 1 }
         waiting.cancel()
 

@@ -1,7 +1,6 @@
 import DevServices
 import EmbeddedHTTP
 import Foundation
-import HTTPTransport
 import TestSupport
 import Synchronization
 import Testing

@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-import UploadEngineTesting
+import TestSupport
 @testable import Worker
 
 /// Backpressure follows the counts it is told about: paused at either mark, resumed below both, never after stop.

@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-import UploadEngineTesting
+import TestSupport
 @testable import Worker
 
 /// The worker's parts stop in order, each once the one before returned; a stop signal ends a periodic wait early.

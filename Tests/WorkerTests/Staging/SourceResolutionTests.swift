@@ -1,6 +1,5 @@
 import EmbeddedHTTP
 import Foundation
-import HTTPTransport
 import S3
 import Synchronization
 import Testing
