@@ -1,5 +1,3 @@
-import UploadEngine
-
 /// Counts engine events into the metrics on their way out.
 struct MeteredPublisher: EventPublisher {
     let inner: any EventPublisher
