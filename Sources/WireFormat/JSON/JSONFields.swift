@@ -1,5 +1,3 @@
-import WireFormat
-
 /// What a `JSONFields` reader throws: an error made from a reason that names the field
 /// (`receiver.id has the wrong type`).
 public protocol JSONFieldFailure: Error {
