@@ -14,15 +14,7 @@ struct PresignRoutes: Sendable {
 
     /// Routes one request head: `POST {path}` reads its JSON body, anything else is refused.
     func handle(_ head: HTTPRequestHead) -> HTTPRequestAction {
-        guard head.path == configuration.path else {
-            return .readBody(DiscardedBody(answering: JSONResponse.error(404, code: "ERR_NOT_FOUND",
-                                                                       message: "no such endpoint")))
-        }
-        guard head.method == "POST" else {
-            var refusal = JSONResponse.error(405, code: "ERR_METHOD_NOT_ALLOWED", message: "use POST")
-            refusal.headers.append(.init("Allow", "POST"))
-            return .readBody(DiscardedBody(answering: refusal))
-        }
+        if let refusal = PostOnlyRoute.refusal(of: head, path: configuration.path) { return refusal }
         return .readBody(CollectedBody(limit: configuration.requestBodyLimit) { [self] body in
             answer(body, path: head.path)
         })
