@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import UploadEngine
 import TestSupport
@@ -168,5 +169,28 @@ import TestSupport
         fixture.clock.advance(by: .seconds(3601))
         fixture.registry.sweep(idleFor: .seconds(3600), retainFailed: .seconds(3600))
         #expect(fixture.registry.batchCount == 0)
+    }
+    @Test func theBusyObserverStaysOneCallAfterManyChanges() async {
+        // A closure kept as a Mutex's value itself gained a reabstraction layer on every access: after some ten
+        // thousand jobs, each change of the busy count walked a chain of thunks as long as the history (and a
+        // deep enough one overflows the stack).
+        struct Discarding: EventPublisher {
+            func publish(_ event: WorkerEvent, sequence: UInt64) {}
+            func whenDelivered(_ action: @escaping @Sendable () -> Void) { action() }
+        }
+        let registry = BatchRegistry(configuration: EngineConfiguration(), dependencies: .init(
+            makeRunner: { BatchRunner(batch: $0, presigner: ScriptedPresigner(), uploader: ScriptedUploader(), stager: ScriptedStager(), poster: $1) },
+            publisher: Discarding(), sender: nil))
+        let changes = Atomic<Int>(0)
+        registry.onBusyChange { changes.add(1, ordering: .relaxed) }
+        // Quadratic before: some 10⁹ thunk calls here (10,000 jobs took 10 s instead of 0.6), past the time limit.
+        let count = 30_000
+        let done = Atomic<Int>(0)
+        for index in 0..<count {
+            registry.handle(Self.job("b\(index)", files: [FileItem(fileId: "f", name: "f.png", mimeType: "image/png", source: .data(Data()))]),
+                                    done: { done.add(1, ordering: .relaxed) })
+        }
+        await yieldUntil { done.load(ordering: .relaxed) == count }
+        #expect(changes.load(ordering: .relaxed) >= count, "each refused job made its batch busy and idle again")
     }
 }

@@ -45,7 +45,12 @@ public final class BatchRegistry: Sendable {
     let dependencies: Dependencies
     let sessions = Mutex(SessionTable())
     private let evictions = Atomic<Int>(0)
-    private let busyObserver = Mutex<(@Sendable () -> Void)?>(nil)
+    /// In a struct: a closure that is a `Mutex`'s value itself is reabstracted on every access and its thunks pile
+    /// up, one more layer per change of the busy count.
+    private struct BusyObserver {
+        var call: (@Sendable () -> Void)?
+    }
+    private let busyObserver = Mutex(BusyObserver())
     private let poster: (any MessagePoster)?
 
     /// Batches made or restored here send messages only if `dependencies.sender` is set: a runner without a
@@ -238,7 +243,7 @@ public final class BatchRegistry: Sendable {
 
     /// Sets what to call after ``busyBatchCount`` changed (outside the registry's lock): backpressure follows it.
     func onBusyChange(_ observer: (@Sendable () -> Void)?) {
-        busyObserver.withLock { $0 = observer }
+        busyObserver.withLock { $0.call = observer }
     }
 
     /// Changes the sessions under their lock, then tells the busy observer if the count of busy batches moved.
@@ -248,7 +253,7 @@ public final class BatchRegistry: Sendable {
             let result = body(&sessions)
             return (result, sessions.busyCount != before)
         }
-        if moved { busyObserver.withLock { $0 }?() }
+        if moved { busyObserver.withLock { $0.call }?() }
         return result
     }
 
