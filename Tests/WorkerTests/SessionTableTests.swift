@@ -1,4 +1,5 @@
 import Foundation
+import KafkaIO
 import Testing
 import UploadEngine
 import TestSupport
@@ -16,15 +17,15 @@ import TestSupport
     @Test func theBusyCountFollowsWaitingRecordsThroughUpdates() {
         var table = SessionTable()
         var busy = session()
-        busy.waiting.append(RecordRelease(settled: {}, abandoned: {}))
+        busy.waiting.append(RecordPosition(topicPartition: TopicPartition("jobs", 0), offset: 0))
         table.insert(busy, for: "a")
         table.insert(session(), for: "b")
         #expect(table.count == 2)
         #expect(table.busyCount == 1)
 
-        table.update("b") { $0.waiting.append(RecordRelease(settled: {}, abandoned: {})) }
+        table.update("b") { $0.waiting.append(RecordPosition(topicPartition: TopicPartition("jobs", 0), offset: 0)) }
         #expect(table.busyCount == 2)
-        table.update("b") { $0.waiting.append(RecordRelease(settled: {}, abandoned: {})) }  // two records are still one busy batch
+        table.update("b") { $0.waiting.append(RecordPosition(topicPartition: TopicPartition("jobs", 0), offset: 0)) }  // two records are still one busy batch
         #expect(table.busyCount == 2)
         table.update("a") { $0.waiting = [] }
         #expect(table.busyCount == 1)

@@ -69,7 +69,7 @@ struct AssignmentLedger: Sendable {
 
     /// Marks a delivered record finished; `false` if its partition is no longer owned by the same assignment.
     @discardableResult
-    mutating func finish(_ record: KafkaRecord) -> Bool {
+    mutating func finish(_ record: RecordPosition) -> Bool {
         let key = record.topicPartition
         guard entries[key]?.generation == record.generation else { return false }
         return entries[key]!.watermark.finish(record.offset)

@@ -62,7 +62,7 @@ public final class KafkaConsumer: Sendable {
     /// Marks a delivered record's work done; its partition's watermark advances past every contiguous finished
     /// record. Records of partitions revoked since delivery are ignored. Cheap: no I/O, one lock.
     public func markFinished(_ record: KafkaRecord) {
-        shared.state.withLock { _ = $0.ledger.finish(record) }
+        shared.state.withLock { _ = $0.ledger.finish(record.position) }
     }
 
     /// Whether a delivered record is still this member's to apply: its partition is owned by the same assignment
@@ -80,6 +80,11 @@ public final class KafkaConsumer: Sendable {
 
     /// Marks several records finished under one lock.
     public func markFinished(_ records: some Sequence<KafkaRecord>) {
+        markFinished(records.lazy.map(\.position))
+    }
+
+    /// Marks several records finished, by their positions, under one lock.
+    public func markFinished(_ records: some Sequence<RecordPosition>) {
         shared.state.withLock { state in
             for record in records { _ = state.ledger.finish(record) }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import KafkaIO
 import Synchronization
 import UploadEngine
 
@@ -51,6 +52,12 @@ public final class BatchRegistry: Sendable {
         var call: (@Sendable () -> Void)?
     }
     private let busyObserver = Mutex(BusyObserver())
+    private struct Receiver {
+        var records: (any HeldRecords)?
+    }
+    /// Where held records go once their fate is known: set once, by the intake (which needs the consumer, and the
+    /// consumer's revoke hook needs the registry).
+    private let receiver = Mutex(Receiver())
     private let poster: (any MessagePoster)?
 
     /// Batches made or restored here send messages only if `dependencies.sender` is set: a runner without a
@@ -63,23 +70,28 @@ public final class BatchRegistry: Sendable {
 
     // MARK: - Records
 
-    /// Applies one record's command; `done` runs when the record may be committed, `abandoned` instead when its
-    /// batch is handed to another owner first (the record stays uncommitted). A record at or below its batch's
-    /// `appliedThrough` was applied before (by this worker or the batch's previous owner): it is not applied again,
-    /// only let go once its batch settles.
-    public func handle(_ command: JobCommand, partition: Int32 = 0, offset: Int64? = nil, done: @escaping @Sendable () -> Void,
-                       abandoned: @escaping @Sendable () -> Void = {}) {
-        let release = RecordRelease(settled: done, abandoned: abandoned)
+    /// Sends held records, once their fate is known, to `records` (see ``HeldRecords``).
+    func returnRecords(to records: any HeldRecords) {
+        receiver.withLock { $0.records = records }
+    }
+
+    /// Applies one record's command, and holds the record until its batch settles: then it is handed back to be
+    /// committed, or to be given up if the batch goes to another owner first (see ``returnRecords(to:)``). A record at
+    /// or below its batch's `appliedThrough` was applied before (by this worker or the batch's previous owner): it is
+    /// not applied again, only let go once its batch settles.
+    public func handle(_ command: JobCommand, record: RecordPosition) {
         let batchId = command.batchId
+        let partition = record.partition
+        let offset = record.offset
         let now = dependencies.clock.now()
         let job: UploadJob? = if case .upload(let job) = command { job } else { nil }
-        guard let runner = takeIn(batchId, partition: partition, creatingFor: job, release: release, now: now) else {
+        guard let runner = takeIn(batchId, partition: partition, creatingFor: job, record: record, now: now) else {
             dependencies.logger.warn("control for a batch this worker does not hold: nothing to do",
                                      ["batchId": batchId, "control": "\(command)"])
-            done()
+            heldRecords?.commit([record])
             return
         }
-        if let offset, let applied = runner.appliedThrough, offset <= applied {
+        if let applied = runner.appliedThrough, offset <= applied {
             finishIntake(batchId)
             return
         }
@@ -103,12 +115,12 @@ public final class BatchRegistry: Sendable {
 
     /// The batch's runner with the record registered as waiting on it: from memory, else from the store, else — for
     /// an upload job — a new batch. nil for a control about a batch that exists nowhere.
-    private func takeIn(_ batchId: String, partition: Int32, creatingFor job: UploadJob?, release: RecordRelease,
+    private func takeIn(_ batchId: String, partition: Int32, creatingFor job: UploadJob?, record: RecordPosition,
                         now: Date) -> BatchRunner? {
         let take = { (session: inout BatchSession) -> BatchRunner in
             // A job after a `clear` starts the batch afresh: it stays, and no tombstone replaces it.
             if job != nil { session.cleared = false }
-            session.waiting.append(release)
+            session.waiting.append(record)
             session.intake += 1
             session.lastActivity = now
             return session.runner
@@ -182,9 +194,10 @@ public final class BatchRegistry: Sendable {
             for batchId in leaving.keys { sessions.removeValue(forKey: batchId) }
             return leaving.values
         }
+        let records = heldRecords
         for session in leaving {
             session.runner.abandon()
-            session.waiting.forEach { $0.abandoned() }
+            if !session.waiting.isEmpty { records?.giveUp(session.waiting) }
         }
     }
 
@@ -307,7 +320,7 @@ public final class BatchRegistry: Sendable {
     /// hold theirs while calling back here.
     func settleIfIdle(_ batchId: String) {
         let settled = withSessions { sessions in
-            sessions.update(batchId) { session -> (released: [RecordRelease], cleared: Bool, partition: Int32, runner: BatchRunner)? in
+            sessions.update(batchId) { session -> (released: [RecordPosition], cleared: Bool, partition: Int32, runner: BatchRunner)? in
                 guard session.intake == 0, session.runner.isSettled else { return nil }
                 defer { session.waiting = [] }
                 return (session.waiting, session.cleared, session.partition, session.runner)
@@ -321,10 +334,13 @@ public final class BatchRegistry: Sendable {
         } else {
             leaveMemoryOnceRecorded(batchId, runner: runner)
         }
-        guard !released.isEmpty else { return }
+        guard !released.isEmpty, let records = heldRecords else { return }
+        // Snapshot before offset (§4.1): the events published up to now, then the snapshot of this version.
         let version = runner.stateVersion
         dependencies.publisher.whenDelivered {
-            durability.whenRecorded(batchId: batchId, version: version) { released.forEach { $0.settled() } }
+            durability.whenRecorded(batchId: batchId, version: version) { records.commit(released) }
         }
     }
+
+    var heldRecords: (any HeldRecords)? { receiver.withLock { $0.records } }
 }

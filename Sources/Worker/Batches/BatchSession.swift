@@ -1,4 +1,5 @@
 import Foundation
+import KafkaIO
 import UploadEngine
 
 /// What the registry keeps about one batch besides the engine's state, which is all in the runner's batch.
@@ -8,18 +9,11 @@ struct BatchSession: Sendable {
     var partition: Int32
     /// Records to let go (commit) when the batch next settles — quiescent, its events and snapshot delivered — or
     /// to give up when the batch is handed to another owner.
-    var waiting: [RecordRelease] = []
+    var waiting: [RecordPosition] = []
     /// Records being applied right now: the batch must not settle before their files are in.
     var intake = 0
     /// When a record last touched the batch: idle batches leave memory least recently used first.
     var lastActivity: Date
     /// Cleared by a `clear` control: once settled, its tombstone is written and it leaves memory.
     var cleared = false
-}
-
-/// What becomes of one record that waits for its batch: let go for commit once the batch settles, or given up
-/// (left uncommitted, for the partition's next owner to replay) when the batch is abandoned. Exactly one runs.
-struct RecordRelease: Sendable {
-    let settled: @Sendable () -> Void
-    let abandoned: @Sendable () -> Void
 }

@@ -22,6 +22,8 @@ final class JobIntake: Sendable {
     private let open: OpenRecords
     /// The records being applied, for revokes to wait on.
     private let applying: ApplyGate
+    /// Commits or gives up the records the registry held, and those sent to the dead-letter topic.
+    private let records: IntakeRecords
     /// Holds records back until their partition's batches are restored (nil: `state.durable = false`).
     let restores: RestoreGate?
 
@@ -39,6 +41,8 @@ final class JobIntake: Sendable {
         self.metrics = metrics
         self.logger = logger
         self.decoder = JobDecoder(limits: configuration.limits)
+        self.records = IntakeRecords(consumer: consumer, open: open)
+        registry.returnRecords(to: records)
         self.throttle = IntakeThrottle(marks: .init(batches: configuration.worker.maxInFlightBatches, transfers: configuration.worker.maxTransfers),
                                        busyBatches: { registry.busyBatchCount }, transfers: transfers,
                                        pause: { consumer.pause() }, resume: { consumer.resume() }, logger: logger)
@@ -118,18 +122,13 @@ final class JobIntake: Sendable {
         switch decoded.command {
         case .success(let command):
             metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": command.kindName, "outcome": "accepted"])
-            registry.handle(command, partition: record.partition, offset: record.offset, done: { [self] in finish(record) },
-                            abandoned: { [self] in open.closed(record.partition) })
+            registry.handle(command, record: record.position)
         case .failure(let invalid):
             metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": "invalid", "outcome": "dead-lettered"])
             deadLetter(record, provenance: decoded.provenance, reason: invalid.reason)
         }
     }
 
-    private func finish(_ record: KafkaRecord) {
-        consumer.markFinished(record)
-        open.closed(record.partition)
-    }
 
     /// The record goes to the dead-letter topic as it was, an `attache.job.invalid` event follows, and only then is
     /// its offset let go. A dead-letter topic that keeps refusing the record (no permission, missing, a record over
@@ -172,7 +171,8 @@ final class JobIntake: Sendable {
                                                reason: reason, topic: record.topic, partition: record.partition, offset: record.offset,
                                                dlq: outcome)
             publisher.publish(event, sequence: 0)
-            publisher.whenDelivered { [self] in finish(record) }
+            let position = record.position
+            publisher.whenDelivered { [records] in records.commit([position]) }
         }
     }
 }
@@ -188,5 +188,21 @@ extension JobCommand {
         case .send: "send"
         case .configure: "configure"
         }
+    }
+}
+
+/// The intake's end of the records the registry holds: committing a record marks it finished for the consumer's
+/// watermark; either way it is no longer open.
+struct IntakeRecords: HeldRecords {
+    let consumer: KafkaConsumer
+    let open: OpenRecords
+
+    func commit(_ records: [RecordPosition]) {
+        consumer.markFinished(records)
+        open.closed(records.lazy.map(\.partition))
+    }
+
+    func giveUp(_ records: [RecordPosition]) {
+        open.closed(records.lazy.map(\.partition))
     }
 }

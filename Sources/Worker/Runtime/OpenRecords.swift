@@ -35,10 +35,19 @@ final class OpenRecords: Sendable {
     }
 
     func closed(_ partition: Int32) {
+        closed(CollectionOfOne(partition))
+    }
+
+    /// Closes one record per element, under one lock.
+    func closed(_ partitions: some Sequence<Int32>) {
         let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            let left = (state.counts[partition] ?? 1) - 1
-            state.counts[partition] = left > 0 ? left : nil
-            guard left <= 0, !state.waiters.isEmpty else { return [] }
+            var emptied = false
+            for partition in partitions {
+                let left = (state.counts[partition] ?? 1) - 1
+                state.counts[partition] = left > 0 ? left : nil
+                emptied = emptied || left <= 0
+            }
+            guard emptied, !state.waiters.isEmpty else { return [] }
             let snapshot = state
             let ready = state.waiters.filter { snapshot.isEmpty($0.partitions) }
             state.waiters.removeAll { snapshot.isEmpty($0.partitions) }
