@@ -15,5 +15,38 @@ import Testing
         // RFC 9562 appendix A.4: name "www.example.com" in the DNS namespace.
         let dns = UUID(uuidString: "6ba7b810-9dad-11d1-80b4-00c04fd430c8")!
         #expect(NameBasedUUID.make(namespace: dns, name: "www.example.com").uuidString.lowercased() == "2ed6657d-e927-568b-95e1-2665a8aea6a2")
+        #expect(NameBasedUUID.string(namespace: dns, joining: ["www.example.com"]) == "2ed6657d-e927-568b-95e1-2665a8aea6a2")
+    }
+
+    @Test func partsHashAsTheirNULJoinedName() {
+        let parts = ["batch-1", "f1", "attache.file.uploaded", ""]
+        #expect(NameBasedUUID.make(namespace: NameBasedUUID.messageNamespace, joining: parts)
+            == NameBasedUUID.make(namespace: NameBasedUUID.messageNamespace, name: parts.joined(separator: "\u{0}")))
+    }
+
+    @Test func namesAcrossBlockBoundariesMatchTheOneShotDigest() {
+        // 55, 56 and 64 bytes end exactly where padding needs another block; long names take several.
+        for count in [0, 1, 55, 56, 63, 64, 65, 119, 120, 1000] {
+            let name = String(repeating: "x", count: count)
+            let uuid = NameBasedUUID.make(namespace: NameBasedUUID.messageNamespace, name: name)
+            var bytes = withUnsafeBytes(of: NameBasedUUID.messageNamespace.uuid) { Array($0) } + Array(name.utf8)
+            bytes = SHA1.hash(bytes)
+            bytes[6] = (bytes[6] & 0x0F) | 0x50
+            bytes[8] = (bytes[8] & 0x3F) | 0x80
+            #expect(withUnsafeBytes(of: uuid.uuid) { Array($0) } == Array(bytes[0..<16]), "name of \(count) bytes")
+            #expect(NameBasedUUID.lowercased(uuid) == uuid.uuidString.lowercased())
+        }
+    }
+}
+
+extension SHA1 {
+    /// The 20-byte digest of `message`, for the vectors.
+    static func hash(_ message: [UInt8]) -> [UInt8] {
+        var hash = SHA1()
+        message.withUnsafeBytes { hash.update($0) }
+        let digest = hash.finish()
+        return [digest.0, digest.1, digest.2, digest.3, digest.4].flatMap { word in
+            (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - $0 * 8)) }
+        }
     }
 }

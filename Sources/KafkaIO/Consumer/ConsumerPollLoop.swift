@@ -79,9 +79,13 @@ final class ConsumerPollLoop: @unchecked Sendable {
         var records: [KafkaRecord] = []
         records.reserveCapacity(min(limit, 256))
         var message: UnsafeMutablePointer<rd_kafka_message_t>? = first
+        // A poll's records mostly share a topic: its name is read from C once per run of them, not per record.
+        var topic: (handle: OpaquePointer, name: String)?
         while let current = message {
             if current.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
-                records.append(KafkaRecord(message: current))
+                let handle = current.pointee.rkt!
+                if topic?.handle != handle { topic = (handle, String(cString: rd_kafka_topic_name(handle))) }
+                records.append(KafkaRecord(message: current, topic: topic?.name))
             } else {
                 report(current.pointee.err, handle: handle, message: current)
             }

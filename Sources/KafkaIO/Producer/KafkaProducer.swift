@@ -128,24 +128,29 @@ public final class KafkaProducer: Sendable {
 
     /// One produce call; the handler travels as the message opaque, retained until its delivery report.
     private func produce(_ record: KafkaProducerRecord, _ handler: DeliveryHandler) -> rd_kafka_resp_err_t {
-        let headers = RDHeaders(record.headers)
+        // Most records (events) carry no headers: no list is made for them.
+        let headers = record.headers.isEmpty ? nil : RDHeaders(record.headers)
         let opaque = Unmanaged.passRetained(handler).toOpaque()
         var error = RD_KAFKA_RESP_ERR__DESTROY
         // Under the state lock so close() cannot slip between the open check and the hand-over.
         shared.state.withLock { state in
             guard !state.isClosed else { return }
-            headers.lend { list in
+            func hand(_ list: OpaquePointer?) -> Bool {
                 error = client.withClientPointer { handle in
-                    record.key.withOptionalBytes { key in
-                        record.value.withOptionalBytes { value in
-                            attache_rd_kafka_produce(handle, record.topic, record.partition ?? RD_KAFKA_PARTITION_UA,
-                                                     value.baseAddress, value.count, key.baseAddress, key.count,
-                                                     list, opaque)
+                    // `withCString` lends a native string's own bytes; passing the String itself would copy them.
+                    record.topic.withCString { topic in
+                        record.key.withOptionalBytes { key in
+                            record.value.withOptionalBytes { value in
+                                attache_rd_kafka_produce(handle, topic, record.partition ?? RD_KAFKA_PARTITION_UA,
+                                                         value.baseAddress, value.count, key.baseAddress, key.count,
+                                                         list, opaque)
+                            }
                         }
                     }
                 }
                 return error == RD_KAFKA_RESP_ERR_NO_ERROR
             }
+            if let headers { headers.lend(hand) } else { _ = hand(nil) }
         }
         if error != RD_KAFKA_RESP_ERR_NO_ERROR {
             Unmanaged<DeliveryHandler>.fromOpaque(opaque).release()

@@ -1,4 +1,5 @@
 import CRdKafka
+import Foundation
 
 /// Builds an `rd_kafka_headers_t` from Swift headers for one produce call.
 ///
@@ -10,25 +11,33 @@ final class RDHeaders {
     init(_ headers: [KafkaHeader]) {
         guard !headers.isEmpty else { return }
         let list = rd_kafka_headers_new(headers.count)!
-        // Names go with their length, so one holding NUL is not cut short; an empty value goes as a non-null
-        // pointer of length 0, which librdkafka keeps apart from a null value.
+        // Names go with their length (librdkafka copies that many bytes), so one holding NUL is not cut short and
+        // none needs a terminator; an empty value goes as a non-null pointer of length 0, which librdkafka keeps
+        // apart from a null value.
         for header in headers {
-            let terminated = header.rawName + [0]
-            terminated.withUnsafeBufferPointer { bytes in
-                let name = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
-                let nameLength = bytes.count - 1
-                switch header.value {
-                case .none:
-                    _ = rd_kafka_header_add(list, name, nameLength, nil, 0)
-                case .some(let value) where value.isEmpty:
-                    // Any valid address will do for zero bytes.
-                    _ = rd_kafka_header_add(list, name, nameLength, name, 0)
-                case .some(let value):
-                    value.withUnsafeBytes { _ = rd_kafka_header_add(list, name, nameLength, $0.baseAddress, $0.count) }
+            header.rawName.withUnsafeBufferPointer { name in
+                if let base = name.baseAddress {
+                    Self.add(header.value, named: base, length: name.count, to: list)
+                } else {
+                    var nothing: UInt8 = 0
+                    withUnsafePointer(to: &nothing) { Self.add(header.value, named: $0, length: 0, to: list) }
                 }
             }
         }
         pointer = list
+    }
+
+    private static func add(_ value: Data?, named name: UnsafePointer<UInt8>, length: Int, to list: OpaquePointer) {
+        let name = UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self)
+        switch value {
+        case .none:
+            _ = rd_kafka_header_add(list, name, length, nil, 0)
+        case .some(let value) where value.isEmpty:
+            // Any valid address will do for zero bytes.
+            _ = rd_kafka_header_add(list, name, length, name, 0)
+        case .some(let value):
+            value.withUnsafeBytes { _ = rd_kafka_header_add(list, name, length, $0.baseAddress, $0.count) }
+        }
     }
 
     deinit {

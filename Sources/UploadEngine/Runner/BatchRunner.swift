@@ -13,7 +13,9 @@ public typealias UploadObserver = @Sendable (UploadEvent) -> Void
 public final class BatchRunner: Sendable {
     struct Delivery {
         let event: UploadEvent
-        let observers: [UploadObserver]
+        /// The per-call observers that hear it (most events have none: no array is made for them), then the global one.
+        let calls: [UploadObserver]
+        let global: UploadObserver?
     }
 
     struct State {
@@ -202,9 +204,13 @@ public final class BatchRunner: Sendable {
             var effects = transition(&state.batch, now)
             if let offset { state.batch.noteApplied(offset: offset, now: now) }
             state.batch.stampSequence(&effects.events)
-            for event in effects.events { state.outbox.append(Delivery(event: event, observers: recipients(of: event, in: state))) }
+            for event in effects.events {
+                state.outbox.append(Delivery(event: event, calls: callRecipients(of: event, in: state), global: state.globalObserver))
+            }
             for action in effects.actions { perform(action, in: &state) }
-            state.callObservers = state.callObservers.filter { state.batch.hasFiles(from: $0.key) }
+            if !state.callObservers.isEmpty {
+                state.callObservers = state.callObservers.filter { state.batch.hasFiles(from: $0.key) }
+            }
             rescheduleTimer(in: &state)
             // Told under the lock: whoever sees the new version (a record settling on another thread) must find the
             // change already owed a snapshot.
@@ -220,15 +226,10 @@ public final class BatchRunner: Sendable {
         return outcome
     }
 
-    private func recipients(of event: UploadEvent, in state: State) -> [UploadObserver] {
-        var observers: [UploadObserver]
-        if case .completed = event.kind {
-            observers = Array(state.callObservers.values)
-        } else {
-            observers = state.callObservers[event.requestId].map { [$0] } ?? []
-        }
-        if let global = state.globalObserver { observers.append(global) }
-        return observers
+    private func callRecipients(of event: UploadEvent, in state: State) -> [UploadObserver] {
+        guard !state.callObservers.isEmpty else { return [] }
+        if case .completed = event.kind { return Array(state.callObservers.values) }
+        return state.callObservers[event.requestId].map { [$0] } ?? []
     }
 
     /// Calls observers outside the lock, in order; whoever finds the outbox unclaimed drains it.
@@ -255,7 +256,8 @@ public final class BatchRunner: Sendable {
                 return
             }
             for delivery in deliveries {
-                delivery.observers.forEach { $0(delivery.event) }
+                delivery.calls.forEach { $0(delivery.event) }
+                delivery.global?(delivery.event)
             }
         }
     }

@@ -33,8 +33,6 @@ public enum MessagePlan {
 
     /// The muid of a message carrying these files of this batch: a name-based UUID, lower case.
     public static func muid(batchId: String, fileIds: [String]) -> String {
-        // NUL cannot occur in ids (control characters are refused), so the joined name is unambiguous.
-        let name = ([batchId] + fileIds).joined(separator: "\u{0}")
-        return NameBasedUUID.make(namespace: NameBasedUUID.messageNamespace, name: name).uuidString.lowercased()
+        NameBasedUUID.string(namespace: NameBasedUUID.messageNamespace, joining: [batchId] + fileIds)
     }
 }

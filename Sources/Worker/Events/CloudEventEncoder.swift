@@ -40,7 +40,7 @@ public final class CloudEventEncoder: Sendable {
     /// The JSON bytes of one event, at most `maxBytes` of them; `sequence` increases per batch within this
     /// worker's ownership.
     public func encode(_ event: WorkerEvent, sequence: UInt64, time: Date = Date()) -> [UInt8] {
-        let id = event.stableName.map { NameBasedUUID.make(namespace: Self.eventNamespace, name: $0).uuidString.lowercased() }
+        let id = event.stableName.map { NameBasedUUID.string(namespace: Self.eventNamespace, joining: $0) }
             ?? idPrefix + String(counter.add(1, ordering: .relaxed).newValue)
         let bytes = envelope(event, id: id, sequence: sequence, time: time) { Self.writeData(of: event, into: &$0) }
         guard bytes.count > maxBytes else { return bytes }

@@ -38,14 +38,12 @@ public enum WorkerEvent: Sendable, Hashable {
 }
 
 extension WorkerEvent {
-    /// The part of a deterministic event id that tells this event from others about the same batch: the file or
-    /// message, the type and the engine's identity (generation and attempt, or state version). nil for events
-    /// whose repeats need not be recognised (progress, job.invalid).
-    var stableName: String? {
+    /// The name of a deterministic event id, in parts hashed NUL-joined (ids cannot hold NUL, so the name is
+    /// unambiguous): the batch, the file or message, the type and the engine's identity (generation and attempt, or
+    /// state version). nil for events whose repeats need not be recognised (progress, job.invalid).
+    var stableName: [String]? {
         guard case .upload(let event) = self else { return nil }
         if case .progress = event.kind { return nil }
-        let subject = event.fileId ?? event.muid ?? ""
-        // NUL cannot occur in ids (control characters are refused), so the joined name is unambiguous.
-        return [event.batchId, subject, type, event.identity].joined(separator: "\u{0}")
+        return [event.batchId, event.fileId ?? event.muid ?? "", type, event.identity]
     }
 }

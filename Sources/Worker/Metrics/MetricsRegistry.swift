@@ -15,10 +15,27 @@ public final class MetricsRegistry: Sendable {
     private struct Family {
         let help: String
         let kind: Kind
-        var series: [String: Double] = [:]
-        /// Histograms: per label set, the bucket counts, the sum and the count.
-        var histograms: [String: (buckets: [Double], sum: Double, count: Double)] = [:]
         let bounds: [Double]
+    }
+
+    /// One series: its family and its rendered label set.
+    private struct Series: Hashable {
+        let family: String
+        let labels: String
+    }
+
+    private struct Histogram {
+        var buckets: [Double]
+        var sum = 0.0
+        var count = 0.0
+    }
+
+    /// The values, one flat table for all families: an update is one in-place dictionary write, never a copy of
+    /// a family's table.
+    private struct Values {
+        var families: [String: Family] = [:]
+        var series: [Series: Double] = [:]
+        var histograms: [Series: Histogram] = [:]
     }
 
     /// What a label value outside a family's closed set is counted as.
@@ -27,7 +44,7 @@ public final class MetricsRegistry: Sendable {
     /// Declared label names and their closed value sets, by family; read on every update.
     private let schemas = Mutex<[String: [String: Set<String>]]>([:])
 
-    private let families = Mutex<[String: Family]>([:])
+    private let values = Mutex(Values())
     private let order = Mutex<[String]>([])
     /// A series' rendered, bounded label set by family and the labels a caller gave.
     private let seriesKeys = Mutex<[SeriesKey: String]>([:])
@@ -46,36 +63,40 @@ public final class MetricsRegistry: Sendable {
         schemas.withLock { schemas in
             if schemas[name] == nil { schemas[name] = labels }
         }
-        let added = families.withLock { families in
-            guard families[name] == nil else { return false }
-            families[name] = Family(help: help, kind: kind, bounds: buckets.sorted())
+        let added = values.withLock { values in
+            guard values.families[name] == nil else { return false }
+            values.families[name] = Family(help: help, kind: kind, bounds: buckets.sorted())
             return true
         }
         if added { order.withLock { $0.append(name) } }
     }
 
     public func increment(_ name: String, by value: Double = 1, labels: [String: String] = [:]) {
-        let key = seriesKey(name, labels)
-        families.withLock { $0[name]?.series[key, default: 0] += value }
-    }
-
-    public func set(_ name: String, _ value: Double, labels: [String: String] = [:]) {
-        let key = seriesKey(name, labels)
-        families.withLock { $0[name]?.series[key] = value }
-    }
-
-    public func observe(_ name: String, _ value: Double, labels: [String: String] = [:]) {
-        let key = seriesKey(name, labels)
-        families.withLock { families in
-            // Mutated in place: a copy of the family would copy its every series on each observation.
-            guard let bounds = families[name]?.bounds else { return }
-            let empty = (buckets: [Double](repeating: 0, count: bounds.count), sum: 0.0, count: 0.0)
-            Self.record(value, bounds: bounds, into: &families[name]!.histograms[key, default: empty])
+        let series = Series(family: name, labels: seriesKey(name, labels))
+        values.withLock { values in
+            guard values.families[name] != nil else { return }
+            values.series[series, default: 0] += value
         }
     }
 
-    private static func record(_ value: Double, bounds: [Double],
-                               into entry: inout (buckets: [Double], sum: Double, count: Double)) {
+    public func set(_ name: String, _ value: Double, labels: [String: String] = [:]) {
+        let series = Series(family: name, labels: seriesKey(name, labels))
+        values.withLock { values in
+            guard values.families[name] != nil else { return }
+            values.series[series] = value
+        }
+    }
+
+    public func observe(_ name: String, _ value: Double, labels: [String: String] = [:]) {
+        let series = Series(family: name, labels: seriesKey(name, labels))
+        values.withLock { values in
+            guard let bounds = values.families[name]?.bounds else { return }
+            Self.record(value, bounds: bounds,
+                        into: &values.histograms[series, default: Histogram(buckets: [Double](repeating: 0, count: bounds.count))])
+        }
+    }
+
+    private static func record(_ value: Double, bounds: [Double], into entry: inout Histogram) {
         for (index, bound) in bounds.enumerated() where value <= bound { entry.buckets[index] += 1 }
         entry.sum += value
         entry.count += 1
@@ -83,8 +104,8 @@ public final class MetricsRegistry: Sendable {
 
     /// The current value of a counter or gauge series (0 when never set).
     public func value(_ name: String, labels: [String: String] = [:]) -> Double {
-        let key = seriesKey(name, labels)
-        return families.withLock { $0[name]?.series[key] ?? 0 }
+        let series = Series(family: name, labels: seriesKey(name, labels))
+        return values.withLock { $0.series[series] ?? 0 }
     }
 
     /// The labels a family's series is kept under: undeclared names dropped, values outside their set `other`.
@@ -102,13 +123,16 @@ public final class MetricsRegistry: Sendable {
     /// Everything, in the Prometheus text exposition format.
     public func render() -> String {
         let names = order.withLock { $0 }
-        let snapshot = families.withLock { $0 }
+        let snapshot = values.withLock { $0 }
+        let series = Dictionary(grouping: snapshot.series, by: \.key.family)
+        let histograms = Dictionary(grouping: snapshot.histograms, by: \.key.family)
         var text = ""
         for name in names {
-            guard let family = snapshot[name] else { continue }
+            guard let family = snapshot.families[name] else { continue }
             text += "# HELP \(name) \(family.help)\n# TYPE \(name) \(family.kind.rawValue)\n"
             if family.kind == .histogram {
-                for (labels, entry) in family.histograms.sorted(by: { $0.key < $1.key }) {
+                let entries = (histograms[name] ?? []).map { (labels: $0.key.labels, entry: $0.value) }
+                for (labels, entry) in entries.sorted(by: { $0.labels < $1.labels }) {
                     for (index, bound) in family.bounds.enumerated() {
                         text += "\(name)_bucket\(Self.merge(labels, "le=\"\(Self.number(bound))\"")) \(Self.number(entry.buckets[index]))\n"
                     }
@@ -116,8 +140,8 @@ public final class MetricsRegistry: Sendable {
                     text += "\(name)_sum\(labels) \(Self.number(entry.sum))\n\(name)_count\(labels) \(Self.number(entry.count))\n"
                 }
             } else {
-                let series = family.series.isEmpty ? ["": 0] : family.series
-                for (labels, value) in series.sorted(by: { $0.key < $1.key }) {
+                let values = (series[name] ?? []).map { (labels: $0.key.labels, value: $0.value) }
+                for (labels, value) in (values.isEmpty ? [("", 0)] : values).sorted(by: { $0.labels < $1.labels }) {
                     text += "\(name)\(labels) \(Self.number(value))\n"
                 }
             }

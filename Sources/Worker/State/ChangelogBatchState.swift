@@ -117,10 +117,10 @@ final class ChangelogBatchState: BatchDurability {
     func whenRecorded(batchId: String, version: Int, _ action: @escaping @Sendable () -> Void) {
         let now = state.withLock { state -> Bool in
             guard !state.broken else { return false }
-            guard var owed = state.owed[batchId], owed.dirty != nil || owed.tombstone || owed.inFlight > 0 else { return true }
+            guard let owed = state.owed[batchId], owed.dirty != nil || owed.tombstone || owed.inFlight > 0 else { return true }
             if owed.delivered >= version && owed.dirty == nil && !owed.tombstone { return true }
-            owed.waiters.append((version, action))
-            state.owed[batchId] = owed
+            // In place: a copy taken out and written back would copy the waiters on every append.
+            state.owed[batchId]!.waiters.append((version, action))
             return false
         }
         if now { action() }
@@ -171,10 +171,8 @@ final class ChangelogBatchState: BatchDurability {
 
     private func owe(_ batchId: String, partition: Int32, _ change: (inout Owed) -> Void) {
         let schedule = state.withLock { state -> Bool in
-            var owed = state.owed[batchId] ?? Owed(partition: partition)
-            owed.partition = partition
-            change(&owed)
-            state.owed[batchId] = owed
+            state.owed[batchId, default: Owed(partition: partition)].partition = partition
+            change(&state.owed[batchId]!)
             defer { state.flushScheduled = true }
             return !state.flushScheduled
         }
@@ -191,13 +189,14 @@ final class ChangelogBatchState: BatchDurability {
     private func flushNow() {
         let due = state.withLock { state -> [(String, Int32, BatchRunner?)] in
             state.flushScheduled = false
-            var due: [(String, Int32, BatchRunner?)] = []
-            for (batchId, var owed) in state.owed where owed.dirty != nil || owed.tombstone {
-                due.append((batchId, owed.partition, owed.dirty))
-                owed.dirty = nil
-                owed.tombstone = false
-                owed.inFlight += 1
-                state.owed[batchId] = owed
+            let due = state.owed.compactMap { batchId, owed -> (String, Int32, BatchRunner?)? in
+                owed.dirty != nil || owed.tombstone ? (batchId, owed.partition, owed.dirty) : nil
+            }
+            // Changed after the pass over them: writing while iterating would copy the whole table.
+            for (batchId, _, _) in due {
+                state.owed[batchId]!.dirty = nil
+                state.owed[batchId]!.tombstone = false
+                state.owed[batchId]!.inFlight += 1
             }
             return due
         }
@@ -218,10 +217,12 @@ final class ChangelogBatchState: BatchDurability {
             return
         }
         let updatedAt = Int64(((batch.updatedAt ?? Date()).timeIntervalSince1970 * 1000).rounded())
-        let record = SnapshotRecord.snapshot(topic: topic, batchId: batchId, partition: partition, bytes: bytes,
+        // One copy of the bytes, shared by the record and the store's row.
+        let snapshot = Data(bytes)
+        let record = SnapshotRecord.snapshot(topic: topic, batchId: batchId, partition: partition, bytes: snapshot,
                                              generation: generation, pending: batch.hasWorkToResume, updatedAt: updatedAt)
         produce(record, batchId: batchId, version: batch.stateVersion,
-                change: BatchChange(batchId: batchId, snapshot: Data(bytes), offset: 0, pending: batch.hasWorkToResume,
+                change: BatchChange(batchId: batchId, snapshot: snapshot, offset: 0, pending: batch.hasWorkToResume,
                                     updatedAt: updatedAt))
     }
 
@@ -312,15 +313,21 @@ final class ChangelogBatchState: BatchDurability {
                     } else {
                         state.recent.remove(delivery.batchId, partition: delivery.partition)
                     }
-                    guard var owed = state.owed[delivery.batchId] else { continue }
+                    // Taken out, so changing it copies nothing; put back unless done.
+                    guard var owed = state.owed.removeValue(forKey: delivery.batchId) else { continue }
                     owed.inFlight -= 1
                     owed.delivered = max(owed.delivered, delivery.version)
-                    if owed.dirty == nil && !owed.tombstone {
+                    if owed.dirty == nil && !owed.tombstone && !owed.waiters.isEmpty {
                         let delivered = owed.delivered, idle = owed.inFlight == 0
-                        ready += owed.waiters.filter { $0.version <= delivered || idle }.map(\.action)
-                        owed.waiters.removeAll { $0.version <= delivered || idle }
+                        if idle || owed.waiters.allSatisfy({ $0.version <= delivered }) {
+                            ready += owed.waiters.lazy.map(\.action)
+                            owed.waiters = []
+                        } else {
+                            ready += owed.waiters.lazy.filter { $0.version <= delivered }.map(\.action)
+                            owed.waiters.removeAll { $0.version <= delivered }
+                        }
                     }
-                    state.owed[delivery.batchId] = owed.isDone ? nil : owed
+                    if !owed.isDone { state.owed[delivery.batchId] = owed }
                 }
                 return ready
             }

@@ -10,13 +10,17 @@ enum SnapshotRecord {
     static let generationHeader = "attache.generation"
     static let pendingHeader = "attache.pending"
     static let updatedHeader = "attache.updated"
+    /// The names as bytes, made once: every snapshot carries them.
+    private static let generationName = Array(generationHeader.utf8)
+    private static let pendingName = Array(pendingHeader.utf8)
+    private static let updatedName = Array(updatedHeader.utf8)
 
-    static func snapshot(topic: String, batchId: String, partition: Int32, bytes: [UInt8], generation: Int32, pending: Bool,
+    static func snapshot(topic: String, batchId: String, partition: Int32, bytes: Data, generation: Int32, pending: Bool,
                          updatedAt: Int64) -> KafkaProducerRecord {
-        KafkaProducerRecord(topic: topic, key: batchId, value: Data(bytes), headers: [
-            KafkaHeader(generationHeader, String(generation)),
-            KafkaHeader(pendingHeader, pending ? "1" : "0"),
-            KafkaHeader(updatedHeader, String(updatedAt)),
+        KafkaProducerRecord(topic: topic, key: batchId, value: bytes, headers: [
+            KafkaHeader(rawName: generationName, Data(String(generation).utf8)),
+            KafkaHeader(rawName: pendingName, Data((pending ? "1" : "0").utf8)),
+            KafkaHeader(rawName: updatedName, Data(String(updatedAt).utf8)),
         ], partition: partition)
     }
 

@@ -41,7 +41,7 @@ import TestSupport
 
     private static func record(_ topic: String, _ batch: UploadBatch, generation: Int32) -> KafkaProducerRecord {
         SnapshotRecord.snapshot(topic: topic, batchId: batch.batchId, partition: 0,
-                                bytes: BatchSnapshot.encode(batch, writerGeneration: generation, maxBytes: 1 << 20)!,
+                                bytes: Data(BatchSnapshot.encode(batch, writerGeneration: generation, maxBytes: 1 << 20)!),
                                 generation: generation, pending: batch.hasWorkToResume, updatedAt: 1)
     }
 
