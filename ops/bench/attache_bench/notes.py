@@ -18,8 +18,18 @@ NOTES = """How the figures are taken:
 - Peak RSS: the worker's VmHWM at the end of the run; curl/rclone from `/usr/bin/time`. "Flat" = the 8×256 MiB
   median exceeds the 8×64 MiB median by at most 8 MiB.
 - Small files: the same 16 KiB files as `path` sources, one job each, `worker.maxTransfers=32`; curl runs
-  `--parallel --parallel-max 32`. Attache also presigns each job's file with ops/bench/presign.py. Events/s counts
-  every event about the measured batches (progress, uploaded, completed).
+  `--parallel --parallel-max 32`. In `endpoint` presign mode Attache presigns each job's file with
+  ops/bench/presign.py; in `s3` mode it signs path-style SigV4 URLs itself (nginx's WebDAV PUT ignores the
+  signature). Events/s counts every event about the measured batches (progress, uploaded, completed). "CPU per job"
+  is the worker's CPU ÷ jobs; curl's "CPU per file" is curl's own CPU ÷ files (neither counts nginx).
+- Floor (DESIGN §8): next to curl, what curl and nginx used plus what the contract adds, each addition measured alone
+  in the same run on the same bytes: SHA-256 of every byte (`openssl dgst -sha256`, the library the worker hashes
+  with), the presign calls (curl posting the same requests to ops/bench/presign.py, both their CPU; none in `s3`
+  mode), and the Kafka records (kcat producing as many records of 600 bytes as the run wrote — jobs, events and a
+  snapshot per job — and the broker's CPU). Floor CPU = curl's total + the additions; floor time = the larger of
+  curl's time and the floor CPU ÷ cores: the least time the work could take here, the additions running on the CPU
+  curl left idle as far as it goes. The row's target is checked on the floor ÷ curl: whether the contract alone
+  leaves §8's ratio in reach.
 - Fan-out: the small run with 2 worker processes in one group, both started together (4 partitions, 2 each).
 - Intake: all jobs are produced before the worker starts; from the worker's `partitions assigned` log line to the
   Kafka timestamp of the last event it produced. Each job yields `file.rejected` + `batch.completed`; the counts are

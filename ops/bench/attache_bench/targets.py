@@ -1,10 +1,7 @@
 """What the table checks, in one place: DESIGN §8's figures, and the bounds of the end-to-end scale test
 (`scalingOneToThreeToOneUnderLoadRepeatsAlmostNothing`, Tests/EndToEndTests/DurableStateTests.swift) for the scale
 run. A row with a target names one of these; whether it is met is decided here, and its text in the table is
-written from the same numbers.
-
-Not checked here although §8 asks for them: the small-file run in `s3` presign mode, the worker's CPU per small job
-against curl's CPU per file, and the CPU floor next to each peer (the table shows CPU by process instead)."""
+written from the same numbers. Floor rows (floor.py) check a peer's target on the floor's own ratio to the peer."""
 from dataclasses import dataclass
 
 
@@ -56,8 +53,8 @@ def at_least(limit, unit):
 
 
 LARGE_VS_CURL = Target((at_most(1.10, "{:.2f}×"),), source="§8 large files: within 1.10× of curl --parallel")
-# §8 asks for at least 25 % faster than rclone; the bench has held Attache only to being faster since it began.
-LARGE_VS_RCLONE = Target((below(1.00, "{:.2f}×"),), source="§8 large files: faster than rclone copy --transfers 8")
+# At least 25 % faster: rclone's time at least 1.25 × Attache's.
+LARGE_VS_RCLONE = Target((at_most(0.80, "{:.2f}×"),), source="§8 large files: at least 25 % faster than rclone copy --transfers 8")
 # "Flat in file size", as the bench reads it: the 8×256 MiB median above the 8×64 MiB one by at most this much.
 # The soak holds its long-lived worker's RSS to the same growth.
 RSS_GROWTH = at_most(8, "+{:.0f} MiB")
@@ -65,6 +62,7 @@ PEAK_RSS = at_most(64, "{:.0f} MiB")
 LARGE_PEAK_RSS = Target((PEAK_RSS,), source="§8 memory: peak RSS during the large-file run")
 LARGE_PEAK_RSS_FLAT = Target((PEAK_RSS, RSS_GROWTH), "{0}, flat ({1})", source="§8 memory: flat in file size")
 SMALL_VS_CURL = Target((at_most(2.0, "{:.1f}×"),), source="§8 small files: within 2× of curl --parallel")
+SMALL_CPU_VS_CURL = Target((at_most(2.0, "{:.1f}×"),), source="§8 small files: worker CPU per job within 2× of curl's per file")
 INTAKE_JOBS_PER_S = 20000
 INTAKE_RATE = Target((at_least(INTAKE_JOBS_PER_S, "{:,.0f} jobs/s"),), source="§8 intake")
 # Not a target of its own: the CPU per job at which one core could keep up with INTAKE_RATE.

@@ -8,6 +8,7 @@ from ..attache_run import run_attache
 from ..contender_cpu import ContenderCPU, cpu_rows
 from ..failure import BenchFailure
 from ..figures import Figure
+from .. import floor
 from ..jobs import path_job
 from ..log import log
 from ..peer_run import run_peer
@@ -30,6 +31,8 @@ class LargeRun:
     peak_rss: dict = field(default_factory=dict)  # contender -> Figure of MiB
     first_event: Figure = field(default_factory=Figure)  # Attache's seconds until its first progress event
     cpu: dict = field(default_factory=dict)  # contender -> ContenderCPU
+    events: Figure = field(default_factory=Figure)  # events Attache's runs wrote
+    additions: floor.Additions = field(default_factory=floor.Additions)  # what the contract adds, measured alone
 
     def __post_init__(self):
         for who in self.contenders:
@@ -52,8 +55,9 @@ class LargeRun:
         return text if who == "attache" else "{} {}".format(who, text)
 
 
-def measure(rig, size_mib=SIZE_MIB, peers=PEERS):
-    """FILES files of `size_mib` at concurrency 8: Attache against the peers, in turns, --runs times each."""
+def measure(rig, size_mib=SIZE_MIB, peers=PEERS, with_floor=True):
+    """FILES files of `size_mib` at concurrency 8: Attache against the peers, in turns, --runs times each; then, with
+    `with_floor`, what the contract adds to curl's work, measured alone."""
     paths = rig.sources.make_files("large{}".format(size_mib), FILES, size_mib * MIB)
     relative = [rig.sources.relative(p) for p in paths]
     large = LargeRun(size_mib, ["attache"] + peers)
@@ -89,10 +93,17 @@ def measure(rig, size_mib=SIZE_MIB, peers=PEERS):
         large.cpu[who].add(measured.account)
         if who == "attache":
             large.first_event.add(measured.first_event)
+            large.events.add(measured.events)
         large.times[who].add(measured.seconds)
         large.peak_rss[who].add(measured.peak_rss_kib / 1024)
         log("{} run {}: {} {:.3f} s, peak RSS {:.1f} MiB".format(large.scenario, run, who, measured.seconds,
                                                                  measured.peak_rss_kib / 1024))
+    if with_floor and "curl" in peers:
+        # One presign request for the job's files; records: the job, its events and a snapshot per change.
+        request = [("floor", [("f{}".format(i + 1), os.path.basename(p), size_mib * MIB) for i, p in enumerate(paths)])]
+        records = 1 + 2 * int(large.events.median)
+        for run in range(1, rig.runs + 1):
+            floor.measure_additions(rig, large.additions, "{}-{}".format(large.scenario, run), paths, request, records)
     return large
 
 
@@ -110,4 +121,7 @@ def rows(large):
     table.append(Row("{}: peak RSS MiB".format(large.title), rss["attache"].text("{:.1f}"),
                      "curl {} · rclone {}".format(rss["curl"].text("{:.1f}"), rss["rclone"].text("{:.1f}")),
                      rss["attache"].over(rss["curl"]), LARGE_PEAK_RSS, (rss["attache"].median,)))
+    if large.additions.sha256.values:
+        table += floor.rows(large.title, "curl", large.times["curl"], large.cpu["curl"].total(), large.additions,
+                            attache, large.cpu["attache"].total(), LARGE_VS_CURL)
     return table + cpu_rows(large.title, large.cpu["attache"], "curl", large.cpu["curl"])

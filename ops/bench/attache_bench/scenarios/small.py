@@ -1,21 +1,29 @@
 """small: --small-jobs one-file 16 KiB `path` jobs (2,000 by default), worker.maxTransfers 32, against curl
---parallel-max 32 uploading the same files: time, jobs/s, events/s. The fan-out scenario adds a run with a group of
-two workers to the same turns."""
+--parallel-max 32 uploading the same files: time, jobs/s, events/s, in `endpoint` presign mode (a presign call per
+job) and in `s3` mode (the worker signs the URLs itself, no call); the worker's CPU per job against curl's per file;
+and the floor (floor.py). The fan-out scenario adds a run with a group of two workers to the same turns."""
 import os
 from dataclasses import dataclass, field
 
 from ..attache_run import run_attache
 from ..contender_cpu import ContenderCPU, cpu_rows
 from ..figures import Figure
+from .. import floor
 from ..jobs import path_job
 from ..log import log
 from ..peer_run import run_peer
 from ..rows import Row
 from ..run_names import run_tag
-from ..targets import SMALL_VS_CURL
+from ..targets import SMALL_CPU_VS_CURL, SMALL_VS_CURL
 
 FILE_SIZE = 16 * 1024
 MAX_TRANSFERS = 32
+S3 = "s3"  # the contender: one worker in `s3` presign mode
+# `s3` mode against nginx: path-style URLs {endpoint}/{bucket}/{batchId}/{fileId}/{name}, the layout the presign
+# endpoint gives; nginx's WebDAV PUT ignores the signature in the query and the checksum header.
+S3_ENVIRONMENT = {"ATTACHE_PRESIGN_MODE": "s3", "ATTACHE_PRESIGN_S3_BUCKET": "attache", "ATTACHE_PRESIGN_S3_REGION": "us-east-1",
+                  "ATTACHE_PRESIGN_S3_ACCESS_KEY_ID": "bench", "ATTACHE_PRESIGN_S3_SECRET_ACCESS_KEY": "bench-secret",
+                  "ATTACHE_PRESIGN_S3_PATH_STYLE": "true"}
 
 
 @dataclass
@@ -27,17 +35,25 @@ class SmallRun:
     times: dict = field(default_factory=dict)  # worker count or "curl" -> Figure of seconds
     events_per_s: dict = field(default_factory=dict)  # worker count -> Figure
     cpu_per_job_us: dict = field(default_factory=dict)  # worker count -> Figure of the workers' CPU per job
-    cpu: dict = field(default_factory=dict)  # worker count or "curl" -> ContenderCPU
+    cpu: dict = field(default_factory=dict)  # worker count, S3 or "curl" -> ContenderCPU
+    curl_cpu_per_file_us: Figure = field(default_factory=Figure)  # curl's own CPU per file
+    additions: dict = field(default_factory=dict)  # 1 (endpoint mode) or S3 -> floor.Additions
 
     def __post_init__(self):
         for who in self.contenders:
             self.times[who], self.cpu[who] = Figure(), ContenderCPU()
-        for workers in self.worker_counts:
+        for workers in self.attache_runs:
             self.events_per_s[workers], self.cpu_per_job_us[workers] = Figure(), Figure()
+        self.additions = {1: floor.Additions(), S3: floor.Additions()}
+
+    @property
+    def attache_runs(self):
+        """Worker counts in endpoint mode, and the one-worker run in s3 mode next to curl."""
+        return list(self.worker_counts) + ([S3] if self.with_curl else [])
 
     @property
     def contenders(self):
-        return list(self.worker_counts) + (["curl"] if self.with_curl else [])
+        return self.attache_runs + (["curl"] if self.with_curl else [])
 
     def rate(self, who):
         """Jobs (or curl's files) per second, run by run."""
@@ -63,11 +79,14 @@ def measure(rig, worker_counts, with_curl):
                                               str(MAX_TRANSFERS), "-K", config], tag)
             nginx.check_stored([(p, nginx.stored_path("curl", tag, os.path.basename(p))) for p in paths], False)
             return measured
-        scenario = "small{}w".format(who)
+        scenario = "small-s3" if who == S3 else "small{}w".format(who)
         tag = run_tag(scenario, run, attempt)
         jobs = [("s-{}-{}".format(tag, i + 1), p) for i, p in enumerate(paths)]
+        extra = {"ATTACHE_WORKER_MAX_TRANSFERS": str(MAX_TRANSFERS)}
+        if who == S3:
+            extra.update(S3_ENVIRONMENT, ATTACHE_PRESIGN_S3_ENDPOINT=nginx.base)
         measured = run_attache(rig, scenario, tag, [(b, path_job(b, [rig.sources.relative(p)])) for b, p in jobs],
-                               workers=who, extra={"ATTACHE_WORKER_MAX_TRANSFERS": str(MAX_TRANSFERS)})
+                               workers=1 if who == S3 else who, extra=extra)
         nginx.check_stored([(p, nginx.stored_path("attache", b, "f1", os.path.basename(p))) for b, p in jobs], False)
         return measured
 
@@ -75,25 +94,42 @@ def measure(rig, worker_counts, with_curl):
         small.cpu[who].add(measured.account)
         small.times[who].add(measured.seconds)
         if who == "curl":
+            small.curl_cpu_per_file_us.add(small.cpu["curl"].by_process["curl"].values[-1] / count * 1e6)
             log("small run {}: curl {:.3f} s ({:.0f} files/s)".format(run, measured.seconds, count / measured.seconds))
         else:
             small.events_per_s[who].add(measured.events / measured.seconds)
             small.cpu_per_job_us[who].add(measured.cpu_per_job * 1e6)
             log("small run {}: attache ×{} {:.3f} s ({:.0f} jobs/s, {:.0f} events/s)".format(
                 run, who, measured.seconds, count / measured.seconds, measured.events / measured.seconds))
+    if with_curl:
+        events_per_job = small.events_per_s[1].median * small.times[1].median / count
+        records = int(count * (1 + events_per_job + 1))  # jobs in, events out, a snapshot per job at least
+        requests = [("floor-{}".format(i), [("f1", os.path.basename(p), FILE_SIZE)]) for i, p in enumerate(paths)]
+        for run in range(1, rig.runs + 1):
+            floor.measure_additions(rig, small.additions[1], "small-{}".format(run), paths, requests, records)
+            floor.measure_additions(rig, small.additions[S3], "small-s3-{}".format(run), paths, [], records)
     return small
 
 
 def rows(small):
     """The one-worker rows: time against curl (when it ran), CPU per job, CPU by process, jobs/s."""
     table = []
-    if small.with_curl:
-        ratio = small.times[1].over(small.times["curl"])
-        table.append(Row("small {}×16 KiB jobs, 1 worker: time s".format(small.jobs), small.times[1].text("{:.2f}"),
-                         "curl {}".format(small.times["curl"].text()), ratio, SMALL_VS_CURL, (ratio,)))
-    table.append(Row("small: worker CPU per job µs (1 worker)", small.cpu_per_job_us[1].text("{:.0f}")))
-    if small.with_curl:
-        table += cpu_rows("small, 1 worker", small.cpu[1], "curl", small.cpu["curl"])
+    if not small.with_curl:
+        return [Row("small: worker CPU per job µs (1 worker)", small.cpu_per_job_us[1].text("{:.0f}")), rate_row(small, 1)]
+    curl = small.times["curl"]
+    for who, mode in [(1, "endpoint"), (S3, "s3")]:
+        title = "small {}×16 KiB jobs, 1 worker, {} presign mode".format(small.jobs, mode)
+        ratio = small.times[who].over(curl)
+        table.append(Row(title + ": time s", small.times[who].text("{:.2f}"), "curl {}".format(curl.text()), ratio,
+                         SMALL_VS_CURL, (ratio,)))
+        per_file = small.cpu_per_job_us[who].over(small.curl_cpu_per_file_us)
+        table.append(Row("small, {} mode: worker CPU per job µs (curl's CPU per file)".format(mode),
+                         small.cpu_per_job_us[who].text("{:.0f}"), "curl {}".format(small.curl_cpu_per_file_us.text("{:.0f}")),
+                         per_file, SMALL_CPU_VS_CURL, (per_file,)))
+        table += floor.rows("small, {} mode".format(mode), "curl", curl, small.cpu["curl"].total(), small.additions[who],
+                            small.times[who], small.cpu[who].total(), SMALL_VS_CURL)
+    table += cpu_rows("small, 1 worker, endpoint mode", small.cpu[1], "curl", small.cpu["curl"])
+    table += cpu_rows("small, 1 worker, s3 mode", small.cpu[S3], "curl", small.cpu["curl"])
     return table + [rate_row(small, 1)]
 
 
