@@ -43,6 +43,8 @@ def parse_options(argv):
                         help="profile the first one-worker run of each scenario with perf (ops/bench/work/)")
     parser.add_argument("--perf-event", default="cpu-clock",
                         help="what --perf records: cpu-clock (default) or a tracepoint such as sched:sched_switch")
+    parser.add_argument("--strace-nginx", action="store_true",
+                        help="count nginx's system calls during the first large run of each contender (ops/bench/work/)")
     parser.add_argument("--max-steal", type=float, default=10.0,
                         help="measure a run again when the host stole this share (%%) of the CPU during it (default 10)")
     parser.add_argument("--steal-retries", type=int, default=2, help="how many times a run is measured again (default 2)")

@@ -15,6 +15,7 @@ from ..peer_run import run_peer
 from ..rows import Row
 from ..sources import MIB
 from ..run_names import run_tag
+from ..syscalls import NginxSyscalls
 from ..targets import LARGE_PEAK_RSS, LARGE_VS_CURL, LARGE_VS_RCLONE
 
 FILES = 8
@@ -65,7 +66,16 @@ def measure(rig, size_mib=SIZE_MIB, peers=PEERS, with_floor=True):
     # Comparing every byte of 8 × 256 MiB would take longer than the uploads; their sizes are compared.
     compare = size_mib <= 64 or rig.options.verify_all
 
+    syscalls = NginxSyscalls(rig.options.strace_nginx and size_mib == SIZE_MIB, nginx)
+
     def measure_one(who, run, attempt):
+        counting = syscalls.start(who)
+        try:
+            return measure_contender(who, run, attempt)
+        finally:
+            syscalls.stop(counting)
+
+    def measure_contender(who, run, attempt):
         nginx.clear_store()
         tag = run_tag(large.scenario, run, attempt)
         if who == "attache":
