@@ -86,6 +86,16 @@ import TestSupport
         #expect(ran.load(ordering: .relaxed) == 2, "nothing outstanding: the barrier runs at once")
     }
 
+    @Test func everyEventRecordSaysItIsAStructuredCloudEvent() throws {
+        let producer = ScriptedProducer()
+        let publisher = makePublisher(producer, losses: Locked([]))
+        publisher.publish(event(1), sequence: 1)
+        let record = try #require(producer.state.withLock { $0.handed.first?.record })
+        #expect(record.headers.map(\.name) == ["content-type"])
+        #expect(record.headers.first?.stringValue == "application/cloudevents+json; charset=UTF-8")
+        #expect(String(decoding: record.key ?? Data(), as: UTF8.self) == "b", "keyed by batch id")
+    }
+
     @Test func anEventReportedDeliveredWithoutAnOffsetIsProducedAgainBeforeItCounts() {
         let producer = ScriptedProducer()
         let losses = Locked<[String]>([])
