@@ -14,6 +14,16 @@ public enum HeaderSafety {
         return !text.unicodeScalars.contains(where: isUnsafe)
     }
 
+    /// ``isSafe(_:)-(StringProtocol)`` for a `String`, the usual case (every header of every request): its bytes are
+    /// read in place, not through the generic view.
+    public static func isSafe(_ text: String) -> Bool {
+        let ascii = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+        }
+        if ascii == true { return true }
+        return !text.unicodeScalars.contains(where: isUnsafe)
+    }
+
     /// Whether every name and value of `headers` can be sent.
     public static func isSafe(_ headers: [HTTPHeader]) -> Bool {
         headers.allSatisfy { isSafe($0.name) && isSafe($0.value) }
