@@ -50,8 +50,28 @@ import WireFormat
         }
 
         let stored = try Data(contentsOf: URL(fileURLWithPath: "\(nginx.root)/checked/u/photo.jpg"))
-        #expect(stored == (try Data(contentsOf: URL(fileURLWithPath: staged.path))))
+        #expect(stored == (try Data(contentsOf: URL(fileURLWithPath: try #require(staged.path)))))
         #expect(last.value == ProgressReport(sent: 3 << 20, total: 3 << 20))
+    }
+
+    @Test(arguments: [16 << 10, 3 << 20])
+    func anOpenSourceIsStoredFromItsReadsWithoutAFile(size: Int) async throws {
+        let source = MemorySource(count: size)
+        let staged = StagedFile(bytes: .source(source), size: source.size, sha256: "")
+        let uploader = CurlUploader(client: try HTTPClient())
+        let target = UploadTarget(
+            uploadURL: nginx.url("/checked/u/source-\(size).bin?\(Self.secret)"),
+            headers: [HTTPHeader("X-Attache-Check", "yes")], fileURL: "https://cdn.invalid/source.bin")
+        let last = Locked(ProgressReport(sent: 0, total: nil))
+
+        try await uploader.upload(UploadTransfer(target: target, staged: staged, mimeType: "image/jpeg")) { sent, total in
+            last.update { $0 = ProgressReport(sent: sent, total: total) }
+        }
+
+        let stored = try Data(contentsOf: URL(fileURLWithPath: "\(nginx.root)/checked/u/source-\(size).bin"))
+        #expect(stored == source.bytes)
+        #expect(last.value == ProgressReport(sent: Int64(size), total: Int64(size)))
+        #expect(source.reads > 0)
     }
 
     @Test func a503IsARetryableUploadFailure() async throws {

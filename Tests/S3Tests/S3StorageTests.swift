@@ -30,8 +30,9 @@ import WireFormat
         var key: String
     }
 
+    /// `inPlace` stages the bytes as a source read in place (a `path` source) rather than a file.
     static func setUp(
-        size: Int, configuration: S3Storage.Configuration = configuration(), partsTogether: Int = 1,
+        size: Int, configuration: S3Storage.Configuration = configuration(), partsTogether: Int = 1, inPlace: Bool = false,
         script: @escaping @Sendable (ScriptedStorageTransport.Call) -> ScriptedStorageTransport.Interposition? = { _ in nil }
     ) async throws -> Setup {
         let fixture = try await S3IntegrationFixture.make()
@@ -47,7 +48,8 @@ import WireFormat
         guard case .target(let target) = try await storage.presign([file], in: context)["f1"] else {
             throw S3IntegrationFailure("the storage refused the file")
         }
-        let staged = StagedFile(path: path, size: Int64(size), sha256: sha256, mimeType: "video/mp4")
+        let bytesStaged: StagedBytes = inPlace ? .source(MemorySource(bytes)) : .copy(path: path)
+        let staged = StagedFile(bytes: bytesStaged, size: Int64(size), sha256: sha256, mimeType: "video/mp4")
         return Setup(
             fixture: fixture, storage: storage, transport: transport, bytes: bytes,
             transfer: UploadTransfer(target: target, staged: staged, mimeType: "video/mp4"),
@@ -105,6 +107,23 @@ import WireFormat
             setup.fixture.presigner.presigned(
                 method: "GET", key: setup.key, headers: [HTTPHeader("x-amz-checksum-mode", "ENABLED")]))
         #expect(checked.header("x-amz-checksum-sha256") == composite)
+    }
+
+    @Test(arguments: [3 * mebibyte, 11 * mebibyte])
+    func aSourceReadInPlaceGoesUpWithItsChecksumsAndReadsBackByteForByte(size: Int) async throws {
+        let setup = try await Self.setUp(size: size, partsTogether: 3, inPlace: true)
+        defer { setup.fixture.cleanUp() }
+
+        let reports = try await Self.upload(setup)
+
+        #expect(Self.isMonotonic(reports, endingAt: size))
+        let stored = try await Self.stored(setup)
+        #expect(stored.status == 200)
+        #expect(stored.body == setup.bytes)
+        let checked = try await setup.fixture.send(
+            setup.fixture.presigner.presigned(
+                method: "GET", key: setup.key, headers: [HTTPHeader("x-amz-checksum-mode", "ENABLED")]))
+        #expect(checked.header("x-amz-checksum-sha256") != nil, "storage verified the bytes against their digest")
     }
 
     @Test func partsInFlightNeverExceedTheConfiguredConcurrency() async throws {

@@ -170,14 +170,23 @@ import TestSupport
         #expect(recorder.events.map(\.kind) == [.removed, .completed(UploadResult(batchId: "trip-42"))])
     }
 
-    @Test func retainedBytesAreReleasedWhenTheFileLeavesTheBatch() async {
-        let stager = ScriptedStager()
+    /// A runner of one attempt per file that took the photo to its end (by default: failed for good), its events
+    /// recorded.
+    private func settledPhoto(
+        stager: ScriptedStager,
+        uploader: ScriptedUploader = ScriptedUploader { _, _ in throw UploadError(.s3UploadFailed, "down") }
+    ) async -> (BatchRunner, EventRecorder) {
         let recorder = EventRecorder()
-        let runner = runner(uploader: ScriptedUploader { _, _ in throw UploadError(.s3UploadFailed, "down") }, stager: stager,
-                            configure: { $0.retry.maxAttempts = 1 })
+        let runner = runner(uploader: uploader, stager: stager, configure: { $0.retry.maxAttempts = 1 })
         runner.setGlobalObserver(recorder.observer)
         runner.upload([Self.photo], requestId: "r1")
         await recorder.waitForCompletions(1)
+        return (runner, recorder)
+    }
+
+    @Test func retainedBytesAreReleasedWhenTheFileLeavesTheBatch() async {
+        let stager = ScriptedStager()
+        let (runner, _) = await settledPhoto(stager: stager)
         #expect(stager.released.isEmpty)
         runner.clear()
         await stager.waitForReleases(1)
@@ -239,5 +248,40 @@ extension BatchRunnerTests {
         let idle = Gate()
         runner.holdForHandover { idle.open() }
         await idle.wait()  // nothing in flight: told at once
+    }
+}
+
+/// Sources read in place: the stager's word on keeping them, and how an attempt ends.
+extension BatchRunnerTests {
+    private static let inPlace: ScriptedStager.Script = { file in
+        StagedFile(bytes: .source(MemorySource(count: 2048)), size: 2048, sha256: "", mimeType: file.mimeType)
+    }
+
+    @Test func aSourceTheStagerWillNotKeepIsGivenBackAtOnceAndTheRetryStagesItAgain() async {
+        let stager = ScriptedStager(Self.inPlace, keeps: { _ in false })
+        let (runner, recorder) = await settledPhoto(stager: stager)
+        await stager.waitForReleases(1)
+
+        #expect(!runner.holdsRetainedBytes)
+        #expect(runner.retry(fileId: "f1") == .applied)
+        await recorder.waitForCompletions(2)
+        #expect(stager.stagedFileIds == ["f1", "f1"])
+    }
+
+    @Test func theDigestAnAttemptEndsWithIsTheAttachments() async {
+        let stager = ScriptedStager(Self.inPlace, finish: { _, uploaded in uploaded ? "digest-read-on-the-way" : "" })
+        let (runner, _) = await settledPhoto(stager: stager, uploader: ScriptedUploader())
+
+        #expect(runner.snapshot.attachment(fileId: "f1")?.sha256 == "digest-read-on-the-way")
+    }
+
+    @Test func aSourceChangedInPlaceFailsAnUploadThatSucceeded() async {
+        let changed = UploadError(.sourceFetchFailed, "source.path changed while it was uploaded", retryable: true)
+        let stager = ScriptedStager(Self.inPlace, finish: { _, _ in throw changed })
+        let (runner, _) = await settledPhoto(stager: stager, uploader: ScriptedUploader())
+        await stager.waitForReleases(1)
+
+        #expect(runner.snapshot.result.failed.map(\.error.code) == [UploadErrorCode.sourceFetchFailed.rawValue])
+        #expect(!runner.holdsRetainedBytes, "the retry opens the source again")
     }
 }

@@ -97,7 +97,7 @@ import Testing
         #expect(h.retry("f1") == .applied)
         #expect(h.stages.isEmpty)
         #expect(h.uploads.count == 1)
-        #expect(h.uploads[0].transfer.staged.path.hasPrefix("/staging/"))
+        #expect(h.uploads[0].transfer.staged.path?.hasPrefix("/staging/") == true)
         h.finishUpload("f1")
         #expect(h.batch.state(of: "f1") == .uploaded)
         #expect(h.failures(of: "f1").map(\.attempt) == [1])

@@ -15,7 +15,7 @@ import UploadEngine
         "limits.fileSizeMax", "limits.fileCountMax", "limits.attachmentsPerMessage", "limits.inlineMax",
         "limits.filesPerJob", "limits.messageOptionsMax", "events.maxBytes", "upload.concurrency", "upload.stallTimeout",
         "upload.multipartThreshold", "retry.maxAttempts", "retry.baseDelay", "retry.maxDelay", "worker.maxTransfers",
-        "worker.maxInFlightBatches", "worker.shutdownGrace", "worker.batchTTL", "staging.cacheMax",
+        "worker.maxInFlightBatches", "worker.shutdownGrace", "worker.batchTTL", "staging.cacheMax", "staging.maxOpenSources",
     ]
 
     /// Huge values in every form a value can take.

@@ -21,6 +21,7 @@ import Testing
         #expect(configuration.worker.batchTTL == .seconds(24 * 3600))
         #expect(configuration.worker.maxCachedBatches == 10_000)
         #expect(configuration.staging.retainFailed == .seconds(3600))
+        #expect(configuration.staging.maxOpenSources == 4096)
         #expect(configuration.state.durable && configuration.state.flushInterval == .milliseconds(50))
         #expect(configuration.kafka.batchesTopic == "attache.batches")
         #expect(configuration.staging.cacheMax == 500 * 1024 * 1024)

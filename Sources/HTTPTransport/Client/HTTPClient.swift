@@ -76,11 +76,25 @@ public final class HTTPClient: Sendable {
         beforeStart: (@Sendable () throws -> Void)? = nil,
         progress: (@Sendable (_ sent: Int64, _ total: Int64) -> Void)? = nil
     ) async throws -> HTTPResponse {
+        try await upload(.copy(path: path), range: range, request: request, beforeStart: beforeStart, progress: progress)
+    }
+
+    /// Streams staged bytes as the request body, like `upload(fromFile:…)`: a staging copy is opened by its path,
+    /// an open source read in place, its size being the size it was staged with.
+    public func upload(
+        _ bytes: StagedBytes, range: Range<Int64>? = nil, request: HTTPRequest,
+        beforeStart: (@Sendable () throws -> Void)? = nil,
+        progress: (@Sendable (_ sent: Int64, _ total: Int64) -> Void)? = nil
+    ) async throws -> HTTPResponse {
         var request = request
         request.body = nil
         let sink = TransferSpec.Sink.memory(limit: TransferSpec.diagnosticBodyLimit, truncate: true)
         let report: TransferSpec.Progress = progress.map { .upload($0) } ?? .none
-        return try await run(spec(request, body: .file(path: path, range: range), sink: sink, progress: report), beforeStart: beforeStart)
+        let body: TransferSpec.Body = switch bytes {
+        case .copy(let path): .file(path: path, range: range)
+        case .source(let source): .source(source, range: range)
+        }
+        return try await run(spec(request, body: body, sink: sink, progress: report), beforeStart: beforeStart)
     }
 
     /// Streams a response body into a file (created owner-only, truncated if it exists).

@@ -125,26 +125,52 @@ extension Transfer {
             }
             sourceOffset += count
             return count
-        case .file(let path, _):
-            guard sourceRemaining > 0 else { return 0 }
-            let wanted = Int(min(Int64(buffer.count), sourceRemaining))
-            while true {
-                let count = read(sourceFile, buffer.baseAddress, wanted)
-                if count > 0 {
-                    sourceRemaining -= Int64(count)
-                    return count
-                }
-                if count == 0 {
-                    // The file shrank under the transfer: sending fewer bytes than announced would corrupt the object.
-                    failure = HTTPTransportError(
-                        .localFile, "\(path) ended \(sourceRemaining) bytes early", retryable: false)
-                    return Int(CURL_READFUNC_ABORT)
-                }
-                if errno == EINTR { continue }
-                failure = localFileError("cannot read \(path)")
-                return Int(CURL_READFUNC_ABORT)
+        case .file, .source:
+            return supplyStoredBody(into: buffer)
+        }
+    }
+
+    /// Fills libcurl's buffer from the body's file or open source, at the position the transfer has reached (a
+    /// positioned read: an open source is shared with other readers).
+    private func supplyStoredBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard sourceRemaining > 0 else { return 0 }
+        let wanted = Int(min(Int64(buffer.count), sourceRemaining))
+        let count: Int
+        do {
+            count = try readStoredBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]),
+                                       at: sourceBase + uploadSize - sourceRemaining)
+        } catch {
+            failure = error
+            return Int(CURL_READFUNC_ABORT)
+        }
+        guard count > 0 else {
+            // The file shrank under the transfer: sending fewer bytes than announced would corrupt the object.
+            failure = HTTPTransportError(.localFile, "\(bodyName) ended \(sourceRemaining) bytes early", retryable: false)
+            return Int(CURL_READFUNC_ABORT)
+        }
+        sourceRemaining -= Int64(count)
+        return count
+    }
+
+    private func readStoredBody(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(HTTPTransportError) -> Int {
+        if case .source(let source, _) = spec.body {
+            do {
+                return try source.read(into: buffer, at: offset)
+            } catch {
+                throw HTTPTransportError(.localFile, "cannot read \(bodyName): \(error)", retryable: false)
             }
         }
+        while true {
+            let count = pread(sourceFile, buffer.baseAddress, buffer.count, off_t(offset))
+            if count >= 0 { return count }
+            if errno != EINTR { throw localFileError("cannot read \(bodyName)") }
+        }
+    }
+
+    /// How error messages name the body.
+    private var bodyName: String {
+        if case .file(let path, _) = spec.body { return path }
+        return "the source"
     }
 
     /// Moves the body back to `offset` when libcurl must send it again (a reused connection died under it).
@@ -156,10 +182,8 @@ extension Transfer {
             guard offset >= 0, offset <= Int64(data.count) else { return false }
             sourceOffset = Int(offset)
             return true
-        case .file:
+        case .file, .source:
             guard offset >= 0, offset <= uploadSize else { return false }
-            let position = sourceBase + offset
-            guard lseek(sourceFile, off_t(position), SEEK_SET) == off_t(position) else { return false }
             sourceRemaining = uploadSize - offset
             return true
         }

@@ -61,21 +61,23 @@ extension Transfer {
             guard (info.st_mode & S_IFMT) == S_IFREG else {
                 throw HTTPTransportError(.localFile, "\(path) is not a regular file", retryable: false)
             }
-            let fileSize = Int64(info.st_size)
-            let bytes = range ?? 0..<fileSize
-            guard bytes.lowerBound >= 0, bytes.upperBound <= fileSize else {
-                throw HTTPTransportError(
-                    .localFile, "\(path) has \(fileSize) bytes; bytes \(bytes.lowerBound)..<\(bytes.upperBound) are outside it",
-                    retryable: false)
-            }
-            // A descriptor just opened is at 0 already; only a later part needs the seek.
-            if bytes.lowerBound > 0, lseek(descriptor, off_t(bytes.lowerBound), SEEK_SET) != off_t(bytes.lowerBound) {
-                throw localFileError("cannot seek in \(path)")
-            }
-            sourceBase = bytes.lowerBound
-            uploadSize = Int64(bytes.count)
-            sourceRemaining = uploadSize
+            try selectBody(range, of: Int64(info.st_size), in: path)
+        case .source(let source, let range):
+            try selectBody(range, of: source.size, in: "the source")
         }
+    }
+
+    /// Sends the bytes `range` of a stored body of `size` bytes (all of them without a range).
+    private func selectBody(_ range: Range<Int64>?, of size: Int64, in name: String) throws(HTTPTransportError) {
+        let bytes = range ?? 0..<size
+        guard bytes.lowerBound >= 0, bytes.upperBound <= size else {
+            throw HTTPTransportError(
+                .localFile, "\(name) has \(size) bytes; bytes \(bytes.lowerBound)..<\(bytes.upperBound) are outside it",
+                retryable: false)
+        }
+        sourceBase = bytes.lowerBound
+        uploadSize = Int64(bytes.count)
+        sourceRemaining = uploadSize
     }
 
     private func installCallbacks(on easy: CurlEasy, context: UnsafeMutableRawPointer) throws(HTTPTransportError) {

@@ -25,7 +25,7 @@ final class Transfer: @unchecked Sendable {
     var lastActivity = ContinuousClock.now
 
     // The request body.
-    /// The open file being uploaded, or -1.
+    /// The file being uploaded, opened by the transfer, or -1 (an open source is read through the spec).
     var sourceFile: Int32 = -1
     /// How far an in-memory body has been handed to libcurl.
     var sourceOffset = 0

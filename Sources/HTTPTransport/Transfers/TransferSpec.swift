@@ -1,4 +1,5 @@
 import Foundation
+import UploadEngine
 
 /// Everything the transfer thread needs to run one request; built by `HTTPClient` on the caller's task.
 struct TransferSpec: Sendable {
@@ -8,6 +9,8 @@ struct TransferSpec: Sendable {
         case bytes(Data)
         /// A file streamed from disk, whole or the bytes of `range`; opened and read on the transfer thread.
         case file(path: String, range: Range<Int64>?)
+        /// A source kept open, read in place on the transfer thread: its staged size, or the bytes of `range`.
+        case source(any OpenSourceFile, range: Range<Int64>?)
     }
 
     /// Where the response body goes.

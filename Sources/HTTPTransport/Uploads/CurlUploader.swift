@@ -5,10 +5,10 @@ import WireFormat
 /// Uploads staged files to presigned URLs through the shared `HTTPClient`, and turns every failure into an
 /// `UploadError` the engine can act on (see `classify` for the table).
 ///
-/// The file is streamed from disk with `Content-Length` set; the target's headers are sent as given, plus
-/// `Content-Type` from the transfer's mime type when the target does not set one. A target whose `expiresAt` has
-/// passed is refused without sending anything, both before and after waiting for the client's transfer cap.
-/// Error messages never contain the URL's query string.
+/// The file is streamed from disk, or read from its open source, with `Content-Length` set; the target's headers
+/// are sent as given, plus `Content-Type` from the transfer's mime type when the target does not set one. A target
+/// whose `expiresAt` has passed is refused without sending anything, both before and after waiting for the client's
+/// transfer cap. Error messages never contain the URL's query string.
 public struct CurlUploader: Uploader {
     /// The shared client; its cap bounds concurrent uploads.
     public let client: HTTPClient
@@ -43,7 +43,7 @@ public struct CurlUploader: Uploader {
         let response: HTTPResponse
         do {
             response = try await client.upload(
-                fromFile: transfer.staged.path, request: request,
+                transfer.staged.bytes, request: request,
                 beforeStart: { try refuseIfExpired(target) }, progress: progress)
         } catch let error as HTTPTransportError {
             throw Self.classify(error)

@@ -17,8 +17,8 @@ struct S3MultipartTransfer: Sendable {
     let key: String
     /// How the file is cut.
     let plan: S3MultipartPlan
-    /// The staged file.
-    let file: String
+    /// The staged file's bytes.
+    let bytes: StagedBytes
     /// The object's content type.
     let mimeType: String
     /// Where part progress is summed.
@@ -72,7 +72,7 @@ struct S3MultipartTransfer: Sendable {
     private func uploadPart(_ number: Int, uploadId: String) async throws -> S3CompletedPart {
         let range = plan.byteRange(ofPart: number)
         let checksum =
-            configuration.partChecksums ? try await S3PartDigest.sha256Base64(ofFile: file, range: range) : nil
+            configuration.partChecksums ? try await S3PartDigest.sha256Base64(of: bytes, range: range) : nil
         return try await storage.withAttempts {
             let signed: SigV4SignedRequest
             do {
@@ -85,7 +85,7 @@ struct S3MultipartTransfer: Sendable {
                 method: signed.method, url: signed.url, headers: signed.headers, stallTimeout: configuration.stallTimeout)
             let response: HTTPResponse
             do {
-                response = try await storage.transport.upload(fromFile: file, range: range, request: request) {
+                response = try await storage.transport.upload(bytes, range: range, request: request) {
                     sent, _ in progress.record(part: number, sent: sent)
                 }
             } catch let error as HTTPTransportError {

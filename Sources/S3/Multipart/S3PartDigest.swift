@@ -12,33 +12,56 @@ enum S3PartDigest {
     private static let queue = DispatchQueue(label: "attache.s3.part-digest", qos: .utility, attributes: .concurrent)
     private static let chunkSize = 1 << 20
 
-    /// The base64 SHA-256 of bytes `range` of the file at `path`.
+    /// The base64 SHA-256 of bytes `range` of a staged file.
     /// - Throws: `UploadError` `ERR_S3_UPLOAD_FAILED` (not retryable) when the file cannot be read in full.
-    static func sha256Base64(ofFile path: String, range: Range<Int64>) async throws -> String {
+    static func sha256Base64(of bytes: StagedBytes, range: Range<Int64>) async throws -> String {
         let hex: String = try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try digest(path, range) }) }
+            queue.async { continuation.resume(with: Result { try digest(bytes, range) }) }
         }
         try Task.checkCancellation()
         return S3Checksum.base64(sha256Hex: hex) ?? ""
     }
 
-    private static func digest(_ path: String, _ range: Range<Int64>) throws -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure("cannot open the staged file") }
-        defer { close(descriptor) }
+    private static func digest(_ bytes: StagedBytes, _ range: Range<Int64>) throws -> String {
+        switch bytes {
+        case .copy(let path):
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw failure("cannot open the staged file") }
+            defer { close(descriptor) }
+            return try digest(range) { buffer, offset in
+                while true {
+                    let count = pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))
+                    if count >= 0 { return count }
+                    if errno != EINTR { throw failure("cannot read the staged file") }
+                }
+            }
+        case .source(let source):
+            return try digest(range) { buffer, offset in
+                do {
+                    return try source.read(into: buffer, at: offset)
+                } catch {
+                    throw UploadError(.s3UploadFailed, "cannot read the source: \(error)", retryable: false)
+                }
+            }
+        }
+    }
+
+    /// The hex SHA-256 of `range`, read through `read` (a positioned read: bytes read, 0 at the end).
+    private static func digest(
+        _ range: Range<Int64>, read: (UnsafeMutableRawBufferPointer, Int64) throws -> Int
+    ) throws -> String {
         let hasher = SHA256Hasher()
-        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 64)
+        defer { buffer.deallocate() }
         var offset = range.lowerBound
         while offset < range.upperBound {
             let wanted = Int(min(Int64(chunkSize), range.upperBound - offset))
-            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, wanted, off_t(offset)) }
-            if count < 0, errno == EINTR { continue }
-            if count < 0 { throw failure("cannot read the staged file") }
+            let count = try read(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), offset)
             if count == 0 {
                 throw UploadError(
                     .s3UploadFailed, "the staged file ends at byte \(offset), before \(range.upperBound)", retryable: false)
             }
-            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             offset += Int64(count)
         }
         return hasher.finalizeHex()

@@ -23,7 +23,7 @@ extension S3Storage: Uploader {
             return
         }
         let multipart = S3MultipartTransfer(
-            storage: self, key: key, plan: plan, file: transfer.staged.path, mimeType: transfer.mimeType,
+            storage: self, key: key, plan: plan, bytes: transfer.staged.bytes, mimeType: transfer.mimeType,
             progress: S3MultipartProgress(total: plan.objectSize, report: progress))
         try await multipart.run()
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTransport
+import UploadEngine
 
 /// The HTTP calls S3 storage makes: small exchanges and uploads of a file's byte range.
 ///
@@ -8,9 +9,9 @@ import HTTPTransport
 protocol StorageTransport: Sendable {
     /// Sends a request with an in-memory body; see `HTTPClient.send`.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
-    /// Streams bytes `range` of a file (nil: all of it) as the body; see `HTTPClient.upload`.
+    /// Streams bytes `range` of staged bytes (nil: all of them) as the body; see `HTTPClient.upload`.
     func upload(
-        fromFile path: String, range: Range<Int64>?, request: HTTPRequest,
+        _ bytes: StagedBytes, range: Range<Int64>?, request: HTTPRequest,
         progress: @escaping @Sendable (_ sent: Int64, _ total: Int64) -> Void
     ) async throws -> HTTPResponse
 }

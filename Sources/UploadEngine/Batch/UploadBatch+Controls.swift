@@ -83,11 +83,8 @@ extension UploadBatch {
     /// source again. Not a change of durable state: snapshots never carry staged bytes.
     public mutating func releaseRetainedBytes() -> BatchEffects {
         var effects = BatchEffects()
-        for index in entries.indices {
-            guard case .failed(var failed) = entries[index].phase, let staged = failed.retained.staged else { continue }
-            effects.actions.append(.release(staged))
-            failed.retained = Retained()
-            entries[index].phase = .failed(failed)
+        for index in entries.indices where entries[index].state == .failed {
+            if let staged = entries[index].dropRetained() { effects.actions.append(.release(staged)) }
         }
         return effects
     }

@@ -94,13 +94,17 @@ extension UploadBatch {
     }
 
     /// An upload finished.
-    public mutating func uploaded(_ token: AttemptToken, _ outcome: Result<Void, UploadError>, now: Date) -> BatchEffects {
+    ///
+    /// - Parameter sha256: the digest of the bytes sent, when the upload computed it (a source hashed while it was
+    ///   read); nil keeps the staged file's.
+    public mutating func uploaded(_ token: AttemptToken, _ outcome: Result<Void, UploadError>, sha256: String? = nil,
+                                  now: Date) -> BatchEffects {
         var effects = BatchEffects()
         let wasPending = status == .inProgress
         guard let index = index(of: token), entries[index].state == .uploading else { return effects }
         switch outcome {
         case .success:
-            succeed(index, into: &effects)
+            succeed(index, sha256: sha256, into: &effects)
         case .failure(let error):
             settle(index, error, now: now, into: &effects)
         }
@@ -127,12 +131,12 @@ extension UploadBatch {
 
     // MARK: - Settling one file
 
-    private mutating func succeed(_ index: Int, into effects: inout BatchEffects) {
+    private mutating func succeed(_ index: Int, sha256: String?, into effects: inout BatchEffects) {
         guard case .uploading(let uploading) = entries[index].phase else { return }
         let entry = entries[index]
         let staged = uploading.staged
         let attachment = Attachment(fileId: entry.fileId, name: entry.item.name, url: uploading.target.fileURL,
-                                    mimeType: entry.resolvedMimeType, size: staged.size, sha256: staged.sha256)
+                                    mimeType: entry.resolvedMimeType, size: staged.size, sha256: sha256 ?? staged.sha256)
         if entry.progress.reportedBytes < staged.size {
             entries[index].progress.reportedBytes = staged.size
             effects.events.append(event(entry, .progress(loaded: staged.size, total: staged.size, percent: 100)))
@@ -166,14 +170,19 @@ extension UploadBatch {
     }
 
     /// A retryable failure: queue the next automatic attempt after the backoff, or settle as failed when none is
-    /// left. Staged bytes are kept either way; a URL that expired or was malformed is dropped so the next attempt
-    /// presigns again.
+    /// left. Staged bytes are kept either way — a source kept open if the stager allows it — except after
+    /// `ERR_SOURCE_FETCH_FAILED`: bytes whose source failed, or changed in place under the upload, are given back
+    /// so the next attempt stages the source again. A URL that expired or was malformed is dropped so the next
+    /// attempt presigns again.
     mutating func fail(_ index: Int, _ error: UploadError, now: Date, into effects: inout BatchEffects) {
         let attempt = entries[index].attempt
         let delay = configuration.retry.delay(afterAttempt: attempt, retryAfter: error.retryAfter, using: &random)
         var retained = Retained(staged: entries[index].staged)
-        if case .uploading(let uploading) = entries[index].phase,
-           error.code != .presignedURLExpired, error.code != .invalidURL {
+        if let staged = retained.staged, error.code == .sourceFetchFailed {
+            effects.actions.append(.release(staged))
+            retained = Retained()
+        } else if case .uploading(let uploading) = entries[index].phase,
+                  error.code != .presignedURLExpired, error.code != .invalidURL {
             retained.target = uploading.target
         }
         entries[index].generation += 1
@@ -184,6 +193,20 @@ extension UploadBatch {
             entries[index].phase = .failed(Failed(error: error, retained: retained))
             lastSettledRequestId = entries[index].requestId
         }
+        if let staged = retained.staged, case .source = staged.bytes {
+            effects.actions.append(.keep(entries[index].token, staged))
+        }
         effects.events.append(event(entries[index], .failed(error, attempt: attempt, willRetry: delay != nil)))
+    }
+
+    /// The stager refused to keep a source open for the file's next attempt (the worker holds as many as it may):
+    /// the file gives it back, and its next attempt stages the source again. A file already in flight again keeps
+    /// what it is reading.
+    public mutating func keepRefused(_ token: AttemptToken) -> BatchEffects {
+        var effects = BatchEffects()
+        if let index = index(of: token), let staged = entries[index].dropRetained() {
+            effects.actions.append(.release(staged))
+        }
+        return effects
     }
 }

@@ -1,38 +1,53 @@
-/// A file's bytes, copied into the staging directory; owned by the batch until it is released.
+/// A file's bytes, ready to upload; owned by the batch until it is released.
 public struct StagedFile: Sendable, Hashable {
-    /// Absolute path of the staged copy (a generated name, never the user's).
-    public var path: String
+    /// Where the bytes are read from.
+    public var bytes: StagedBytes
     public var size: Int64
-    /// Hex SHA-256 of the bytes, computed while they streamed in.
+    /// Hex SHA-256 of the bytes; empty while unknown. A copy is hashed while its bytes stream in. A source read in
+    /// place is hashed before its upload when the presigner signs the digest into it, else while the upload reads
+    /// it: its digest then comes from ``SourceStager/finishUpload(of:uploaded:)``.
     public var sha256: String
     /// The mime type the content shows (sniffed), or the declared one when sniffing had nothing to say.
     public var mimeType: String?
 
-    public init(path: String, size: Int64, sha256: String, mimeType: String? = nil) {
-        self.path = path
+    public init(bytes: StagedBytes, size: Int64, sha256: String, mimeType: String? = nil) {
+        self.bytes = bytes
         self.size = size
         self.sha256 = sha256
         self.mimeType = mimeType
     }
+
+    /// A copy in the staging directory at `path`.
+    public init(path: String, size: Int64, sha256: String, mimeType: String? = nil) {
+        self.init(bytes: .copy(path: path), size: size, sha256: sha256, mimeType: mimeType)
+    }
+
+    /// The staging copy's path; nil for a source read in place.
+    public var path: String? {
+        if case .copy(let path) = bytes { return path }
+        return nil
+    }
 }
 
-/// Copies a file's source into staging.
-///
-/// Implementers enforce `sizeLimit` while bytes arrive, remove partial copies on failure or cancellation,
-/// and throw `UploadError`: retryable for transient fetch failures (`ERR_SOURCE_FETCH_FAILED`), not retryable for
-/// everything a retry cannot fix. Cancellation of the calling task must stop the copy.
-public protocol SourceStager: Sendable {
-    func stage(_ file: FileItem, batchId: String, sizeLimit: Int64) async throws -> StagedFile
-    /// Gives the bytes back (delete, or hand them to a cache). Called once per staged file that leaves the batch.
-    func release(_ staged: StagedFile) async
-    /// `release` without the caller waiting for it: how the engine gives bytes back, from under its lock, so it
-    /// must not block. The default starts a task that calls `release`.
-    func releaseInBackground(_ staged: StagedFile)
-}
+/// Where a staged file's bytes are.
+public enum StagedBytes: Sendable, Hashable {
+    /// A copy in the staging directory, at this absolute path (a generated name, never the user's).
+    case copy(path: String)
+    /// The source file itself, kept open in place of a copy (a `path` source): read through it, never by name.
+    case source(any OpenSourceFile)
 
-extension SourceStager {
-    /// Starts a task that calls `release`.
-    public func releaseInBackground(_ staged: StagedFile) {
-        Task { await release(staged) }
+    public static func == (lhs: StagedBytes, rhs: StagedBytes) -> Bool {
+        switch (lhs, rhs) {
+        case (.copy(let left), .copy(let right)): left == right
+        case (.source(let left), .source(let right)): left === right
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .copy(let path): hasher.combine(path)
+        case .source(let source): hasher.combine(ObjectIdentifier(source))
+        }
     }
 }

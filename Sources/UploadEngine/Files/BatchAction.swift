@@ -20,6 +20,9 @@ public enum BatchAction: Sendable, Hashable {
     case cancel(AttemptToken)
     /// Give staged bytes back.
     case release(StagedFile)
+    /// A file whose attempt failed holds this source open for its next attempt: ask the stager whether it may
+    /// (``SourceStager/keep(_:)``), and if not, tell the batch (``UploadBatch/keepRefused(_:)``).
+    case keep(AttemptToken, StagedFile)
     /// Delete the stored object of an uploaded file that was removed.
     case deleteObject(Attachment, UploadTarget)
     /// Post one message of the batch's send plan; the outcome comes back tagged with the token.

@@ -35,6 +35,25 @@ struct FileEntry: Sendable {
         }
     }
 
+    /// Gives up what a file waiting for its next attempt (queued or failed) retained, bytes and URL alike, so that
+    /// attempt stages the source again; returns the bytes to give back, nil when it held none.
+    mutating func dropRetained() -> StagedFile? {
+        let staged: StagedFile?
+        switch phase {
+        case .queued(var queued):
+            staged = queued.retained.staged
+            queued.retained = Retained()
+            phase = .queued(queued)
+        case .failed(var failed):
+            staged = failed.retained.staged
+            failed.retained = Retained()
+            phase = .failed(failed)
+        default:
+            staged = nil
+        }
+        return staged
+    }
+
     /// The error a settled unsuccessful file reports.
     var error: UploadError? {
         switch phase {

@@ -1,7 +1,8 @@
 import Foundation
 
 extension BatchRunner {
-    /// Starts the I/O an action asks for. Called under the state lock: it only creates tasks and cancels them.
+    /// Starts the I/O an action asks for. Called under the state lock: it only creates tasks and cancels them, and
+    /// asks the stager's non-blocking `keep`.
     func perform(_ action: BatchAction, in state: inout State) {
         let context = state.batch.context
         switch action {
@@ -27,19 +28,19 @@ extension BatchRunner {
             }
         case .upload(let token, let transfer):
             state.attempts[token] = Task {
-                let outcome: Result<Void, UploadError>
-                do {
-                    try await uploader.upload(transfer) { sent, _ in self.reportProgress(token, sent: sent) }
-                    outcome = .success(())
-                } catch {
-                    outcome = .failure(Self.classify(error, default: .s3UploadFailed))
+                let outcome = await upload(transfer, token: token)
+                self.finish(token) { batch, now in
+                    batch.uploaded(token, outcome.map { _ in () }, sha256: try? outcome.get(), now: now)
                 }
-                self.finish(token) { $0.uploaded(token, outcome, now: $1) }
             }
         case .cancel(let token):
             state.attempts.removeValue(forKey: token)?.cancel()
         case .release(let staged):
             stager.releaseInBackground(staged)
+        case .keep(let token, let staged):
+            guard !stager.keep(staged) else { return }
+            // Refused: the batch gives the bytes back at once, before anything else can start the file again.
+            for action in state.batch.keepRefused(token).actions { perform(action, in: &state) }
         case .deleteObject(let attachment, let target):
             // Best effort: an object left behind is storage the backend's lifecycle rules reclaim, not a lost file.
             Task { try? await presigner.deleteObject(attachment, target: target) }
@@ -66,6 +67,26 @@ extension BatchRunner {
                     }
                 }
             }
+        }
+    }
+
+    /// One upload attempt and its end (``SourceStager/finishUpload(of:uploaded:)``): the digest of the bytes sent, or
+    /// the attempt's failure — `ERR_SOURCE_FETCH_FAILED` when its source changed in place, whatever the upload did.
+    /// A cancelled attempt's outcome is dropped, so its end is not checked.
+    private func upload(_ transfer: UploadTransfer, token: AttemptToken) async -> Result<String, UploadError> {
+        let outcome: Result<Void, UploadError>
+        do {
+            try await uploader.upload(transfer) { sent, _ in self.reportProgress(token, sent: sent) }
+            outcome = .success(())
+        } catch {
+            outcome = .failure(Self.classify(error, default: .s3UploadFailed))
+        }
+        guard !Task.isCancelled else { return outcome.map { transfer.staged.sha256 } }
+        do {
+            let sha256 = try await stager.finishUpload(of: transfer.staged, uploaded: (try? outcome.get()) != nil)
+            return outcome.map { sha256 }
+        } catch {
+            return .failure(Self.classify(error, default: .sourceFetchFailed))
         }
     }
 

@@ -1,7 +1,8 @@
 import Synchronization
 
 /// A cap on work running at once: a first-in-first-out counting semaphore whose waiters can be cancelled. The HTTP
-/// client caps its transfers with one, staging its bulk copies with another.
+/// client caps its transfers with one, staging its bulk copies with another, and the sources failed files hold
+/// open with a third (which only ever tries).
 ///
 /// A released slot goes straight to the longest waiter, so a steady stream of new work cannot starve it.
 public final class FairSlots: Sendable {
@@ -82,6 +83,18 @@ public final class FairSlots: Sendable {
             }
             cancelled?.resume(throwing: CancellationError())
         }
+    }
+
+    /// Takes a free slot nobody waits for, without waiting: false when there is none. A successful call must be
+    /// balanced by one `release()`.
+    public func tryAcquire() -> Bool {
+        let taken = state.withLock { state -> Bool in
+            guard state.free > 0, state.waiters.isEmpty else { return false }
+            state.free -= 1
+            return true
+        }
+        if taken { observer?() }
+        return taken
     }
 
     /// Gives a slot back: to the longest waiter if there is one, else to the pool.

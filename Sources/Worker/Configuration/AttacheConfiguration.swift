@@ -93,6 +93,8 @@ public struct AttacheConfiguration: Sendable, Hashable {
         public var cacheMax: Int64 = 500 * 1024 * 1024
         /// Staged bytes of a failed file are kept this long for its retry; afterwards a retry stages the source again.
         public var retainFailed: Duration = .seconds(3600)
+        /// `path` sources failed files hold open for their retry, at most; beyond it a retry opens the source again.
+        public var maxOpenSources = 4096
     }
 
     /// Published events (`events.*`).

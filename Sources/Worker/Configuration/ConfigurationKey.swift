@@ -65,6 +65,7 @@ struct ConfigurationKey: Sendable {
         text("staging.dir", \.staging.dir),
         size("staging.cacheMax", \.staging.cacheMax),
         duration("staging.retainFailed", \.staging.retainFailed),
+        int("staging.maxOpenSources", \.staging.maxOpenSources),
         text("admin.listen", \.adminListen),
         choice("log.level", \.log.level),
         choice("log.format", \.log.format),

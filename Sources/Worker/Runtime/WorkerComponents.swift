@@ -28,7 +28,10 @@ struct WorkerComponents: Sendable {
         let sources = configuration.sources
         let settings = SourceStaging.Settings(
             addressPolicy: try AddressPolicy(allowHosts: sources.allowHosts), resignURL: sources.resignUrl,
-            stripLocation: sources.stripLocation, minimumSpeed: sources.minSpeed, fetchTimeout: sources.fetchTimeout)
+            stripLocation: sources.stripLocation, minimumSpeed: sources.minSpeed, fetchTimeout: sources.fetchTimeout,
+            maxOpenSources: configuration.staging.maxOpenSources,
+            // S3 storage verifies the SHA-256 signed into each upload (`x-amz-checksum-sha256`).
+            signsDigest: configuration.presign.mode == .s3)
         stager = SourceStaging(area: area, sourceRoot: sources.root.isEmpty ? nil : sources.root, client: client,
                                settings: settings, cache: cache)
         switch configuration.presign.mode {

@@ -1,7 +1,7 @@
 import Foundation
 import UploadEngine
 
-/// `path` sources: a regular file that resolves, symlinks included, inside `sources.root`.
+/// `path` sources: a regular file that resolves, symlinks included, inside `sources.root`, read in place.
 extension SourceStaging {
     /// The real path of a `path` source, checked to lie inside the source root. Blocks: call off the pool.
     ///
@@ -36,44 +36,91 @@ extension SourceStaging {
         return path
     }
 
-    /// Copies a resolved source file through `stream` into a new staging file. Blocks: call off the pool.
+    /// Opens a `path` source to be read in place — never copied: the size limit is checked on the opened file, the
+    /// content sniffed from its first bytes, and the SHA-256 computed at once only when the presigner signs it into
+    /// the upload; otherwise the upload's own reads compute it (see `finishUpload`).
+    func stageInPlace(_ relative: String, file: FileItem, sizeLimit: Int64, progress: StagingProgress) async throws -> StagedFile {
+        let source = try await StagingArea.offPool { [self] in
+            try Self.openSource(try resolve(relative), root: sourceRoot, keptSources: keptSources)
+        }
+        guard source.size <= sizeLimit else { throw StagingStream.sizeExceeded(sizeLimit) }
+        let shown = try await StagingArea.offPool { try Self.sniff(source) }
+        if let verdict = StagingStream.contradiction(declared: file.mimeType, shown: shown) { throw verdict }
+        var sha256 = ""
+        if settings.signsDigest {
+            // Hashing is CPU work as much as I/O: under the same per-core cap as staging copies.
+            sha256 = try await StagingArea.copySlots.run { try await StagingArea.offPool { try source.sha256() } }
+        }
+        progress.update(source.size, of: source.size)
+        return StagedFile(bytes: .source(source), size: source.size, sha256: sha256,
+                          mimeType: ContentSignature.stagedType(declared: file.mimeType, shown: shown))
+    }
+
+    /// Whether a failed file may hold its open source for its next attempt: within `staging.maxOpenSources`.
+    public func keep(_ staged: StagedFile) -> Bool {
+        guard case .source(let source) = staged.bytes, let opened = source as? OpenSource else { return true }
+        return opened.keep()
+    }
+
+    /// For a source read in place: throws `ERR_SOURCE_FETCH_FAILED` when it changed in place since it was opened,
+    /// and gives the digest its upload computed (reading what the upload did not, if anything).
+    public func finishUpload(of staged: StagedFile, uploaded: Bool) async throws -> String {
+        guard case .source(let source) = staged.bytes, let opened = source as? OpenSource else { return staged.sha256 }
+        return try await StagingArea.offPool {
+            try opened.checkUnchanged()
+            guard uploaded, staged.sha256.isEmpty else { return staged.sha256 }
+            return try opened.sha256()
+        }
+    }
+
+    /// Opens a resolved source file for reading in place. Blocks: call off the pool.
     ///
-    /// The file is opened without following a final symlink and without blocking (a FIFO cannot hang the copy),
+    /// The file is opened without following a final symlink and without blocking (a FIFO cannot hang the open),
     /// and what was opened is checked again through `/proc/self/fd`, so a path swapped for a symlink after
     /// `resolve` cannot lead outside the root.
-    static func copyFile(
-        _ source: String, to path: String, stream: StagingStream, progress: StagingProgress, root: String? = nil
-    ) throws -> StagingStream.Summary {
+    static func openSource(_ source: String, root: String?, keptSources: FairSlots?) throws -> OpenSource {
         let input = open(source, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard input >= 0 else {
+            // Out of descriptors is the worker's own state (open sources are held for a while), not the file's.
+            if errno == EMFILE || errno == ENFILE { throw localFailure("cannot open source.path") }
             throw UploadError(.sourceUnresolvable, "cannot open source.path: \(String(cString: strerror(errno)))", retryable: false)
         }
-        defer { close(input) }
-        var info = stat()
-        guard fstat(input, &info) == 0 else { throw localFailure("cannot inspect source.path") }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG:
-            break
-        case S_IFDIR:
-            throw UploadError(.sourceUnresolvable, "source.path is a directory", retryable: false)
-        default:
-            throw UploadError(.sourceForbidden, "source.path is not a regular file (device, FIFO or socket)", retryable: false)
+        do {
+            var info = stat()
+            guard fstat(input, &info) == 0 else { throw localFailure("cannot inspect source.path") }
+            switch info.st_mode & S_IFMT {
+            case S_IFREG:
+                break
+            case S_IFDIR:
+                throw UploadError(.sourceUnresolvable, "source.path is a directory", retryable: false)
+            default:
+                throw UploadError(.sourceForbidden, "source.path is not a regular file (device, FIFO or socket)", retryable: false)
+            }
+            if let root, let opened = openedPath(input), !opened.hasPrefix(root + "/") {
+                throw UploadError(.sourceForbidden, "source.path resolves outside the source root", retryable: false)
+            }
+            // Reads of a regular file never block; the flag only kept a swapped-in FIFO from hanging `open`. F_SETFL
+            // changes only the status flags, and O_NONBLOCK is the only one this descriptor was opened with.
+            _ = fcntl(input, F_SETFL, 0)
+            return OpenSource(descriptor: input, info: info, keptSources: keptSources)
+        } catch {
+            close(input)
+            throw error
         }
-        if let root, let opened = openedPath(input), !opened.hasPrefix(root + "/") {
-            throw UploadError(.sourceForbidden, "source.path resolves outside the source root", retryable: false)
+    }
+
+    /// What the first bytes of a source show, read as a staging copy would have seen them. Blocks.
+    private static func sniff(_ source: OpenSource) throws -> ContentSignature? {
+        var prefix = [UInt8](repeating: 0, count: Int(min(Int64(ContentSignature.window), source.size)))
+        var filled = 0
+        while filled < prefix.count {
+            let count = try prefix.withUnsafeMutableBytes { buffer in
+                try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), at: Int64(filled))
+            }
+            guard count > 0 else { break }
+            filled += count
         }
-        // Reads of a regular file never block; the flag only kept a swapped-in FIFO from hanging `open`. F_SETFL
-        // changes only the status flags, and O_NONBLOCK is the only one this descriptor was opened with.
-        _ = fcntl(input, F_SETFL, 0)
-        let total = Int64(info.st_size)
-        let output = try StagingArea.create(path)
-        defer { close(output) }
-        _ = try StagingArea.pump(from: input, expectedSize: total, readFailure: localFailure("cannot read source.path")) { chunk, received in
-            try stream.consume(chunk)
-            try StagingArea.writeAll(output, chunk)
-            progress.update(received, of: total)
-        }
-        return try stream.finish()
+        return ContentSignature.sniff(Array(prefix[0..<filled]))
     }
 
     /// The path the kernel has for an open descriptor, from `/proc/self/fd`; nil where that is unavailable.

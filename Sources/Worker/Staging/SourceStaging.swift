@@ -2,12 +2,15 @@ import Foundation
 import HTTPTransport
 import UploadEngine
 
-/// Copies a file's source into the staging area: inline data, a path under `sources.root`, or an http(s) URL.
+/// Stages a file's source: copies inline data or an http(s) URL into the staging area, and opens a path under
+/// `sources.root` to be read in place (never copied).
 ///
-/// Every byte goes through a `StagingStream` as it arrives: the size limit is enforced, the SHA-256 computed and
-/// the first bytes sniffed (a declared mime type they contradict rejects the file). URL sources resolve through
-/// the URL — linking the cached copy instead when the origin confirms it for that URL — then one re-signed URL,
-/// only ever connect to addresses the address policy allows, and are bounded in speed and time. A partial copy is removed on any failure or cancellation. See `docs/sources.md` for every rule.
+/// Every copied byte goes through a `StagingStream` as it arrives: the size limit is enforced, the SHA-256 computed
+/// and the first bytes sniffed (a declared mime type they contradict rejects the file); an open source gets the same
+/// checks on the opened file. URL sources resolve through the URL — linking the cached copy instead when the origin
+/// confirms it for that URL — then one re-signed URL, only ever connect to addresses the address policy allows, and
+/// are bounded in speed and time. A partial copy is removed on any failure or cancellation. See `docs/sources.md`
+/// for every rule.
 public struct SourceStaging: SourceStager {
     /// Where files are staged.
     public let area: StagingArea
@@ -19,6 +22,9 @@ public struct SourceStaging: SourceStager {
     public let cache: SourceCache?
     /// The worker's shared client: source downloads and re-sign calls.
     let client: HTTPClient
+    /// The cap on sources failed files hold open (`staging.maxOpenSources`), shared by every copy of the stager;
+    /// nil holds none.
+    let keptSources: FairSlots?
     /// Reads the inline bytes of a file back from the jobs-topic record that carried them (a file restored from a
     /// snapshot, whose bytes stayed with its previous owner); nil when the record is no longer in the topic.
     public var recordedBytes: (@Sendable (RecordOrigin) async throws -> Data?)?
@@ -34,7 +40,11 @@ public struct SourceStaging: SourceStager {
         self.settings = settings
         self.cache = cache
         self.client = client
+        keptSources = settings.maxOpenSources > 0 ? FairSlots(capacity: settings.maxOpenSources) : nil
     }
+
+    /// Sources failed files hold open right now.
+    public var sourcesKeptOpen: Int { keptSources?.heldCount ?? 0 }
 
     /// Stages `file` without reporting progress (the engine's entry point).
     public func stage(_ file: FileItem, batchId: String, sizeLimit: Int64) async throws -> StagedFile {
@@ -50,10 +60,20 @@ public struct SourceStaging: SourceStager {
         _ file: FileItem, batchId: String, sizeLimit: Int64,
         progress: (@Sendable (_ received: Int64, _ total: Int64) -> Void)?
     ) async throws -> StagedFile {
-        let path = area.newPath()
         let report = StagingProgress(progress)
+        var staged: StagedFile
+        if case .path(let relative) = file.source {
+            staged = try await stageInPlace(relative, file: file, sizeLimit: sizeLimit, progress: report)
+        } else {
+            let path = area.newPath()
+            do {
+                staged = try await copy(file, batchId: batchId, to: path, sizeLimit: sizeLimit, progress: report)
+            } catch {
+                await discard(path)
+                throw error
+            }
+        }
         do {
-            var staged = try await copy(file, batchId: batchId, to: path, sizeLimit: sizeLimit, progress: report)
             try Task.checkCancellation()
             if file.stripLocation ?? settings.stripLocation {
                 staged = try await eraseLocation(from: staged)
@@ -61,22 +81,29 @@ public struct SourceStaging: SourceStager {
             try Task.checkCancellation()
             return staged
         } catch {
-            await discard(path)
+            await release(staged)
             throw error
         }
     }
 
-    /// Deletes the staged file; a cached source's entry is unpinned and may then be evicted.
+    /// Deletes a staged copy (a cached source's entry is unpinned and may then be evicted), or closes an open
+    /// source (once the reads under way end).
     public func release(_ staged: StagedFile) async {
-        await discard(staged.path)
+        let cache = cache
+        _ = try? await StagingArea.offPool { Self.give(back: staged.bytes, cache: cache) }
     }
 
-    /// Deletes the staged file on the staging queue, without a task or a wait: the engine gives every uploaded
-    /// file back this way.
+    /// `release` on the staging queue, without a task or a wait: the engine gives every uploaded file back this way.
     public func releaseInBackground(_ staged: StagedFile) {
         let cache = cache
-        let path = staged.path
-        StagingArea.queue.async { Self.delete(path, cache: cache) }
+        StagingArea.queue.async { Self.give(back: staged.bytes, cache: cache) }
+    }
+
+    private static func give(back bytes: StagedBytes, cache: SourceCache?) {
+        switch bytes {
+        case .copy(let path): delete(path, cache: cache)
+        case .source(let source): (source as? OpenSource)?.release()
+        }
     }
 
     /// Deletes a staged file, unpinning the cache entry it shares bytes with.
@@ -107,12 +134,9 @@ public struct SourceStaging: SourceStager {
                 }
                 return try stream.finish()
             }
-        case .path(let relative):
-            summary = try await StagingArea.copySlots.run {
-                try await StagingArea.offPool { [self] in
-                    try Self.copyFile(try resolve(relative), to: path, stream: stream, progress: progress, root: sourceRoot)
-                }
-            }
+        case .path:
+            // Never copied: `stage` opens it in place.
+            throw UploadError(.invalidFileObject, "a path source is not copied", retryable: false)
         case .url(let url):
             return try await stageURL(try SourceURL(url), file: file, batchId: batchId, to: path, stream: stream, progress: progress)
         case .oversizedData(let count):

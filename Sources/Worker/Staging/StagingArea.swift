@@ -9,9 +9,9 @@ public struct StagingArea: Sendable {
     public let directory: String
     static let queue = DispatchQueue(label: "attache.staging", qos: .utility, attributes: .concurrent)
     static let chunkSize = 1 << 20
-    /// Copies of `path` sources run one per core. A copy is CPU work (SHA-256 over every byte) as much as I/O:
-    /// one per core finishes a job's first files early, so their presign and upload overlap the copies still
-    /// under way instead of every file finishing its copy at the same late moment.
+    /// Digest passes over `path` sources (before an upload that signs the digest) run one per core. Hashing is CPU
+    /// work as much as I/O: one per core finishes a job's first files early, so their presign and upload overlap
+    /// the passes still under way instead of every file finishing at the same late moment.
     static let copySlots = FairSlots(capacity: max(1, ProcessInfo.processInfo.activeProcessorCount))
 
     /// Creates the directory (0700) if needed.
@@ -41,7 +41,8 @@ public struct StagingArea: Sendable {
         return fd
     }
 
-    /// Reads a descriptor to its end in chunks, handing each chunk and the running total to `body`.
+    /// Reads a file to its end in chunks, from its start, handing each chunk and the running total to `body`.
+    /// Positioned reads: a descriptor others read too (an open source) is not moved.
     ///
     /// - Parameter expectedSize: the size the caller expects, when known: a small file gets a small buffer, since
     ///   allocating a whole chunk per file would cost more than copying a 16 KiB file.
@@ -54,7 +55,7 @@ public struct StagingArea: Sendable {
         defer { buffer.deallocate() }
         var total: Int64 = 0
         while true {
-            let count = read(input, buffer.baseAddress, buffer.count)
+            let count = pread(input, buffer.baseAddress, buffer.count, off_t(total))
             if count < 0 {
                 if errno == EINTR { continue }
                 throw readFailure()

@@ -44,9 +44,7 @@ final class StagingStream: @unchecked Sendable {
     /// as the first bytes contradict the declared type.
     func consume(_ chunk: UnsafeRawBufferPointer) throws(UploadError) {
         state.total += Int64(chunk.count)
-        if state.total > sizeLimit {
-            throw UploadError(.fileSizeExceeded, "the file exceeds limits.fileSizeMax (\(sizeLimit))", retryable: false)
-        }
+        if state.total > sizeLimit { throw Self.sizeExceeded(sizeLimit) }
         state.hasher.update(chunk)
         if !state.judged {
             state.prefix.append(contentsOf: chunk.prefix(ContentSignature.window - state.prefix.count))
@@ -64,6 +62,11 @@ final class StagingStream: @unchecked Sendable {
         state.judged = true
         state.signature = ContentSignature.sniff(state.prefix)
         return Self.contradiction(declared: declaredType, shown: state.signature)
+    }
+
+    /// The rejection for a file over `limit`.
+    static func sizeExceeded(_ limit: Int64) -> UploadError {
+        UploadError(.fileSizeExceeded, "the file exceeds limits.fileSizeMax (\(limit))", retryable: false)
     }
 
     /// The rejection for a declared type the content contradicts; nil when they agree or either is unknown.

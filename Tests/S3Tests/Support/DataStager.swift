@@ -17,6 +17,6 @@ struct DataStager: SourceStager {
     }
 
     func release(_ staged: StagedFile) async {
-        try? FileManager.default.removeItem(atPath: staged.path)
+        if let path = staged.path { try? FileManager.default.removeItem(atPath: path) }
     }
 }

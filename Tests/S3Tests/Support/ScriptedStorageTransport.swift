@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 
 import HTTPTransport
+import UploadEngine
 import WireFormat
 
 /// A `StorageTransport` in front of a real `HTTPClient` that records every S3 call and lets a test replace
@@ -96,7 +97,7 @@ final class ScriptedStorageTransport: StorageTransport {
     }
 
     func upload(
-        fromFile path: String, range: Range<Int64>?, request: HTTPRequest,
+        _ bytes: StagedBytes, range: Range<Int64>?, request: HTTPRequest,
         progress: @escaping @Sendable (_ sent: Int64, _ total: Int64) -> Void
     ) async throws -> HTTPResponse {
         let call = record(request)
@@ -107,7 +108,7 @@ final class ScriptedStorageTransport: StorageTransport {
         defer { state.withLock { $0.partsInFlight -= 1 } }
         await holdUntilEnoughParts()
         return try await perform(call) {
-            try await client.upload(fromFile: path, range: range, request: request, progress: progress)
+            try await client.upload(bytes, range: range, request: request, progress: progress)
         }
     }
 

@@ -5,12 +5,26 @@ import UploadEngine
 /// A stager whose behaviour a test scripts per call; it records what it staged and what it got back.
 public final class ScriptedStager: SourceStager {
     public typealias Script = @Sendable (FileItem) async throws -> StagedFile
+    /// How an upload attempt ends (``SourceStager/finishUpload(of:uploaded:)``): the digest, or the attempt's failure.
+    public typealias Finish = @Sendable (StagedFile, _ uploaded: Bool) async throws -> String
     private let script: Script
+    private let keeps: @Sendable (StagedFile) -> Bool
+    private let finish: Finish
     private let log = Mutex<(staged: [String], released: [StagedFile])>(([], []))
     private let releases = EventCounter()
 
-    public init(_ script: @escaping Script = ScriptedStager.fromInlineData) {
+    public init(_ script: @escaping Script = ScriptedStager.fromInlineData,
+                keeps: @escaping @Sendable (StagedFile) -> Bool = { _ in true },
+                finish: @escaping Finish = { staged, _ in staged.sha256 }) {
         self.script = script
+        self.keeps = keeps
+        self.finish = finish
+    }
+
+    public func keep(_ staged: StagedFile) -> Bool { keeps(staged) }
+
+    public func finishUpload(of staged: StagedFile, uploaded: Bool) async throws -> String {
+        try await finish(staged, uploaded)
     }
 
     /// Returns once `count` staged files have been released.

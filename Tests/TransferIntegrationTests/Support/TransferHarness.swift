@@ -33,6 +33,10 @@ final class TransferHarness: Sendable {
         var fetchTimeout: Duration = .seconds(600)
         /// `presign.timeout`, the limit on each presign call.
         var presignTimeout: Duration = .seconds(30)
+        /// `staging.maxOpenSources`.
+        var maxOpenSources = 4096
+        /// Whether the presigner signs each file's digest into its upload (`presign.mode = s3`).
+        var signsDigest = false
     }
 
     static let batchId = "trip-42"
@@ -41,6 +45,7 @@ final class TransferHarness: Sendable {
     let services: EmbeddedServices
     let client: HTTPClient
     let runner: BatchRunner
+    let stager: SourceStaging
     let recorder = EventRecorder()
     /// Holds `staging/` and `sources/`.
     let directory: URL
@@ -60,12 +65,13 @@ final class TransferHarness: Sendable {
         let batch = UploadBatch(
             context: BatchContext(batchId: Self.batchId, receiver: Receiver(id: "cometchat-uid-1", type: .user)),
             configuration: engine)
-        let stager = SourceStaging(
+        stager = SourceStaging(
             area: try StagingArea(directory: directory.appendingPathComponent("staging").path),
             sourceRoot: directory.appendingPathComponent("sources").path, client: client,
             settings: SourceStaging.Settings(
                 addressPolicy: try AddressPolicy(allowHosts: options.allowHosts), resignURL: options.resignURL,
-                minimumSpeed: options.minimumSpeed, fetchTimeout: options.fetchTimeout))
+                minimumSpeed: options.minimumSpeed, fetchTimeout: options.fetchTimeout,
+                maxOpenSources: options.maxOpenSources, signsDigest: options.signsDigest))
         runner = BatchRunner(
             batch: batch,
             presigner: options.presigner(PresignEndpointClient(url: services.presignURL, client: client, timeout: options.presignTimeout)),
@@ -94,6 +100,14 @@ final class TransferHarness: Sendable {
 
     /// Where `path` sources live.
     var sourceRoot: URL { directory.appendingPathComponent("sources") }
+
+    /// Descriptors the process has open on the harness's files (sources and staged copies) right now.
+    var openDescriptors: Int { OpenDescriptors.count(under: directory.path) }
+
+    /// Writes `bytes` under the source root at `relative`.
+    func writeSource(_ relative: String, _ bytes: Data) throws {
+        try bytes.write(to: sourceRoot.appendingPathComponent(relative))
+    }
 
     /// The files in the staging directory right now.
     var stagedFiles: [String] {

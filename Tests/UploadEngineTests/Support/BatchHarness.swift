@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 @testable import UploadEngine
 
 /// Drives an `UploadBatch` by hand with a virtual clock: records its events and holds its actions until the test
@@ -12,6 +13,8 @@ struct BatchHarness {
     var uploads: [(token: AttemptToken, transfer: UploadTransfer)] = []
     var cancelled: [AttemptToken] = []
     var released: [StagedFile] = []
+    /// Bytes read in place that failed files asked to keep (`BatchAction.keep`), in order.
+    var kept: [(token: AttemptToken, staged: StagedFile)] = []
     var deleted: [Attachment] = []
     var presignCalls: [[String]] = []
     var uploadCalls: [String] = []
@@ -38,6 +41,7 @@ struct BatchHarness {
                 uploadCalls.append(transfer.target.fileURL)
             case .cancel(let token): cancelled.append(token)
             case .release(let staged): released.append(staged)
+            case .keep(let token, let staged): kept.append((token, staged))
             case .deleteObject(let attachment, _): deleted.append(attachment)
             case .post(let token, let message): posts.append((token, message))
             }
@@ -63,8 +67,10 @@ struct BatchHarness {
 
     // MARK: Completing held actions
 
-    /// Completes the pending stage of `fileId` (with the item's inline size, or `size`, or an error).
-    mutating func stage(_ fileId: String, size: Int64? = nil, mimeType: String? = nil, error: UploadError? = nil) {
+    /// Completes the pending stage of `fileId` (with the item's inline size, or `size`, or an error); `inPlace`
+    /// stages it as a source read in place rather than a copy.
+    mutating func stage(_ fileId: String, size: Int64? = nil, mimeType: String? = nil, inPlace: Bool = false,
+                        error: UploadError? = nil) {
         guard let index = stages.firstIndex(where: { $0.item.fileId == fileId }) else { return }
         let (token, item) = stages.remove(at: index)
         if let error {
@@ -72,7 +78,8 @@ struct BatchHarness {
             return
         }
         let inline: Int64? = if case .data(let bytes) = item.source { Int64(bytes.count) } else { nil }
-        let staged = StagedFile(path: "/staging/\(token)", size: size ?? inline ?? 1000, sha256: "sha-\(fileId)", mimeType: mimeType ?? item.mimeType)
+        let bytes: StagedBytes = inPlace ? .source(MemorySource(count: Int(size ?? 1000))) : .copy(path: "/staging/\(token)")
+        let staged = StagedFile(bytes: bytes, size: size ?? inline ?? 1000, sha256: "sha-\(fileId)", mimeType: mimeType ?? item.mimeType)
         absorb(batch.staged(token, .success(staged), now: now))
     }
 
@@ -106,11 +113,11 @@ struct BatchHarness {
         absorb(batch.progress(upload.token, sent: sent, now: now))
     }
 
-    /// Completes the pending upload of `fileId`.
-    mutating func finishUpload(_ fileId: String, error: UploadError? = nil) {
+    /// Completes the pending upload of `fileId`; `sha256` is the digest the upload computed, if any.
+    mutating func finishUpload(_ fileId: String, error: UploadError? = nil, sha256: String? = nil) {
         guard let index = uploads.firstIndex(where: { $0.transfer.staged.sha256 == "sha-\(fileId)" }) else { return }
         let token = uploads.remove(at: index).token
-        absorb(batch.uploaded(token, error.map { .failure($0) } ?? .success(()), now: now))
+        absorb(batch.uploaded(token, error.map { .failure($0) } ?? .success(()), sha256: sha256, now: now))
     }
 
     /// Lets everything in flight succeed, repeatedly, until nothing is pending (retries waiting for time excepted).

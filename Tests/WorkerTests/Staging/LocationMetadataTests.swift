@@ -100,7 +100,7 @@ import Testing
         let original = LocationStrippingTests.jpeg(app1: app1)
 
         let staged = try await fixture.stage(.data(Data(original)), mimeType: "image/jpeg")
-        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: staged.path)))
+        let bytes = Array(try staged.contents())
 
         #expect(bytes.count == original.count)
         #expect(staged.sha256 == SHA256Hasher.hex(of: Data(bytes)))
@@ -147,7 +147,7 @@ import Testing
         // The peak is the whole process's, and other suites run alongside (some build events of several MB), so
         // the bound leaves room for them: stripping by claim grew it by about 940 MiB.
         #expect(grown < 400 << 20, "peak resident memory grew by \(grown >> 20) MiB")
-        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: staged.path)))
+        let bytes = Array(try staged.contents())
         #expect(bytes.count == original.count)
         let metadataEnd = 2 + 12 * app1.count
         let valuesLeft = bytes[..<metadataEnd].contains(7)

@@ -38,7 +38,7 @@ import UploadEngine
     }
 
     private func contents(_ staged: StagedFile) throws -> [UInt8] {
-        Array(try Data(contentsOf: URL(fileURLWithPath: staged.path)))
+        Array(try staged.contents())
     }
 
     @Test func theGPSBlockAndItsPointerAreRemovedAndEverythingElseIsKept() async throws {

@@ -17,7 +17,7 @@ import WireFormat
     }
 
     private func contents(_ staged: StagedFile) throws -> [UInt8] {
-        Array(try Data(contentsOf: URL(fileURLWithPath: staged.path)))
+        Array(try staged.contents())
     }
 
     @Test func twoURLsThatDifferOnlyInTheirQueryGetTheirOwnBytes() async throws {

@@ -28,7 +28,7 @@ import Testing
         #expect(revalidation.head.queryValue("sig") == "2", "confirmed for the second job's own URL")
         #expect(second.sha256 == first.sha256)
         #expect(second.path != first.path)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: second.path)) == Data(SampleBytes.jpeg))
+        #expect(try second.contents() == Data(SampleBytes.jpeg))
         #expect(second.mimeType == "image/jpeg")
         await fixture.stager.release(first)
         await fixture.stager.release(second)
@@ -77,7 +77,7 @@ import Testing
         #expect(fixture.server.fetches("/d") == 1)
         #expect(fixture.server.fetches("/c") == 2, "c was evicted")
         #expect(fixture.server.fetches("/a") == 1)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: pinned.path)).count == size)
+        #expect(try pinned.contents().count == size)
         await fixture.stager.release(pinned)
     }
 

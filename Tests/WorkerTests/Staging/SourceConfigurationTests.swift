@@ -3,7 +3,8 @@ import Testing
 @testable import Worker
 
 /// The source keys: `sources.stripLocation` is read, `sources.allowHosts` entries are checked before start, and the
-/// deadlines that keep sources and presign calls from pending forever are read, checked and handed to the parts.
+/// deadlines that keep sources and presign calls from pending forever, and the cap on open `path` sources, are read,
+/// checked and handed to the parts.
 @Suite struct SourceConfigurationTests {
     private static let base = #""presign": {"url": "http://p/presign"}, "kafka": {"brokers": "k:9092"}, "messages": {"mode": "none"}"#
 
@@ -83,5 +84,40 @@ import Testing
         #expect(components.stager.settings.fetchTimeout == .seconds(42))
         let presigner = try #require(components.presigner as? PresignEndpointClient)
         #expect(presigner.timeout == .milliseconds(1500))
+    }
+    @Test func maxOpenSourcesHasItsDocumentedDefaultIsReadFromTheEnvironmentAndHasARange() throws {
+        let defaults = try ConfigurationLoader.load(json: Data("{\(Self.base)}".utf8), environment: [:])
+        let set = try ConfigurationLoader.load(
+            json: Data("{\(Self.base)}".utf8), environment: ["ATTACHE_STAGING_MAX_OPEN_SOURCES": "16"])
+        let file = try ConfigurationLoader.load(json: Data("{\(Self.base), \"staging\": {\"maxOpenSources\": 0}}".utf8), environment: [:])
+
+        #expect(defaults.staging.maxOpenSources == 4096)
+        #expect(set.staging.maxOpenSources == 16)
+        #expect(file.staging.maxOpenSources == 0)
+        for value in ["-1", "1000001"] {
+            #expect(throws: ConfigurationError(key: "staging.maxOpenSources", "must be 0 to 1000000")) {
+                try ConfigurationLoader.load(json: Data("{\(Self.base)}".utf8), environment: ["ATTACHE_STAGING_MAX_OPEN_SOURCES": value])
+            }
+        }
+    }
+
+    @Test(arguments: [AttacheConfiguration.PresignMode.endpoint, .s3])
+    func theWorkersStagerHashesPathSourcesBeforeTheirUploadOnlyWhenTheDigestIsSigned(mode: AttacheConfiguration.PresignMode) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("attache-components-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = try ConfigurationLoader.load(json: Data("{\(Self.base)}".utf8), environment: [:])
+        configuration.staging.maxOpenSources = 12
+        configuration.presign.mode = mode
+        configuration.presign.s3.bucket = "uploads"
+        configuration.presign.s3.region = "eu-west-1"
+        configuration.presign.s3.accessKeyId = "AKIDEXAMPLE"
+        configuration.presign.s3.secretAccessKey = "secret"
+        let area = try StagingArea(directory: directory.path)
+        let cache = try await SourceCache.reconciled(in: area, maximumBytes: 0)
+
+        let components = try WorkerComponents(configuration: configuration, metrics: WorkerMetrics(), area: area, cache: cache)
+
+        #expect(components.stager.settings.maxOpenSources == 12)
+        #expect(components.stager.settings.signsDigest == (mode == .s3))
     }
 }

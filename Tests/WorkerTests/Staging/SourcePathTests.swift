@@ -4,36 +4,43 @@ import Testing
 import UploadEngine
 @testable import Worker
 
-/// `path` sources: regular files that resolve, symlinks included, inside `sources.root`.
+/// `path` sources: regular files that resolve, symlinks included, inside `sources.root`, opened in place.
 @Suite(.timeLimit(.minutes(1))) struct SourcePathTests {
-    @Test func aFileUnderTheRootIsStagedWithItsDigestAndSniffedType() async throws {
+    @Test func aFileUnderTheRootIsOpenedInPlaceWithItsSniffedTypeAndNoStagingCopy() async throws {
         let fixture = try await StagingFixture()
         defer { fixture.stop() }
         try fixture.writeSource("inbox/42/notes.pdf", SampleBytes.pdf)
 
         let staged = try await fixture.stage(.path("inbox/42/notes.pdf"))
 
+        guard case .source = staged.bytes else { Issue.record("a path source is read in place"); return }
+        #expect(staged.path == nil)
+        #expect(fixture.stagingFiles.isEmpty, "nothing is copied into staging")
         #expect(staged.size == Int64(SampleBytes.pdf.count))
-        #expect(staged.sha256 == SHA256Hasher.hex(of: Data(SampleBytes.pdf)))
         #expect(staged.mimeType == "application/pdf")
-        #expect(staged.path.hasPrefix(fixture.stagingDirectory + "/"))
-        let info = try FileManager.default.attributesOfItem(atPath: staged.path)
-        #expect((info[.posixPermissions] as? Int) == 0o600)
+        #expect(staged.sha256.isEmpty, "hashed by the upload's reads, not before")
+        #expect(try staged.contents() == Data(SampleBytes.pdf))
+        let sha256 = try await fixture.stager.finishUpload(of: staged, uploaded: true)
+        #expect(sha256 == SHA256Hasher.hex(of: Data(SampleBytes.pdf)))
         await fixture.stager.release(staged)
         #expect(fixture.stagingFiles.isEmpty)
     }
 
-    @Test func aFileReleasedInTheBackgroundIsDeletedWithoutAWait() async throws {
+    @Test func aSourceReleasedInTheBackgroundIsClosedWithoutAWait() async throws {
         let fixture = try await StagingFixture()
         defer { fixture.stop() }
         try fixture.writeSource("a.pdf", SampleBytes.pdf)
-        let staged = try await fixture.stage(.path("a.pdf"))
-        #expect(fixture.stagedFiles.count == 1)
+        func stageAndRelease() async throws {
+            let staged = try await fixture.stage(.path("a.pdf"))
+            #expect(fixture.openDescriptors == 1)
+            fixture.stager.releaseInBackground(staged)
+        }
 
-        fixture.stager.releaseInBackground(staged)
+        try await stageAndRelease()
         // Everything queued on the staging queue before this barrier has run once it passes.
         StagingArea.queue.sync(flags: .barrier) {}
-        #expect(fixture.stagingFiles.isEmpty)
+
+        #expect(fixture.openDescriptors == 0)
         #expect(FileManager.default.fileExists(atPath: fixture.sourceRoot.appendingPathComponent("a.pdf").path), "the source stays")
     }
 
@@ -80,7 +87,7 @@ import UploadEngine
 
         let staged = try await fixture.stage(.path("alias.pdf"))
 
-        #expect(staged.sha256 == SHA256Hasher.hex(of: Data(SampleBytes.pdf)))
+        #expect(try staged.contents() == Data(SampleBytes.pdf))
         await fixture.stager.release(staged)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTransport
+import TestSupport
 import UploadEngine
 @testable import Worker
 
@@ -24,6 +25,10 @@ final class StagingFixture: Sendable {
         var minimumSpeed: Int64 = 1024
         /// `sources.fetchTimeout`.
         var fetchTimeout: Duration = .seconds(600)
+        /// `staging.maxOpenSources`.
+        var maxOpenSources = 4096
+        /// Whether `path` sources are hashed when staged (`presign.mode = s3`).
+        var signsDigest = false
     }
 
     let directory: URL
@@ -42,7 +47,8 @@ final class StagingFixture: Sendable {
         let settings = SourceStaging.Settings(
             addressPolicy: try AddressPolicy(allowHosts: options.allowHosts),
             resignURL: options.resign ? server.baseURL + "/resign" : nil, stripLocation: options.stripLocation,
-            minimumSpeed: options.minimumSpeed, fetchTimeout: options.fetchTimeout)
+            minimumSpeed: options.minimumSpeed, fetchTimeout: options.fetchTimeout,
+            maxOpenSources: options.maxOpenSources, signsDigest: options.signsDigest)
         stager = SourceStaging(area: area, sourceRoot: directory.appendingPathComponent("sources").path, client: client, settings: settings, cache: cache)
     }
 
@@ -92,6 +98,9 @@ final class StagingFixture: Sendable {
             return UploadError(.init("UNEXPECTED"), "\(error)")
         }
     }
+
+    /// Descriptors the process has open on the fixture's files (sources and staged copies).
+    var openDescriptors: Int { OpenDescriptors.count(under: directory.path) }
 
     /// Writes `bytes` under the source root at `relative`.
     func writeSource(_ relative: String, _ bytes: [UInt8]) throws {

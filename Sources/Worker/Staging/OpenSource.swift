@@ -1,0 +1,158 @@
+import Foundation
+import Synchronization
+import UploadEngine
+
+/// A `path` source kept open as a file's bytes in place of a staging copy: one descriptor, so a source deleted or
+/// renamed meanwhile stays readable.
+///
+/// The descriptor is closed when the file gives the source back (`release`) — once no read is under way, so a read
+/// never meets a descriptor number the process has reused for another file — or at the latest when the last
+/// reference goes. Reads are positioned (`pread`): readers never share a file offset. Every read feeds the digest
+/// (`SourceDigest`), so the upload's own reads hash the source.
+final class OpenSource: OpenSourceFile {
+    private let descriptor: Int32
+    private let use = Mutex(Use())
+    let size: Int64
+    /// What the file looked like when it was opened; a file that no longer looks so was changed in place.
+    private let opened: Version
+    private let digest: SourceDigest
+    /// The cap on sources held open between attempts (`staging.maxOpenSources`); nil holds none.
+    private let keptSources: FairSlots?
+    /// Whether this source holds a slot of `keptSources`.
+    private let kept = Atomic(false)
+
+    /// Who uses the descriptor: reads under way, and whether the file gave the source back.
+    private struct Use {
+        var readers = 0
+        var released = false
+        var closed = false
+
+        /// Closes when given back and nobody reads: true when the caller must close the descriptor now.
+        mutating func closesNow() -> Bool {
+            guard released, readers == 0, !closed else { return false }
+            closed = true
+            return true
+        }
+    }
+
+    /// A file's size and modification time, as `fstat` reports them.
+    struct Version: Equatable, Sendable {
+        var size: Int64
+        var seconds: Int
+        var nanoseconds: Int
+
+        init(_ info: stat) {
+            size = Int64(info.st_size)
+            seconds = info.st_mtim.tv_sec
+            nanoseconds = info.st_mtim.tv_nsec
+        }
+    }
+
+    /// Takes ownership of `descriptor`, a regular file whose `fstat` gave `info`.
+    init(descriptor: Int32, info: stat, keptSources: FairSlots?) {
+        self.descriptor = descriptor
+        opened = Version(info)
+        size = opened.size
+        digest = SourceDigest(size: size)
+        self.keptSources = keptSources
+    }
+
+    deinit {
+        giveBack()
+        if use.withLock({ !$0.closed }) { close(descriptor) }
+    }
+
+    /// Runs `body` with the descriptor, which stays open until it returns. Blocks as long as `body` does.
+    ///
+    /// - Throws: `ERR_SOURCE_FETCH_FAILED` (retryable) once the source was given back, or what `body` throws.
+    func withDescriptor<T>(_ body: (Int32) throws -> T) throws -> T {
+        let open = use.withLock { use -> Bool in
+            guard !use.released else { return false }
+            use.readers += 1
+            return true
+        }
+        guard open else {
+            throw UploadError(.sourceFetchFailed, "source.path was given back: its file left the batch", retryable: true)
+        }
+        defer {
+            if use.withLock({ use in
+                use.readers -= 1
+                return use.closesNow()
+            }) { close(descriptor) }
+        }
+        return try body(descriptor)
+    }
+
+    /// Gives the source back: no new read starts, and the descriptor closes once the reads under way end. Also
+    /// gives back the slot `keep` took.
+    func release() {
+        giveBack()
+        if use.withLock({ use in
+            use.released = true
+            return use.closesNow()
+        }) { close(descriptor) }
+    }
+
+    /// A positioned read, hashed on the way. Blocks.
+    ///
+    /// - Throws: `ERR_SOURCE_FETCH_FAILED` (retryable) when the file cannot be read, or was given back.
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        let count = try withDescriptor { descriptor in
+            var count: Int
+            repeat {
+                count = pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))
+            } while count < 0 && errno == EINTR
+            guard count >= 0 else { throw localFailure("cannot read source.path") }
+            return count
+        }
+        digest.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: offset)
+        return count
+    }
+
+    /// The hex SHA-256 of the staged bytes, reading those no upload has read yet (all of them, before an upload
+    /// that signs the digest). Blocks.
+    ///
+    /// - Throws: `ERR_SOURCE_FETCH_FAILED` when the file cannot be read or ends before its staged size.
+    func sha256() throws -> String {
+        var buffer: UnsafeMutableRawBufferPointer?
+        defer { buffer?.deallocate() }
+        while let next = digest.missing {
+            let chunk = buffer ?? .allocate(byteCount: Int(min(Int64(StagingArea.chunkSize), size)), alignment: 64)
+            buffer = chunk
+            let wanted = Int(min(Int64(chunk.count), size - next))
+            guard try read(into: UnsafeMutableRawBufferPointer(rebasing: chunk[0..<wanted]), at: next) > 0 else {
+                throw UploadError(.sourceFetchFailed, "source.path ends at byte \(next), before the \(size) it had when staged",
+                                  retryable: true)
+            }
+        }
+        return digest.sha256 ?? ""
+    }
+
+    /// Throws `ERR_SOURCE_FETCH_FAILED` (retryable) when the file's size or modification time is no longer what it
+    /// was when opened: it was changed in place, and the bytes read from it may mix two versions.
+    func checkUnchanged() throws {
+        var info = stat()
+        guard try withDescriptor({ fstat($0, &info) }) == 0 else { throw localFailure("cannot inspect source.path") }
+        guard Version(info) == opened else {
+            throw UploadError(
+                .sourceFetchFailed,
+                "source.path changed while it was uploaded (size \(opened.size) → \(info.st_size), or its modification "
+                    + "time); the next attempt reads it again", retryable: true)
+        }
+    }
+
+    /// Holds the source open for its file's next attempt: takes a slot of the cap unless it holds one already;
+    /// false when none is free.
+    func keep() -> Bool {
+        if kept.load(ordering: .acquiring) { return true }
+        guard let keptSources, keptSources.tryAcquire() else { return false }
+        if !kept.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
+            keptSources.release()
+        }
+        return true
+    }
+
+    private func giveBack() {
+        if kept.exchange(false, ordering: .acquiringAndReleasing) { keptSources?.release() }
+    }
+}
