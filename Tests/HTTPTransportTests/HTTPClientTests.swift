@@ -288,7 +288,7 @@ import WireFormat
         let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
         try Data(count: 512 << 10).write(to: URL(fileURLWithPath: "\(nginx.root)/files/capped.bin"))
-        let client = try HTTPClient(configuration: .init(maxConcurrentTransfers: 2))
+        let client = try HTTPClient(configuration: .init(maxConcurrentTransfers: 2, transferThreads: 1))
 
         try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<6 {
@@ -301,8 +301,30 @@ import WireFormat
             for try await status in group { #expect(status == 200) }
         }
 
-        #expect(client.loop.peakRunningCount == 2)
+        #expect(client.loops[0].peakRunningCount == 2)
         #expect(client.runningTransfers == 0)
+    }
+
+    @Test func transfersSpreadOverTheTransferThreads() async throws {
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
+        defer { scratch.remove() }
+        try Data(count: 512 << 10).write(to: URL(fileURLWithPath: "\(nginx.root)/files/spread.bin"))
+        let client = try HTTPClient(configuration: .init(maxConcurrentTransfers: 4, transferThreads: 2))
+        #expect(client.loops.count == 2)
+
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<4 {
+                group.addTask {
+                    try await client.download(
+                        HTTPRequest(url: nginx.url("/slow/spread.bin")), toFile: scratch.path("s\(index)")
+                    ).status
+                }
+            }
+            for try await status in group { #expect(status == 200) }
+        }
+
+        #expect(client.loops.allSatisfy { $0.peakRunningCount >= 1 }, "transfers at once went to both threads")
+        #expect(HTTPClient.Configuration(maxConcurrentTransfers: 1, transferThreads: 8).validated().transferThreads == 1)
     }
 
     @Test func aSmallExchangeDoesNotWaitBehindTransfersForTheCap() async throws {

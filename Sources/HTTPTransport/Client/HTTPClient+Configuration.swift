@@ -1,3 +1,5 @@
+import Foundation
+
 extension HTTPClient {
     /// How an `HTTPClient` behaves; the defaults suit uploads to object storage.
     public struct Configuration: Sendable, Hashable {
@@ -13,12 +15,16 @@ extension HTTPClient {
         public var uploadBufferSize: Int
         /// The `User-Agent` header.
         public var userAgent: String
+        /// How many libcurl multi loops (threads) share the transfers: by default one per core, so that what runs
+        /// on a transfer's thread — reading its source, hashing what it reads, TLS — is spread over the cores.
+        public var transferThreads: Int
 
         /// A configuration; every parameter defaults to the value documented on its property.
         public init(
             maxConcurrentTransfers: Int = 64, stallTimeout: Duration? = .seconds(30),
             connectTimeout: Duration = .seconds(10), maxResponseBodySize: Int = 8 << 20,
-            uploadBufferSize: Int = 256 << 10, userAgent: String = "attache"
+            uploadBufferSize: Int = 256 << 10, userAgent: String = "attache",
+            transferThreads: Int = ProcessInfo.processInfo.activeProcessorCount
         ) {
             self.maxConcurrentTransfers = maxConcurrentTransfers
             self.stallTimeout = stallTimeout
@@ -26,12 +32,15 @@ extension HTTPClient {
             self.maxResponseBodySize = maxResponseBodySize
             self.uploadBufferSize = uploadBufferSize
             self.userAgent = userAgent
+            self.transferThreads = transferThreads
         }
 
-        /// The values clamped to what libcurl accepts: at least one transfer, an upload buffer of 16 KiB … 2 MiB.
+        /// The values clamped to what libcurl accepts: at least one transfer, an upload buffer of 16 KiB … 2 MiB;
+        /// 1 … 16 transfer threads, never more than transfers.
         func validated() -> Configuration {
             var copy = self
             copy.maxConcurrentTransfers = max(1, maxConcurrentTransfers)
+            copy.transferThreads = min(max(transferThreads, 1), 16, copy.maxConcurrentTransfers)
             copy.uploadBufferSize = min(max(uploadBufferSize, 16 << 10), 2 << 20)
             return copy
         }

@@ -1,9 +1,12 @@
 import Foundation
+import Synchronization
 import UploadEngine
 
-/// An HTTP client on one libcurl multi loop: small JSON exchanges, streaming uploads and downloads.
+/// An HTTP client on libcurl multi loops: small JSON exchanges, streaming uploads and downloads.
 ///
-/// All transfers share one multi handle on one dedicated thread, so connections are reused, and a global cap
+/// Transfers share `Configuration.transferThreads` multi handles, each on its own thread; a transfer goes to the
+/// loop with the fewest of this client's transfers, so connections are reused within a loop and the per-byte
+/// work (reading a source, hashing it) spreads over the cores. A global cap
 /// (`Configuration.maxConcurrentTransfers`) bounds how many uploads and downloads run at once; the rest wait in
 /// arrival order. Small exchanges (`send`: presign calls, message posts) do not wait for the cap: they steer
 /// transfers already counted, and one held behind queued uploads would hold back the upload it presigns, or the
@@ -14,8 +17,10 @@ import UploadEngine
 public final class HTTPClient: Sendable {
     /// The configuration in force, after clamping.
     public let configuration: Configuration
-    /// The libcurl thread all transfers run on.
-    let loop: CurlMultiLoop
+    /// The libcurl threads transfers run on.
+    let loops: [CurlMultiLoop]
+    /// This client's transfers on each loop, counted when one is handed over (a loop's own count lags behind).
+    private let assigned: Mutex<[Int]>
     /// The global cap; a slot is held from before a transfer starts until it ends.
     let slots: FairSlots
 
@@ -30,12 +35,15 @@ public final class HTTPClient: Sendable {
         self.configuration = configuration
         // Each transfer under the cap holds one connection, to a presign endpoint, storage or a message API:
         // twice the cap keeps a full set for the two hosts a worker talks to most.
-        loop = try CurlMultiLoop(idlePoll: idlePoll, idleConnections: 2 * configuration.maxConcurrentTransfers)
+        let threads = configuration.transferThreads
+        let idle = max(4, 2 * configuration.maxConcurrentTransfers / threads)
+        loops = try (0..<threads).map { _ in try CurlMultiLoop(idlePoll: idlePoll, idleConnections: idle) }
+        assigned = Mutex([Int](repeating: 0, count: threads))
         slots = FairSlots(capacity: configuration.maxConcurrentTransfers)
     }
 
     deinit {
-        loop.shutdown()
+        loops.forEach { $0.shutdown() }
     }
 
     /// Transfers running right now.
@@ -149,6 +157,12 @@ public final class HTTPClient: Sendable {
         defer { if capped { slots.release() } }
         try beforeStart?()
         try Task.checkCancellation()
-        return try await loop.perform(spec)
+        let index = assigned.withLock { counts in
+            let index = counts.indices.min { counts[$0] < counts[$1] } ?? 0
+            counts[index] += 1
+            return index
+        }
+        defer { assigned.withLock { $0[index] -= 1 } }
+        return try await loops[index].perform(spec)
     }
 }
