@@ -15,6 +15,25 @@ import Testing
         #expect(SigV4Digest.hex(mac) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 
+    @Test func theRememberedSigningKeyIsUsedOnlyForTheInputsItWasDerivedFrom() {
+        var signer = SigV4Signer(credentials: SigV4Credentials(accessKeyId: "AKID", secretAccessKey: "secret-1"), region: "us-east-1")
+        let day = SigV4Timestamp(Date(timeIntervalSince1970: 1_369_353_600))
+        let nextDay = SigV4Timestamp(Date(timeIntervalSince1970: 1_369_353_600 + 86_400))
+        func derived(_ signer: SigV4Signer, _ time: SigV4Timestamp) -> [UInt8] {
+            let date = SigV4Digest.hmacSHA256(key: Array("AWS4\(signer.credentials.secretAccessKey)".utf8), message: time.dateStamp)
+            let region = SigV4Digest.hmacSHA256(key: date, message: signer.region)
+            return SigV4Digest.hmacSHA256(key: SigV4Digest.hmacSHA256(key: region, message: signer.service), message: "aws4_request")
+        }
+        #expect(signer.signingKey(at: day) == derived(signer, day))
+        #expect(signer.signingKey(at: day) == derived(signer, day), "from the memo")
+        #expect(signer.signingKey(at: nextDay) == derived(signer, nextDay), "a new day derives a new key")
+        signer.region = "eu-west-1"
+        #expect(signer.signingKey(at: nextDay) == derived(signer, nextDay), "a copy with another region")
+        signer.credentials = SigV4Credentials(accessKeyId: "AKID", secretAccessKey: "secret-2")
+        #expect(signer.signingKey(at: nextDay) == derived(signer, nextDay), "and another secret")
+        #expect(signer == SigV4Signer(credentials: signer.credentials, region: "eu-west-1"), "equal by its inputs")
+    }
+
     @Test func hexRoundTripsAndRejectsNonHex() {
         #expect(SigV4Digest.bytes(fromHex: "00ff10Ab") == [0x00, 0xff, 0x10, 0xab])
         #expect(SigV4Digest.bytes(fromHex: "abc") == nil)
