@@ -6,9 +6,10 @@ NOTES = """How the figures are taken:
   last `attache.batch.completed` is seen by a kcat consumer already following the events topic. Each run has a fresh
   worker (fresh group and topics) that already holds its partitions and has finished warm-up jobs. curl/rclone: the
   process's whole life. The contenders take turns going first from run to run.
-- Attache stages every file (a copy into its staging directory with SHA-256 on the way) before uploading it; curl
-  and rclone read the source files directly. Copies run one per core, so the first files upload while later ones
-  are still being copied. All three PUT to the same nginx (WebDAV, `worker_processes auto`).
+- Attache reads `path` sources in place, as curl and rclone do (DESIGN §5: the open descriptor is the file's staged
+  bytes; no copy), and hashes each byte with SHA-256 as the upload reads it (`endpoint` mode) or in a read pass
+  before the upload (`s3` mode). Transfers run on one libcurl thread per core. All three PUT to the same nginx
+  (WebDAV, `worker_processes auto`).
   "Time to its first progress event" is the part of Attache's time spent before the first bytes went out.
 - CPU by process: user + system seconds each process used during the timed part of a run (from /proc, and from
   `/usr/bin/time` for curl and rclone), summed with the services it drove (nginx master and workers, the broker,
@@ -65,8 +66,9 @@ NOTES = """How the figures are taken:
   broker answers as soon as data is there); it keeps only the last 5 MiB of each partition.
 - Memory written for the first time in a while is slow on a virtual machine that hands freed pages back to its host
   (virtio-balloon free page reporting): writing 8 × 256 MiB into tmpfs took from 1.2 s to 5.5 s in a row here.
-  Attache writes each file twice (staging copy, then nginx's copy) where the peers write it once, so on such a
-  machine the gap grows with the bytes, and nginx's own CPU for the same upload rises with it.
+  Attache used to write each file twice (a staging copy, then nginx's copy) where the peers write it once; `path`
+  sources are no longer copied, so every contender now writes each byte once. `--strace-nginx` counts nginx's
+  system calls per contender: the same 8 KiB reads and writes for all three here.
 - Everything (broker, nginx, presign endpoint, kcat, the client under test) shares the machine's cores, and other
   work on the machine is not stopped, so spreads can be wide; the ratios are the point.
 - "CPU the host stole": on a virtual machine, the share of the CPU time the machine wanted during a timed run that
