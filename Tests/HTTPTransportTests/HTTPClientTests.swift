@@ -284,45 +284,34 @@ import WireFormat
         #expect(error?.code == .invalidURL)
     }
 
-    @Test func theGlobalCapBoundsHowManyTransfersRunAtOnce() async throws {
+    /// Starts `count` slow downloads of one 512 KiB file at once and waits for all of them.
+    private func downloadSlowlyAtOnce(_ count: Int, with client: HTTPClient, name: String) async throws {
         let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
-        try Data(count: 512 << 10).write(to: URL(fileURLWithPath: "\(nginx.root)/files/capped.bin"))
-        let client = try HTTPClient(configuration: .init(maxConcurrentTransfers: 2, transferThreads: 1))
-
+        try Data(count: 512 << 10).write(to: URL(fileURLWithPath: "\(nginx.root)/files/\(name).bin"))
         try await withThrowingTaskGroup(of: Int.self) { group in
-            for index in 0..<6 {
+            for index in 0..<count {
                 group.addTask {
                     try await client.download(
-                        HTTPRequest(url: nginx.url("/slow/capped.bin")), toFile: scratch.path("c\(index)")
+                        HTTPRequest(url: nginx.url("/slow/\(name).bin")), toFile: scratch.path("\(name)\(index)")
                     ).status
                 }
             }
             for try await status in group { #expect(status == 200) }
         }
+    }
 
+    @Test func theGlobalCapBoundsHowManyTransfersRunAtOnce() async throws {
+        let client = try HTTPClient(configuration: .init(maxConcurrentTransfers: 2, transferThreads: 1))
+        try await downloadSlowlyAtOnce(6, with: client, name: "capped")
         #expect(client.loops[0].peakRunningCount == 2)
         #expect(client.runningTransfers == 0)
     }
 
     @Test func transfersSpreadOverTheTransferThreads() async throws {
-        let scratch = try TemporaryDirectory(prefix: "attache-http")
-        defer { scratch.remove() }
-        try Data(count: 512 << 10).write(to: URL(fileURLWithPath: "\(nginx.root)/files/spread.bin"))
         let client = try HTTPClient(configuration: .init(maxConcurrentTransfers: 4, transferThreads: 2))
         #expect(client.loops.count == 2)
-
-        try await withThrowingTaskGroup(of: Int.self) { group in
-            for index in 0..<4 {
-                group.addTask {
-                    try await client.download(
-                        HTTPRequest(url: nginx.url("/slow/spread.bin")), toFile: scratch.path("s\(index)")
-                    ).status
-                }
-            }
-            for try await status in group { #expect(status == 200) }
-        }
-
+        try await downloadSlowlyAtOnce(4, with: client, name: "spread")
         #expect(client.loops.allSatisfy { $0.peakRunningCount >= 1 }, "transfers at once went to both threads")
         #expect(HTTPClient.Configuration(maxConcurrentTransfers: 1, transferThreads: 8).validated().transferThreads == 1)
     }
