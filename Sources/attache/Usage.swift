@@ -9,8 +9,10 @@ enum Usage {
       worker       run a worker until SIGTERM/SIGINT
       dev-broker   serve an in-process Kafka mock cluster over TCP
       demo         run the whole pipeline on embedded components and show it
+      config       check the configuration, or print every key's effective value and origin
+      control      produce a control record (retry, remove, clear, send, configure) for a batch
 
-    `attache <command> --help` describes a command.
+    `attache <command> --help` describes a command; `attache --version` prints the version.
     """
 
     static let worker = """
@@ -63,6 +65,8 @@ enum Usage {
         case "worker": ["config": true]
         case "dev-broker": ["brokers": true, "port": true, "faults": false]
         case "demo": [:]
+        case "config": ConfigCommand.flags
+        case "control": ControlCommand.flags
         default: nil
         }
     }
@@ -72,6 +76,8 @@ enum Usage {
         case "worker": worker
         case "dev-broker": devBroker
         case "demo": demo
+        case "config": ConfigCommand.usage
+        case "control": ControlCommand.usage
         default: general
         }
     }
