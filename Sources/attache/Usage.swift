@@ -10,6 +10,7 @@ enum Usage {
       dev-broker   serve an in-process Kafka mock cluster over TCP
       demo         run the whole pipeline on embedded components and show it
       config       check the configuration, or print every key's effective value and origin
+      submit       produce one upload job of local files or URLs and print its batch id
       control      produce a control record (retry, remove, clear, send, configure) for a batch
 
     `attache <command> --help` describes a command; `attache --version` prints the version.
@@ -67,6 +68,7 @@ enum Usage {
         case "demo": [:]
         case "config": ConfigCommand.flags
         case "control": ControlCommand.flags
+        case "submit": SubmitCommand.flags
         default: nil
         }
     }
@@ -78,6 +80,7 @@ enum Usage {
         case "demo": demo
         case "config": ConfigCommand.usage
         case "control": ControlCommand.usage
+        case "submit": SubmitCommand.usage
         default: general
         }
     }

@@ -42,6 +42,8 @@ case "config":
     exit(ConfigCommand.run(parsed))
 case "control":
     exit(await ControlCommand.run(parsed))
+case "submit":
+    exit(await SubmitCommand.run(parsed))
 default:
     FileHandle.standardError.write(Data("attache: unknown command '\(parsed.command ?? "")'\n\n\(Usage.general)\n".utf8))
     exit(2)
