@@ -12,6 +12,7 @@ enum Usage {
       config       check the configuration, or print every key's effective value and origin
       submit       produce one upload job of local files or URLs and print its batch id
       control      produce a control record (retry, remove, clear, send, configure) for a batch
+      batch        show one batch, or list batches, as the changelog topic holds them
 
     `attache <command> --help` describes a command; `attache --version` prints the version.
     """
@@ -69,6 +70,7 @@ enum Usage {
         case "config": ConfigCommand.flags
         case "control": ControlCommand.flags
         case "submit": SubmitCommand.flags
+        case "batch": BatchCommand.flags
         default: nil
         }
     }
@@ -81,6 +83,7 @@ enum Usage {
         case "config": ConfigCommand.usage
         case "control": ControlCommand.usage
         case "submit": SubmitCommand.usage
+        case "batch": BatchCommand.usage
         default: general
         }
     }

@@ -44,6 +44,8 @@ case "control":
     exit(await ControlCommand.run(parsed))
 case "submit":
     exit(await SubmitCommand.run(parsed))
+case "batch":
+    exit(await BatchCommand.run(parsed))
 default:
     FileHandle.standardError.write(Data("attache: unknown command '\(parsed.command ?? "")'\n\n\(Usage.general)\n".utf8))
     exit(2)
