@@ -1,0 +1,150 @@
+import DevServices
+import Foundation
+import TestSupport
+import Testing
+
+/// The operator commands (`config`, `submit`, `control`, `batch`) as the real binary, against `attache dev-broker`
+/// and a worker of their own on topics of their own.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct CommandLineTests {
+    static let jobsTopic = "cli.jobs"
+    static let eventsTopic = "cli.events"
+
+    /// The Kafka settings every command gets, as a worker reads them.
+    static func kafkaEnvironment(_ environment: EndToEndEnvironment) -> [String: String] {
+        ["ATTACHE_KAFKA_BROKERS": environment.brokers, "ATTACHE_KAFKA_JOBS_TOPIC": jobsTopic,
+         "ATTACHE_KAFKA_EVENTS_TOPIC": eventsTopic, "ATTACHE_KAFKA_BATCHES_TOPIC": EndToEndEnvironment.changelog(of: jobsTopic),
+         "ATTACHE_KAFKA_DLQ_TOPIC": "\(jobsTopic).dlq"]
+    }
+
+    static let worker = Task { () throws -> ChildProcess in
+        let environment = try await EndToEndEnvironment.shared.value
+        let worker = try environment.startWorker(name: "worker-cli", group: "e2e-cli", jobsTopic: jobsTopic, eventsTopic: eventsTopic,
+                                                 extra: ["ATTACHE_KAFKA_DLQ_TOPIC": "\(jobsTopic).dlq"])
+        _ = try await eventually("the worker's first assignment", timeout: .seconds(30)) {
+            worker.standardError.contains("partitions assigned") ? true : nil
+        }
+        return worker
+    }
+
+    /// Runs `attache ARGUMENTS` to its end: exit status, standard output, standard error.
+    static func attache(_ arguments: [String], environment: [String: String] = [:],
+                        timeout: Duration = .seconds(60)) async throws -> (status: Int32, output: String, error: String) {
+        let shared = try await EndToEndEnvironment.shared.value
+        let name = "cli-\(arguments.first ?? "none")-\(UUID().uuidString.prefix(6))"
+        let process = try ChildProcess(name: name, executable: EndToEndEnvironment.attacheBinary, arguments: arguments,
+                                       environment: environment, directory: shared.workspace)
+        guard let status = await process.waitForExit(timeout: timeout) else {
+            throw EndToEndFailure("attache \(arguments.joined(separator: " ")) did not exit: \(process.standardError)")
+        }
+        return (status, process.standardOutput, process.standardError)
+    }
+
+    private func completed(_ environment: EndToEndEnvironment, _ batchId: String, _ type: String = "attache.batch.completed",
+                           count: Int = 1) async throws -> [ReceivedEvent] {
+        try await eventually("\(type) for \(batchId)", timeout: .seconds(60)) {
+            let events = try await environment.events(of: batchId, topic: Self.eventsTopic)
+            return events.filter { $0.type == type }.count >= count ? events : nil
+        }
+    }
+
+    private func messages(_ environment: EndToEndEnvironment, batchId: String) -> [CapturedMessage] {
+        environment.services.messages.messages.compactMap(\.message).filter { $0.data.metadata?["batchId"] == .string(batchId) }
+    }
+
+    @Test func versionHelpAndUnknownFlags() async throws {
+        let version = try await Self.attache(["--version"])
+        #expect(version.status == 0 && version.output.hasPrefix("attache 0."))
+        for command in ["worker", "config", "control", "submit", "batch"] {
+            let help = try await Self.attache([command, "--help"])
+            #expect(help.status == 0 && help.output.contains("usage: attache \(command)"), "\(command)")
+            let unknown = try await Self.attache([command, "--no-such-flag"])
+            #expect(unknown.status == 2 && unknown.error.contains("unknown option '--no-such-flag'"), "\(command)")
+        }
+        let unknownCommand = try await Self.attache(["frobnicate"])
+        #expect(unknownCommand.status == 2)
+    }
+
+    @Test func configCheckAcceptsWhatAWorkerAcceptsAndPrintRedacts() async throws {
+        let environment = try await EndToEndEnvironment.shared.value
+        let good = ["ATTACHE_KAFKA_BROKERS": environment.brokers, "ATTACHE_PRESIGN_URL": environment.services.presignURL,
+                    "ATTACHE_MESSAGES_URL": environment.services.messagesURL, "ATTACHE_MESSAGES_API_KEY": "top-secret-key"]
+        #expect(try await Self.attache(["config", "check"], environment: good).status == 0)
+        let missing = try await Self.attache(["config", "check"], environment: ["ATTACHE_KAFKA_BROKERS": environment.brokers])
+        #expect(missing.status == 1 && missing.error.contains("presign.url"))
+        let badValue = try await Self.attache(["config", "check"], environment: good.merging(["ATTACHE_UPLOAD_CONCURRENCY": "many"]) { $1 })
+        #expect(badValue.status == 1 && badValue.error.contains("ATTACHE_UPLOAD_CONCURRENCY"))
+        let file = environment.workspace.appendingPathComponent("cli-config.json")
+        try Data(#"{"limits": {"fileSizeMax": "2MiB"}, "kafka": {"properties": {"sasl.password": "hunter2"}}}"#.utf8).write(to: file)
+        let printed = try await Self.attache(["config", "print", "--config", file.path], environment: good)
+        #expect(printed.status == 0)
+        let lines = printed.output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        #expect(lines.contains("limits.fileSizeMax 2MiB file"))
+        #expect(lines.contains("limits.inlineMax 1MiB default"))
+        #expect(lines.contains("messages.apiKey (redacted) environment (ATTACHE_MESSAGES_API_KEY)"))
+        #expect(lines.contains("kafka.properties.sasl.password (redacted) file"))
+        #expect(!printed.output.contains("hunter2") && !printed.output.contains("top-secret-key"))
+    }
+
+    @Test func submittedFilesAreUploadedSentAndShownFromTheChangelog() async throws {
+        let environment = try await EndToEndEnvironment.shared.value
+        _ = try await Self.worker.value
+        let batchId = "cli-submit-\(UUID().uuidString.prefix(8))"
+        let local = environment.workspace.appendingPathComponent("\(batchId)-photo.jpg")
+        try Jobs.bytes(magic: Jobs.jpeg, size: 30_000, seed: 4).write(to: local)
+        let onRoot = environment.sourceRoot.appendingPathComponent("\(batchId)/notes.pdf")
+        try FileManager.default.createDirectory(at: onRoot.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Jobs.bytes(magic: Jobs.pdf, size: 50_000, seed: 5).write(to: onRoot)
+
+        let kafka = Self.kafkaEnvironment(environment)
+        let inline = try await Self.attache(["submit", "--to", "user:uid-1", "--from", "uid-7", "--batch", batchId,
+                                              "--caption", "From the CLI", local.path], environment: kafka)
+        #expect(inline.status == 0, "\(inline.error)")
+        #expect(inline.output == "\(batchId)\n")
+        let path = try await Self.attache(["submit", "--to", "user:uid-1", "--batch", batchId, "--path-root", environment.sourceRoot.path,
+                                           onRoot.path], environment: kafka)
+        #expect(path.status == 0, "\(path.error)")
+        _ = try await completed(environment, batchId, "attache.message.sent", count: 2)
+        #expect(messages(environment, batchId: batchId).map(\.type) == ["image", "file"])
+
+        let shown = try await eventually("the changelog to hold both files", timeout: .seconds(30)) { () -> [String: Any]? in
+            let show = try await Self.attache(["batch", "show", batchId, "--json"], environment: kafka)
+            guard show.status == 0, let object = try JSONSerialization.jsonObject(with: Data(show.output.utf8)) as? [String: Any],
+                  (object["sent"] as? [Any])?.count == 2 else { return nil }
+            return object
+        }
+        #expect(shown["status"] as? String == "idle")
+        #expect(shown["count"] as? Int == 2)
+        #expect((shown["attachments"] as? [[String: Any]])?.compactMap { $0["fileId"] as? String } == ["\(batchId)-photo.jpg", "notes.pdf"])
+        #expect(shown["send"] as? String == "auto")
+        #expect(shown["receiver"] as? [String: String] == ["id": "uid-1", "type": "user"])
+
+        let text = try await Self.attache(["batch", "show", batchId], environment: kafka)
+        #expect(text.status == 0 && text.output.contains("  status       idle") && text.output.contains("sent (2 messages"))
+        let listed = try await Self.attache(["batch", "list", "--receiver", "uid-1", "--state", "idle", "--limit", "1000"], environment: kafka)
+        #expect(listed.status == 0 && listed.output.contains("\(batchId)  idle  user:uid-1  files 2"))
+        let unknown = try await Self.attache(["batch", "show", "no-such-batch"], environment: kafka)
+        #expect(unknown.status == 1)
+    }
+
+    @Test func aManualBatchIsSentByControlSend() async throws {
+        let environment = try await EndToEndEnvironment.shared.value
+        _ = try await Self.worker.value
+        let batchId = "cli-manual-\(UUID().uuidString.prefix(8))"
+        let local = environment.workspace.appendingPathComponent("\(batchId).jpg")
+        try Jobs.bytes(magic: Jobs.jpeg, size: 8_000, seed: 6).write(to: local)
+        let kafka = Self.kafkaEnvironment(environment)
+        let submitted = try await Self.attache(["submit", "--to", "group:g-1", "--batch", batchId, "--send", "manual", local.path],
+                                               environment: kafka)
+        #expect(submitted.status == 0, "\(submitted.error)")
+        _ = try await completed(environment, batchId)
+        #expect(messages(environment, batchId: batchId).isEmpty)
+
+        let missing = try await Self.attache(["control", "send"], environment: kafka)
+        #expect(missing.status == 2 && missing.error.contains("send needs --batch ID"))
+        let sent = try await Self.attache(["control", "send", "--batch", batchId], environment: kafka)
+        #expect(sent.status == 0, "\(sent.error)")
+        #expect(sent.output.hasPrefix("send for batch \(batchId) produced to \(Self.jobsTopic)/"))
+        _ = try await completed(environment, batchId, "attache.message.sent")
+        #expect(messages(environment, batchId: batchId).map(\.type) == ["image"])
+    }
+}
