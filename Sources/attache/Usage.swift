@@ -13,6 +13,7 @@ enum Usage {
       submit       produce one upload job of local files or URLs and print its batch id
       control      produce a control record (retry, remove, clear, send, configure) for a batch
       batch        show one batch, or list batches, as the changelog topic holds them
+      dlq          list dead letters, or replay them to the jobs topic
 
     `attache <command> --help` describes a command; `attache --version` prints the version.
     """
@@ -71,6 +72,7 @@ enum Usage {
         case "control": ControlCommand.flags
         case "submit": SubmitCommand.flags
         case "batch": BatchCommand.flags
+        case "dlq": DeadLetterCommand.flags
         default: nil
         }
     }
@@ -84,6 +86,7 @@ enum Usage {
         case "control": ControlCommand.usage
         case "submit": SubmitCommand.usage
         case "batch": BatchCommand.usage
+        case "dlq": DeadLetterCommand.usage
         default: general
         }
     }

@@ -46,6 +46,8 @@ case "submit":
     exit(await SubmitCommand.run(parsed))
 case "batch":
     exit(await BatchCommand.run(parsed))
+case "dlq":
+    exit(await DeadLetterCommand.run(parsed))
 default:
     FileHandle.standardError.write(Data("attache: unknown command '\(parsed.command ?? "")'\n\n\(Usage.general)\n".utf8))
     exit(2)

@@ -147,4 +147,32 @@ import Testing
         _ = try await completed(environment, batchId, "attache.message.sent")
         #expect(messages(environment, batchId: batchId).map(\.type) == ["image"])
     }
+
+    @Test func anInvalidRecordIsListedAndReplayedWithoutItsProvenance() async throws {
+        let environment = try await EndToEndEnvironment.shared.value
+        _ = try await Self.worker.value
+        let key = "cli-poison-\(UUID().uuidString.prefix(8))"
+        try await Kcat.produce(brokers: environment.brokers, topic: Self.jobsTopic, [(key: key, value: "{\"kind\": \"\(key)\"}")])
+        _ = try await completed(environment, key, "attache.job.invalid")
+        let kafka = Self.kafkaEnvironment(environment)
+
+        let listed = try await eventually("the dead letter to be listed", timeout: .seconds(30)) { () -> String? in
+            let list = try await Self.attache(["dlq", "list", "--match", key], environment: kafka)
+            return list.status == 0 && list.output.contains("1 dead letter in") ? list.output : nil
+        }
+        #expect(listed.contains("from \(Self.jobsTopic)/"))
+        #expect(listed.contains("key \(key)"))
+        #expect(listed.contains("error: unknown kind '\(key)'"))
+        #expect(listed.contains("value: {\"kind\": \"\(key)\"}"))
+
+        let declined = try await Self.attache(["dlq", "replay", "--match", key], environment: kafka)
+        #expect(declined.status == 1 && declined.output.contains("nothing replayed"))
+        let replayed = try await Self.attache(["dlq", "replay", "--match", key, "--since", "10m", "--yes"], environment: kafka)
+        #expect(replayed.status == 0, "\(replayed.error)")
+        #expect(replayed.output.contains("replayed 1 to \(Self.jobsTopic)"))
+        _ = try await completed(environment, key, "attache.job.invalid", count: 2)
+        let copies = try await Kcat.consume(brokers: environment.brokers, topic: Self.jobsTopic).filter { $0.key == key }
+        #expect(copies.count == 2)
+        #expect(copies.allSatisfy { $0.value == "{\"kind\": \"\(key)\"}" && !$0.headers.contains("attache.") })
+    }
 }
