@@ -14,6 +14,7 @@ enum Usage {
       control      produce a control record (retry, remove, clear, send, configure) for a batch
       batch        show one batch, or list batches, as the changelog topic holds them
       dlq          list dead letters, or replay them to the jobs topic
+      watch        follow batches' events: live progress bars on a terminal, JSON lines otherwise
 
     `attache <command> --help` describes a command; `attache --version` prints the version.
     """
@@ -73,6 +74,7 @@ enum Usage {
         case "submit": SubmitCommand.flags
         case "batch": BatchCommand.flags
         case "dlq": DeadLetterCommand.flags
+        case "watch": WatchCommand.flags
         default: nil
         }
     }
@@ -87,6 +89,7 @@ enum Usage {
         case "submit": SubmitCommand.usage
         case "batch": BatchCommand.usage
         case "dlq": DeadLetterCommand.usage
+        case "watch": WatchCommand.usage
         default: general
         }
     }

@@ -48,6 +48,8 @@ case "batch":
     exit(await BatchCommand.run(parsed))
 case "dlq":
     exit(await DeadLetterCommand.run(parsed))
+case "watch":
+    exit(await WatchCommand.run(parsed))
 default:
     FileHandle.standardError.write(Data("attache: unknown command '\(parsed.command ?? "")'\n\n\(Usage.general)\n".utf8))
     exit(2)

@@ -175,4 +175,54 @@ import Testing
         #expect(copies.count == 2)
         #expect(copies.allSatisfy { $0.value == "{\"kind\": \"\(key)\"}" && !$0.headers.contains("attache.") })
     }
+
+    /// Every line of `output` as a JSON object (nil when one is not).
+    private func jsonLines(_ output: String) -> [[String: Any]]? {
+        let objects = output.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        return objects.contains { $0 == nil } ? nil : objects.compactMap { $0 }
+    }
+
+    @Test func watchPrintsEachEventAsAJSONLineAndEndsWhenTheBatchIsIdle() async throws {
+        let environment = try await EndToEndEnvironment.shared.value
+        _ = try await Self.worker.value
+        let batchId = "cli-watch-\(UUID().uuidString.prefix(8))"
+        let local = environment.workspace.appendingPathComponent("\(batchId).jpg")
+        try Jobs.bytes(magic: Jobs.jpeg, size: 20_000, seed: 7).write(to: local)
+        let kafka = Self.kafkaEnvironment(environment)
+        #expect(try await Self.attache(["submit", "--to", "user:uid-1", "--batch", batchId, local.path], environment: kafka).status == 0)
+
+        let watched = try await Self.attache(["watch", batchId, "--from-beginning", "--until-idle"], environment: kafka)
+        #expect(watched.status == 0, "\(watched.error)")
+        #expect(!watched.output.contains("\u{1B}"), "no escape codes off a terminal")
+        let events = try #require(jsonLines(watched.output))
+        #expect(events.allSatisfy { $0["subject"] as? String == batchId && $0["specversion"] as? String == "1.0" })
+        let types = events.compactMap { $0["type"] as? String }
+        #expect(types.contains("attache.file.uploaded") && types.contains("attache.batch.completed"))
+        #expect(types.last == "attache.message.sent", "idle with its sends done: \(types)")
+        let usage = try await Self.attache(["watch"], environment: kafka)
+        #expect(usage.status == 2 && usage.error.contains("name the batches to watch, or --all"))
+    }
+
+    @Test func submitWatchFollowsTheBatchAndExitsOneWhenAFileIsRejected() async throws {
+        let environment = try await EndToEndEnvironment.shared.value
+        _ = try await Self.worker.value
+        let kafka = Self.kafkaEnvironment(environment)
+        let good = environment.workspace.appendingPathComponent("watched-\(UUID().uuidString.prefix(8)).jpg")
+        try Jobs.bytes(magic: Jobs.jpeg, size: 12_000, seed: 8).write(to: good)
+        let empty = environment.workspace.appendingPathComponent("empty-\(UUID().uuidString.prefix(8)).txt")
+        try Data().write(to: empty)
+
+        let fine = try await Self.attache(["submit", "--to", "user:uid-1", "--watch", good.path], environment: kafka)
+        #expect(fine.status == 0, "\(fine.error)")
+        let fineLines = fine.output.split(separator: "\n").map(String.init)
+        let batchId = try #require(fineLines.first)
+        let events = try #require(jsonLines(fineLines.dropFirst().joined(separator: "\n")))
+        #expect(events.contains { $0["type"] as? String == "attache.batch.completed" && $0["subject"] as? String == batchId })
+        #expect(messages(environment, batchId: batchId).count == 1)
+
+        let rejected = try await Self.attache(["submit", "--to", "user:uid-1", "--send", "none", "--watch", good.path, empty.path],
+                                              environment: kafka)
+        #expect(rejected.status == 1, "\(rejected.error)")
+        #expect(rejected.output.contains("attache.file.rejected"))
+    }
 }

@@ -6,14 +6,16 @@ import OperatorTools
 enum SubmitCommand {
     static let usage = """
     usage: attache submit --to user:ID|group:ID [--from UID] [--batch ID] [--concurrency N] [--caption TEXT]
-                          [--send auto|manual|none] [--path-root DIR] [--config FILE] FILE|URL…
+                          [--send auto|manual|none] [--path-root DIR] [--watch] [--config FILE] FILE|URL…
 
     Builds one upload job (DESIGN §2.1) and produces it to the jobs topic, keyed by its batch id, which it prints.
     An http(s) URL becomes a `url` source (named after the URL path's last part); a local file is sent inline as
     `data` — refused with a message above limits.inlineMax — or, with --path-root, becomes a `path` source: its path
     relative to DIR, which should be the worker's sources.root as seen from here. File ids are the file names, a
     repeated name getting -2, -3… before its extension. Exits 0 once the job is produced, 1 when it could not be,
-    2 on usage errors.
+    2 on usage errors. With --watch it then follows the batch as `attache watch BATCH --until-idle` does (progress
+    bars on a terminal, JSON lines otherwise) and exits 0 when every file was uploaded (and, with --send auto, sent),
+    1 when any was rejected or failed.
 
     options:
       --to user:ID|group:ID   the receiver of the messages (required)
@@ -23,11 +25,12 @@ enum SubmitCommand {
       --caption TEXT          the caption of the first message
       --send MODE             auto (send on drain, the default), manual (wait for `control send`), none
       --path-root DIR         send local files as path sources relative to DIR instead of inline
+      --watch                 follow the batch until it is idle with its sends done
       --config FILE           the JSON configuration file (kafka.*, limits.inlineMax, limits.filesPerJob)
     """
 
     static let flags = ["to": true, "from": true, "batch": true, "concurrency": true, "caption": true, "send": true,
-                        "path-root": true, "config": true]
+                        "path-root": true, "watch": false, "config": true]
 
     static func run(_ arguments: CommandLineArguments) async -> Int32 {
         guard let client = ClientConfiguration.load(command: "submit", file: arguments.options["config"]) else { return 2 }
@@ -42,14 +45,25 @@ enum SubmitCommand {
         } catch {
             return Console.usageError("submit", error.description)
         }
-        do {
-            let record = KafkaProducerRecord(topic: client.configuration.kafka.jobsTopic, key: Data(job.key), value: Data(job.value))
-            _ = try await client.produce([record], command: "submit")
-        } catch {
-            Console.error("submit", "could not produce the job: \(error)")
-            return 1
+        let record = KafkaProducerRecord(topic: client.configuration.kafka.jobsTopic, key: Data(job.key), value: Data(job.value))
+        guard options["watch"] != nil else {
+            do {
+                _ = try await client.produce([record], command: "submit")
+            } catch {
+                Console.error("submit", "could not produce the job: \(error)")
+                return 1
+            }
+            Console.output(job.batchId)
+            return 0
         }
-        Console.output(job.batchId)
-        return 0
+        // Following starts first, so that none of the batch's events is missed; done means its snapshot applied the
+        // job just produced.
+        let session = WatchSession(client: client, batches: [job.batchId], fromBeginning: false, untilIdle: true)
+        let batchId = job.batchId
+        return await session.run {
+            let reports = try await client.produce([record], command: "submit")
+            Console.output(batchId)
+            return [batchId: reports.first?.offset ?? 0]
+        }
     }
 }
