@@ -32,8 +32,10 @@ public enum TopicFollower {
         }
     }
 
-    /// Finds each topic's partitions, then follows them all; the stream's first element comes once every read has
-    /// begun (the end offsets of the sources read from their end are fixed by then).
+    /// Finds each topic's partitions, then follows them all; the stream's first element comes once every read of
+    /// an existing topic has begun (the end offsets of the sources read from their end are fixed by then). A topic
+    /// that does not exist yet (a cluster whose workers have not published anything) is waited for and, once it
+    /// appears, read from its beginning: nothing in it predates the follow.
     public static func follow(_ sources: [Source], kafka: KafkaConfiguration) -> AsyncThrowingStream<Element, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
@@ -41,9 +43,11 @@ public enum TopicFollower {
                     let admin = try KafkaTopicAdmin(configuration: kafka)
                     let reader = try KafkaPartitionReader(configuration: kafka)
                     var partitions: [(String, Int32, Int64?)] = []
+                    var missing: [String] = []
                     for source in sources {
                         guard let count = try await admin.partitionCount(of: source.topic) else {
-                            throw TopicSnapshot.TopicMissing(topic: source.topic)
+                            missing.append(source.topic)
+                            continue
                         }
                         for partition in 0..<Int32(count) {
                             partitions.append((source.topic, partition, try await startOffset(source, partition, reader)))
@@ -51,10 +55,23 @@ public enum TopicFollower {
                     }
                     continuation.yield(.started)
                     try await withThrowingTaskGroup(of: Void.self) { group in
+                        @Sendable func follow(_ topic: String, _ partition: Int32, from offset: Int64?) async throws {
+                            try await reader.follow(topic: topic, partition: partition, from: offset) { records in
+                                for record in records { continuation.yield(.record(record)) }
+                            }
+                        }
                         for (topic, partition, offset) in partitions {
+                            group.addTask { try await follow(topic, partition, from: offset) }
+                        }
+                        for topic in missing {
+                            continuation.yield(.waiting(for: topic))
                             group.addTask {
-                                try await reader.follow(topic: topic, partition: partition, from: offset) { records in
-                                    for record in records { continuation.yield(.record(record)) }
+                                let count = try await partitionCount(of: topic, admin: admin)
+                                try await withThrowingTaskGroup(of: Void.self) { inner in
+                                    for partition in 0..<Int32(count) {
+                                        inner.addTask { try await follow(topic, partition, from: 0) }
+                                    }
+                                    try await inner.waitForAll()
                                 }
                             }
                         }
@@ -80,8 +97,20 @@ public enum TopicFollower {
         return nil
     }
 
+    /// A topic's partition count, waiting for the topic to exist: a cluster whose workers have not published yet
+    /// has no events topic (workers create it, or the broker does on their first record). Topic creation sends no
+    /// notice to other clients, so the metadata is asked for again every second.
+    private static func partitionCount(of topic: String, admin: KafkaTopicAdmin) async throws -> Int {
+        while true {
+            try await Task.sleep(for: .seconds(1))
+            if let count = try await admin.partitionCount(of: topic) { return count }
+        }
+    }
+
     /// What the stream carries.
     public enum Element: Sendable {
+        /// The topic does not exist yet; it is followed from its beginning once it does.
+        case waiting(for: String)
         /// Every partition is being read.
         case started
         case record(KafkaRecord)

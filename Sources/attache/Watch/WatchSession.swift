@@ -54,6 +54,8 @@ struct WatchSession {
         do {
             for try await element in TopicFollower.follow(sources, kafka: kafka) {
                 switch element {
+                case .waiting(let topic):
+                    Console.error("watch", "topic \(topic) does not exist yet; it is followed once it does")
                 case .started:
                     for (batchId, offset) in try await afterStart() { tracker.require(batchId, applied: offset) }
                 case .record(let record) where record.topic == topics.eventsTopic:
