@@ -47,6 +47,20 @@ import Testing
         }
     }
 
+    /// The shared environment once this suite's worker is ready, and the Kafka settings for the commands.
+    private func setUp() async throws -> (EndToEndEnvironment, [String: String]) {
+        let environment = try await EndToEndEnvironment.shared.value
+        _ = try await Self.worker.value
+        return (environment, Self.kafkaEnvironment(environment))
+    }
+
+    /// A JPEG of `size` bytes in the shared workspace.
+    private func jpeg(_ environment: EndToEndEnvironment, _ name: String, size: Int, seed: Int) throws -> URL {
+        let file = environment.workspace.appendingPathComponent(name)
+        try Jobs.bytes(magic: Jobs.jpeg, size: size, seed: seed).write(to: file)
+        return file
+    }
+
     private func messages(_ environment: EndToEndEnvironment, batchId: String) -> [CapturedMessage] {
         environment.services.messages.messages.compactMap(\.message).filter { $0.data.metadata?["batchId"] == .string(batchId) }
     }
@@ -86,16 +100,13 @@ import Testing
     }
 
     @Test func submittedFilesAreUploadedSentAndShownFromTheChangelog() async throws {
-        let environment = try await EndToEndEnvironment.shared.value
-        _ = try await Self.worker.value
+        let (environment, kafka) = try await setUp()
         let batchId = "cli-submit-\(UUID().uuidString.prefix(8))"
-        let local = environment.workspace.appendingPathComponent("\(batchId)-photo.jpg")
-        try Jobs.bytes(magic: Jobs.jpeg, size: 30_000, seed: 4).write(to: local)
+        let local = try jpeg(environment, "\(batchId)-photo.jpg", size: 30_000, seed: 4)
         let onRoot = environment.sourceRoot.appendingPathComponent("\(batchId)/notes.pdf")
         try FileManager.default.createDirectory(at: onRoot.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Jobs.bytes(magic: Jobs.pdf, size: 50_000, seed: 5).write(to: onRoot)
 
-        let kafka = Self.kafkaEnvironment(environment)
         let inline = try await Self.attache(["submit", "--to", "user:uid-1", "--from", "uid-7", "--batch", batchId,
                                               "--caption", "From the CLI", local.path], environment: kafka)
         #expect(inline.status == 0, "\(inline.error)")
@@ -127,12 +138,9 @@ import Testing
     }
 
     @Test func aManualBatchIsSentByControlSend() async throws {
-        let environment = try await EndToEndEnvironment.shared.value
-        _ = try await Self.worker.value
+        let (environment, kafka) = try await setUp()
         let batchId = "cli-manual-\(UUID().uuidString.prefix(8))"
-        let local = environment.workspace.appendingPathComponent("\(batchId).jpg")
-        try Jobs.bytes(magic: Jobs.jpeg, size: 8_000, seed: 6).write(to: local)
-        let kafka = Self.kafkaEnvironment(environment)
+        let local = try jpeg(environment, "\(batchId).jpg", size: 8_000, seed: 6)
         let submitted = try await Self.attache(["submit", "--to", "group:g-1", "--batch", batchId, "--send", "manual", local.path],
                                                environment: kafka)
         #expect(submitted.status == 0, "\(submitted.error)")
@@ -149,12 +157,10 @@ import Testing
     }
 
     @Test func anInvalidRecordIsListedAndReplayedWithoutItsProvenance() async throws {
-        let environment = try await EndToEndEnvironment.shared.value
-        _ = try await Self.worker.value
+        let (environment, kafka) = try await setUp()
         let key = "cli-poison-\(UUID().uuidString.prefix(8))"
         try await Kcat.produce(brokers: environment.brokers, topic: Self.jobsTopic, [(key: key, value: "{\"kind\": \"\(key)\"}")])
         _ = try await completed(environment, key, "attache.job.invalid")
-        let kafka = Self.kafkaEnvironment(environment)
 
         let listed = try await eventually("the dead letter to be listed", timeout: .seconds(30)) { () -> String? in
             let list = try await Self.attache(["dlq", "list", "--match", key], environment: kafka)
@@ -183,12 +189,9 @@ import Testing
     }
 
     @Test func watchPrintsEachEventAsAJSONLineAndEndsWhenTheBatchIsIdle() async throws {
-        let environment = try await EndToEndEnvironment.shared.value
-        _ = try await Self.worker.value
+        let (environment, kafka) = try await setUp()
         let batchId = "cli-watch-\(UUID().uuidString.prefix(8))"
-        let local = environment.workspace.appendingPathComponent("\(batchId).jpg")
-        try Jobs.bytes(magic: Jobs.jpeg, size: 20_000, seed: 7).write(to: local)
-        let kafka = Self.kafkaEnvironment(environment)
+        let local = try jpeg(environment, "\(batchId).jpg", size: 20_000, seed: 7)
         #expect(try await Self.attache(["submit", "--to", "user:uid-1", "--batch", batchId, local.path], environment: kafka).status == 0)
 
         let watched = try await Self.attache(["watch", batchId, "--from-beginning", "--until-idle"], environment: kafka)
@@ -204,11 +207,8 @@ import Testing
     }
 
     @Test func submitWatchFollowsTheBatchAndExitsOneWhenAFileIsRejected() async throws {
-        let environment = try await EndToEndEnvironment.shared.value
-        _ = try await Self.worker.value
-        let kafka = Self.kafkaEnvironment(environment)
-        let good = environment.workspace.appendingPathComponent("watched-\(UUID().uuidString.prefix(8)).jpg")
-        try Jobs.bytes(magic: Jobs.jpeg, size: 12_000, seed: 8).write(to: good)
+        let (environment, kafka) = try await setUp()
+        let good = try jpeg(environment, "watched-\(UUID().uuidString.prefix(8)).jpg", size: 12_000, seed: 8)
         let empty = environment.workspace.appendingPathComponent("empty-\(UUID().uuidString.prefix(8)).txt")
         try Data().write(to: empty)
 

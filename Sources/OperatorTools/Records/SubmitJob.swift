@@ -1,6 +1,7 @@
 import Foundation
 import UploadEngine
 import WireFormat
+import Worker
 
 /// The one upload job `attache submit` produces (DESIGN §2.1, §9): URLs become `url` sources, local files inline
 /// `data` — or, with a path root, `path` sources relative to it —, file ids come from the names, made unique.
@@ -56,8 +57,7 @@ public struct SubmitJob: Sendable {
     public let batchId: String
     public let sendMode: String
     public let files: [File]
-    private let receiverType: String
-    private let receiverId: String
+    private let receiver: Receiver
     private let sender: String?
     private let concurrency: Int?
     private let caption: String?
@@ -66,11 +66,10 @@ public struct SubmitJob: Sendable {
     public init(_ request: Request, limits: Limits, newBatchId: () -> String = { UUID().uuidString.lowercased() }) throws(RecordInputError) {
         guard let to = request.to else { throw RecordInputError("submit needs --to user:ID or group:ID") }
         let parts = to.split(separator: ":", maxSplits: 1).map(String.init)
-        guard parts.count == 2, ["user", "group"].contains(parts[0]), !parts[1].isEmpty, HeaderSafety.isSafe(parts[1]) else {
+        guard parts.count == 2, let kind = Receiver.Kind(rawValue: parts[0]), !parts[1].isEmpty, HeaderSafety.isSafe(parts[1]) else {
             throw RecordInputError("--to must be user:ID or group:ID")
         }
-        receiverType = parts[0]
-        receiverId = parts[1]
+        receiver = Receiver(id: parts[1], type: kind)
         if let from = request.from, from.isEmpty || !HeaderSafety.isSafe(from) {
             throw RecordInputError("--from must be a uid without control characters")
         }
@@ -110,11 +109,7 @@ public struct SubmitJob: Sendable {
         writer.beginObject()
         writer.field("kind", "upload")
         writer.field("batchId", batchId)
-        writer.key("receiver")
-        writer.beginObject()
-        writer.field("id", receiverId)
-        writer.field("type", receiverType)
-        writer.endObject()
+        writer.field("receiver", receiver)
         if let sender { writer.field("sender", sender) }
         if let concurrency { writer.field("concurrency", concurrency) }
         writer.key("files")
