@@ -68,7 +68,7 @@ import Testing
     @Test func versionHelpAndUnknownFlags() async throws {
         let version = try await Self.attache(["--version"])
         #expect(version.status == 0 && version.output.hasPrefix("attache 0."))
-        for command in ["worker", "config", "control", "submit", "batch"] {
+        for command in ["worker", "dev-broker", "demo", "config", "control", "submit", "batch", "dlq", "watch"] {
             let help = try await Self.attache([command, "--help"])
             #expect(help.status == 0 && help.output.contains("usage: attache \(command)"), "\(command)")
             let unknown = try await Self.attache([command, "--no-such-flag"])
@@ -76,6 +76,15 @@ import Testing
         }
         let unknownCommand = try await Self.attache(["frobnicate"])
         #expect(unknownCommand.status == 2)
+        let general = try await Self.attache([])
+        #expect(general.status == 2)
+        let help = try await Self.attache(["--help"])
+        #expect(help.status == 0)
+        for command in ["config", "submit", "control", "batch", "dlq", "watch"] {
+            #expect(help.output.contains("\n  \(command) "), "the general usage lists \(command)")
+        }
+        let stray = try await Self.attache(["worker", "extra"])
+        #expect(stray.status == 2 && stray.error.contains("unexpected argument 'extra'"))
     }
 
     @Test func configCheckAcceptsWhatAWorkerAcceptsAndPrintRedacts() async throws {

@@ -31,15 +31,23 @@ public struct ChangelogBatches: Sendable {
         }
     }
 
+    /// The batch `batchId` decoded with the engine's codec; nil when the changelog holds none.
+    ///
+    /// - Throws: ``BatchSnapshot/DecodingError`` when its snapshot cannot be read.
+    public func batch(_ batchId: String, configuration: EngineConfiguration) throws -> Entry? {
+        guard let snapshot = latest[batchId] else { return nil }
+        let restored = try BatchSnapshot.decode(snapshot.value, configuration: configuration)
+        return Entry(batch: restored.batch, partition: snapshot.partition, offset: snapshot.offset)
+    }
+
     /// The batches decoded with the engine's codec, newest change first (ties by batch id), and the keys whose
     /// snapshot could not be read, with why.
     public func batches(configuration: EngineConfiguration) -> (batches: [Entry], unreadable: [(key: String, reason: String)]) {
         var batches: [Entry] = []
         var unreadable: [(key: String, reason: String)] = []
-        for (key, snapshot) in latest {
+        for key in latest.keys {
             do {
-                let restored = try BatchSnapshot.decode(snapshot.value, configuration: configuration)
-                batches.append(Entry(batch: restored.batch, partition: snapshot.partition, offset: snapshot.offset))
+                if let entry = try batch(key, configuration: configuration) { batches.append(entry) }
             } catch {
                 unreadable.append((key, "\(error)"))
             }

@@ -54,26 +54,32 @@ enum BatchCommand {
             }
         }
         guard let client = ClientConfiguration.load(command: "batch", file: options["config"]) else { return 2 }
-        let entries: [ChangelogBatches.Entry]
+        let topic = client.configuration.kafka.batchesTopic
+        let changelog: ChangelogBatches
         do {
-            let changelog = try await ChangelogBatches.read(topic: client.configuration.kafka.batchesTopic,
-                                                            kafka: client.kafka(clientID: "attache-batch"))
-            let decoded = changelog.batches(configuration: client.configuration.engine)
-            for (key, reason) in decoded.unreadable { Console.error("batch", "skipping batch \(key): \(reason)") }
-            entries = decoded.batches
+            changelog = try await ChangelogBatches.read(topic: topic, kafka: client.kafka(clientID: "attache-batch"))
         } catch {
-            Console.error("batch", "could not read \(client.configuration.kafka.batchesTopic): \(error)")
+            Console.error("batch", "could not read \(topic): \(error)")
             return 1
         }
         if let listing {
-            let page = listing.page(of: entries.map { BatchView($0.batch) })
+            let decoded = changelog.batches(configuration: client.configuration.engine)
+            for (key, reason) in decoded.unreadable { Console.error("batch", "skipping batch \(key): \(reason)") }
+            let page = listing.page(of: decoded.batches.map { BatchView($0.batch) })
             for view in page.views { Console.output(view.listLine) }
             if let next = page.nextPage { Console.output("more: --page \(next)") }
             return 0
         }
         let id = arguments.positionals[1]
-        guard let entry = entries.first(where: { $0.batch.batchId == id }) else {
-            Console.error("batch", "no batch \(id) in \(client.configuration.kafka.batchesTopic)")
+        let entry: ChangelogBatches.Entry
+        do {
+            guard let found = try changelog.batch(id, configuration: client.configuration.engine) else {
+                Console.error("batch", "no batch \(id) in \(topic)")
+                return 1
+            }
+            entry = found
+        } catch {
+            Console.error("batch", "batch \(id): \(error)")
             return 1
         }
         let view = BatchView(entry.batch)

@@ -39,8 +39,8 @@ enum ControlCommand {
         do {
             let record = KafkaProducerRecord(topic: topic, key: Data(control.key), value: Data(control.value))
             let reports = try await client.produce([record], command: "control")
-            let where_ = reports.first.map { "\($0.topic)/\($0.partition)/\($0.offset)" } ?? topic
-            Console.output("\(control.kind.rawValue) for batch \(control.batchId) produced to \(where_)")
+            let stored = reports.first.map { "\($0.topic)/\($0.partition)/\($0.offset)" } ?? topic
+            Console.output("\(control.kind.rawValue) for batch \(control.batchId) produced to \(stored)")
             return 0
         } catch {
             Console.error("control", "could not produce the record: \(error)")
