@@ -32,7 +32,10 @@ let package = Package(
         .target(name: "EmbeddedHTTP", dependencies: ["WireFormat", "CMicroHTTPD"]),
         .target(name: "DevServices", dependencies: ["WireFormat", "EmbeddedHTTP", "CCrypto"]),
         .target(name: "Worker", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "S3", "KafkaIO", "EmbeddedHTTP", "BatchStore"]),
-        .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "UploadEngine", "WireFormat"]),
+        // What the command line builds and presents, kept out of the executable so it can be unit-tested: job and
+        // control records, the changelog read back into batches, dead letters, event watching.
+        .target(name: "OperatorTools", dependencies: ["Worker", "KafkaIO", "UploadEngine", "WireFormat"]),
+        .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "UploadEngine", "WireFormat", "OperatorTools"]),
 
         // What every test target shares: doubles for the engine's collaborators, the manual clock, `eventually`, loopback
         // helpers (the curl CLI, free ports, held sockets), nginx as a test server, temporary files. Never in a product.
@@ -49,6 +52,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["DevServices", "KafkaIO", "S3", "TestSupport"],
                     exclude: ["Support/mock_kafka.py"]),
         .testTarget(name: "TransferIntegrationTests", dependencies: ["WireFormat", "UploadEngine", "TestSupport", "HTTPTransport", "S3", "DevServices", "EmbeddedHTTP", "Worker"]),
+        .testTarget(name: "OperatorToolsTests", dependencies: ["OperatorTools", "Worker", "KafkaIO", "UploadEngine", "WireFormat", "TestSupport"]),
         .testTarget(name: "WorkerTests", dependencies: ["Worker", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "S3", "UploadEngine", "WireFormat", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

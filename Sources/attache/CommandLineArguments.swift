@@ -1,6 +1,8 @@
-/// A parsed command line: `attache <command> [--flag value]...`.
+/// A parsed command line: `attache <command> [argument | --flag [value]]...`.
 struct CommandLineArguments {
     var command: String?
+    /// The arguments that are not flags, in order (a subcommand, batch ids, files).
+    var positionals: [String] = []
     var options: [String: String] = [:]
     var wantsHelp = false
 
@@ -9,7 +11,8 @@ struct CommandLineArguments {
         let description: String
     }
 
-    /// Parses flags against the ones a command accepts (name → takes a value).
+    /// Parses flags against the ones a command accepts (name → takes a value). `--` ends the flags: what follows is
+    /// positional even when it starts with a dash.
     static func parse(_ arguments: [String], accepted: (String) -> [String: Bool]?) throws -> CommandLineArguments {
         var parsed = CommandLineArguments()
         var rest = arguments[...]
@@ -19,8 +22,16 @@ struct CommandLineArguments {
         }
         let flags = parsed.command.flatMap(accepted) ?? [:]
         while let argument = rest.popFirst() {
+            if argument == "--" {
+                parsed.positionals += rest
+                break
+            }
             if argument == "--help" || argument == "-h" {
                 parsed.wantsHelp = true
+                continue
+            }
+            guard argument.hasPrefix("-"), argument != "-" else {
+                parsed.positionals.append(argument)
                 continue
             }
             var name = argument
@@ -37,6 +48,7 @@ struct CommandLineArguments {
                 guard let value = inlineValue ?? rest.popFirst() else { throw UsageError(description: "\(name) needs a value") }
                 parsed.options[key] = value
             } else {
+                guard inlineValue == nil else { throw UsageError(description: "\(name) takes no value") }
                 parsed.options[key] = "true"
             }
         }

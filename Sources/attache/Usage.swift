@@ -9,8 +9,14 @@ enum Usage {
       worker       run a worker until SIGTERM/SIGINT
       dev-broker   serve an in-process Kafka mock cluster over TCP
       demo         run the whole pipeline on embedded components and show it
+      config       check the configuration, or print every key's effective value and origin
+      submit       produce one upload job of local files or URLs and print its batch id
+      control      produce a control record (retry, remove, clear, send, configure) for a batch
+      batch        show one batch, or list batches, as the changelog topic holds them
+      dlq          list dead letters, or replay them to the jobs topic
+      watch        follow batches' events: live progress bars on a terminal, JSON lines otherwise
 
-    `attache <command> --help` describes a command.
+    `attache <command> --help` describes a command; `attache --version` prints the version.
     """
 
     static let worker = """
@@ -63,6 +69,12 @@ enum Usage {
         case "worker": ["config": true]
         case "dev-broker": ["brokers": true, "port": true, "faults": false]
         case "demo": [:]
+        case "config": ConfigCommand.flags
+        case "control": ControlCommand.flags
+        case "submit": SubmitCommand.flags
+        case "batch": BatchCommand.flags
+        case "dlq": DeadLetterCommand.flags
+        case "watch": WatchCommand.flags
         default: nil
         }
     }
@@ -72,6 +84,12 @@ enum Usage {
         case "worker": worker
         case "dev-broker": devBroker
         case "demo": demo
+        case "config": ConfigCommand.usage
+        case "control": ControlCommand.usage
+        case "submit": SubmitCommand.usage
+        case "batch": BatchCommand.usage
+        case "dlq": DeadLetterCommand.usage
+        case "watch": WatchCommand.usage
         default: general
         }
     }

@@ -1,9 +1,18 @@
 import Foundation
+import Worker
 
 // A parent may hand us SIGTERM/SIGINT blocked (some launchers and test runners do); the graceful stop needs them.
 TerminationSignals.unblock()
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--version" || arguments.first == "-V" {
+    guard arguments.count == 1 else {
+        FileHandle.standardError.write(Data("attache: --version takes no arguments\n".utf8))
+        exit(2)
+    }
+    print("attache \(AttacheVersion.string)")
+    exit(0)
+}
 let parsed: CommandLineArguments
 do {
     parsed = try CommandLineArguments.parse(arguments, accepted: Usage.flags(of:))
@@ -17,6 +26,10 @@ if parsed.wantsHelp || parsed.command == nil {
     exit(parsed.command == nil && !parsed.wantsHelp ? 2 : 0)
 }
 
+if ["worker", "dev-broker", "demo"].contains(parsed.command), let extra = parsed.positionals.first {
+    exit(Console.usageError(parsed.command ?? "", "unexpected argument '\(extra)'"))
+}
+
 switch parsed.command {
 case "worker":
     exit(await WorkerCommand.run(configFile: parsed.options["config"]))
@@ -25,6 +38,18 @@ case "dev-broker":
                                        faults: parsed.options["faults"] != nil))
 case "demo":
     exit(await DemoCommand.run())
+case "config":
+    exit(ConfigCommand.run(parsed))
+case "control":
+    exit(await ControlCommand.run(parsed))
+case "submit":
+    exit(await SubmitCommand.run(parsed))
+case "batch":
+    exit(await BatchCommand.run(parsed))
+case "dlq":
+    exit(await DeadLetterCommand.run(parsed))
+case "watch":
+    exit(await WatchCommand.run(parsed))
 default:
     FileHandle.standardError.write(Data("attache: unknown command '\(parsed.command ?? "")'\n\n\(Usage.general)\n".utf8))
     exit(2)

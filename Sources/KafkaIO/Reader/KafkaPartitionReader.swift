@@ -53,6 +53,20 @@ public final class KafkaPartitionReader: Sendable {
         return try await read.drain(maximum: options.maxBatchSize, into: handle)
     }
 
+    /// Reads one partition from `offset` (at least the log start, at most the end offset; nil: the end offset when the
+    /// read begins), and
+    /// goes on with every record appended afterwards, handing them to `handle` in offset order, until the task is
+    /// cancelled or `handle` throws (both end it with that error). For following a topic live without a group: no
+    /// membership, no rebalance wait, nothing committed.
+    ///
+    /// - Throws: ``KafkaError`` as ``readToEnd(topic:partition:from:handle:)`` does (never a stall: a followed
+    ///   partition may stay quiet); whatever `handle` throws; `CancellationError`.
+    public func follow(topic: String, partition: Int32, from offset: Int64?,
+                       handle: ([KafkaRecord]) async throws -> Void) async throws {
+        let read = try await start(TopicPartition(topic, partition), .follow(from: offset))
+        _ = try await read.drain(maximum: options.maxBatchSize, into: handle)
+    }
+
     /// The record at `offset` of one partition, or `nil` when the partition no longer holds it: below the log start,
     /// compacted away (the next record has a larger offset), or not written yet.
     ///

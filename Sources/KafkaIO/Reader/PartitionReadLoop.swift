@@ -14,6 +14,9 @@ final class PartitionReadLoop: Sendable {
         case toEnd(from: Int64)
         /// The record at one offset, if the partition still holds it.
         case single(Int64)
+        /// Every record from an offset (nil: the end offset at the start; below the log start: the log start), and
+        /// every record appended later, until the read is stopped.
+        case follow(from: Int64?)
     }
 
     /// Records on their way to the reading task.
@@ -89,6 +92,8 @@ final class PartitionReadLoop: Sendable {
             progress = planned
         case .single(let offset):
             progress = PartitionReadProgress.single(at: offset, low: low, high: high)
+        case .follow(let offset):
+            progress = PartitionReadProgress(startOffset: offset.map { min(max($0, low), high) } ?? high, endOffset: .max)
         }
         if !progress.isComplete, let failure = fetch(&progress) {
             return .failure(failure)
@@ -150,6 +155,8 @@ final class PartitionReadLoop: Sendable {
             client.withClientPointer { _ = rd_kafka_poll($0, 0) }
             if progress != before {
                 lastAdvance = .now
+            } else if case .follow = goal {
+                // Following waits for records that may never come: no stall.
             } else if lastAdvance.duration(to: .now) > options.stallTimeout {
                 return KafkaError(RD_KAFKA_RESP_ERR__TIMED_OUT,
                                   detail: "reading \(partition): nothing new for \(options.stallTimeout) at offset \(progress.nextOffset)")

@@ -7,12 +7,7 @@ extension AttacheConfiguration {
         func require(_ condition: Bool, _ key: String, _ problem: String) throws {
             if !condition { throw ConfigurationError(key: key, problem) }
         }
-        try require(!kafka.brokers.isEmpty, "kafka.brokers", "is required (bootstrap servers, host:port[,host:port])")
-        for (key, topic) in [("kafka.jobsTopic", kafka.jobsTopic), ("kafka.eventsTopic", kafka.eventsTopic),
-                             ("kafka.dlqTopic", kafka.dlqTopic), ("kafka.messagesTopic", kafka.messagesTopic),
-                             ("kafka.batchesTopic", kafka.batchesTopic)] {
-            try require(Self.isValidTopicName(topic), key, "'\(topic)' is not a valid topic name")
-        }
+        try validateKafka()
         switch presign.mode {
         case .endpoint:
             try require(Self.isHTTPURL(presign.url), "presign.url", "an http(s) URL is required when presign.mode is endpoint")
@@ -64,6 +59,18 @@ extension AttacheConfiguration {
         try require(sources.fetchTimeout > .zero, "sources.fetchTimeout", "must be positive")
         do { _ = try AddressPolicy(allowHosts: sources.allowHosts) } catch {
             throw ConfigurationError(key: "sources.allowHosts", error.message)
+        }
+    }
+
+    /// Checks the settings every Kafka client of the command line needs: the brokers and the topic names.
+    public func validateKafka() throws {
+        guard !kafka.brokers.isEmpty else {
+            throw ConfigurationError(key: "kafka.brokers", "is required (bootstrap servers, host:port[,host:port])")
+        }
+        for (key, topic) in [("kafka.jobsTopic", kafka.jobsTopic), ("kafka.eventsTopic", kafka.eventsTopic),
+                             ("kafka.dlqTopic", kafka.dlqTopic), ("kafka.messagesTopic", kafka.messagesTopic),
+                             ("kafka.batchesTopic", kafka.batchesTopic)] where !Self.isValidTopicName(topic) {
+            throw ConfigurationError(key: key, "'\(topic)' is not a valid topic name")
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 
-/// One configuration key: its dotted path and how a value for it is parsed into the configuration.
+/// One configuration key: its dotted path, how a value for it is parsed into the configuration, and how its
+/// effective value is written back in the form the file accepts (for `attache config print`).
 struct ConfigurationKey: Sendable {
     enum Setting: Sendable {
         case text(String)
@@ -9,6 +10,12 @@ struct ConfigurationKey: Sendable {
 
     let path: String
     let apply: @Sendable (inout AttacheConfiguration, Setting) throws -> Void
+    let read: @Sendable (AttacheConfiguration) -> String
+
+    /// Credentials: printed redacted.
+    var isSecret: Bool { Self.secretPaths.contains(path) }
+
+    static let secretPaths: Set<String> = ["presign.s3.accessKeyId", "presign.s3.secretAccessKey", "messages.apiKey"]
 
     /// Every key the configuration file and the environment accept.
     static let all: [ConfigurationKey] = [
@@ -72,53 +79,57 @@ struct ConfigurationKey: Sendable {
     ]
 
     private static func parsed<T>(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, T> & Sendable, expected: String,
+                                  format: @escaping @Sendable (T) -> String,
                                   _ parse: @escaping @Sendable (String) -> T?) -> ConfigurationKey {
-        ConfigurationKey(path: path) { configuration, setting in
+        ConfigurationKey(path: path, apply: { configuration, setting in
             guard case .text(let text) = setting, let value = parse(text) else {
                 throw ConfigurationError(key: path, "expected \(expected)")
             }
             configuration[keyPath: field] = value
-        }
+        }, read: { format($0[keyPath: field]) })
     }
 
     private static func text(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, String> & Sendable) -> ConfigurationKey {
-        parsed(path, field, expected: "a string") { $0 }
+        parsed(path, field, expected: "a string", format: { $0 }) { $0 }
     }
 
     private static func bool(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, Bool> & Sendable) -> ConfigurationKey {
-        parsed(path, field, expected: "true or false", ConfigurationValue.bool)
+        parsed(path, field, expected: "true or false", format: { String($0) }, ConfigurationValue.bool)
     }
 
     /// A whole number; with `size`, also written with `KiB`, `MiB` or `GiB`.
     private static func int(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, Int> & Sendable,
                             size: Bool = false) -> ConfigurationKey {
         if size {
-            return parsed(path, field, expected: "a size in bytes or with KiB, MiB, GiB (e.g. 16KiB)") {
+            return parsed(path, field, expected: "a size in bytes or with KiB, MiB, GiB (e.g. 16KiB)",
+                          format: { ConfigurationValue.sizeText(Int64($0)) }) {
                 ConfigurationValue.size($0).flatMap { Int(exactly: $0) }
             }
         }
-        return parsed(path, field, expected: "a whole number") { Int($0.trimmingCharacters(in: .whitespaces)) }
+        return parsed(path, field, expected: "a whole number", format: { String($0) }) { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     private static func size(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, Int64> & Sendable) -> ConfigurationKey {
-        parsed(path, field, expected: "a size in bytes or with KiB, MiB, GiB (e.g. 100MiB)", ConfigurationValue.size)
+        parsed(path, field, expected: "a size in bytes or with KiB, MiB, GiB (e.g. 100MiB)", format: ConfigurationValue.sizeText,
+               ConfigurationValue.size)
     }
 
     private static func duration(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, Duration> & Sendable) -> ConfigurationKey {
-        parsed(path, field, expected: "a duration such as 250ms, 30s, 5m or 1h", ConfigurationValue.duration)
+        parsed(path, field, expected: "a duration such as 250ms, 30s, 5m or 1h", format: ConfigurationValue.durationText,
+               ConfigurationValue.duration)
     }
 
     private static func choice<T: RawRepresentable & CaseIterable & SendableMetatype>(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, T> & Sendable) -> ConfigurationKey where T.RawValue == String {
         let names = T.allCases.map(\.rawValue).joined(separator: ", ")
-        return parsed(path, field, expected: "one of \(names)") { T(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
+        return parsed(path, field, expected: "one of \(names)", format: \.rawValue) { T(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
     }
 
     private static func list(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, [String]> & Sendable) -> ConfigurationKey {
-        ConfigurationKey(path: path) { configuration, setting in
+        ConfigurationKey(path: path, apply: { configuration, setting in
             switch setting {
             case .list(let values): configuration[keyPath: field] = values
             case .text(let text): configuration[keyPath: field] = ConfigurationValue.list(text)
             }
-        }
+        }, read: { $0[keyPath: field].joined(separator: ",") })
     }
 }

@@ -9,6 +9,16 @@ public enum ConfigurationLoader {
     static let kafkaPropertyPrefix = "ATTACHE_KAFKA_PROPERTY_"
 
     public static func load(file path: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> AttacheConfiguration {
+        try resolve(file: path, environment: environment).validated()
+    }
+
+    public static func load(json: Data?, environment: [String: String]) throws -> AttacheConfiguration {
+        try resolve(json: json, environment: environment).validated()
+    }
+
+    /// Reads the file and the environment into a configuration, and where each key's value came from, without the
+    /// checks `validate()` makes across keys: unknown keys and unparsable values are refused here already.
+    public static func resolve(file path: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ResolvedConfiguration {
         let json: Data?
         if let path {
             guard let data = FileManager.default.contents(atPath: path) else {
@@ -18,11 +28,11 @@ public enum ConfigurationLoader {
         } else {
             json = nil
         }
-        return try load(json: json, environment: environment)
+        return try resolve(json: json, environment: environment)
     }
 
-    public static func load(json: Data?, environment: [String: String]) throws -> AttacheConfiguration {
-        var configuration = AttacheConfiguration()
+    public static func resolve(json: Data?, environment: [String: String]) throws -> ResolvedConfiguration {
+        var resolved = ResolvedConfiguration()
         let keys = Dictionary(uniqueKeysWithValues: ConfigurationKey.all.map { ($0.path, $0) })
         if let json {
             let root: JSONValue
@@ -34,11 +44,14 @@ public enum ConfigurationLoader {
             guard case .object(let object) = root else { throw ConfigurationError(key: "(file)", "the top level must be an object") }
             for (path, value) in flatten(object, prefix: "") {
                 if path == "kafka.properties" {
-                    configuration.kafka.properties.merge(try properties(value), uniquingKeysWith: { $1 })
+                    let properties = try properties(value)
+                    resolved.configuration.kafka.properties.merge(properties, uniquingKeysWith: { $1 })
+                    for name in properties.keys { resolved.origins["kafka.properties.\(name)"] = .file }
                     continue
                 }
                 guard let key = keys[path] else { throw ConfigurationError(key: path, "unknown key") }
-                try key.apply(&configuration, try setting(value, key: path))
+                try key.apply(&resolved.configuration, try setting(value, key: path))
+                resolved.origins[path] = .file
             }
         }
         let byVariable = Dictionary(uniqueKeysWithValues: ConfigurationKey.all.map { (ConfigurationValue.environmentName(of: $0.path), $0) })
@@ -46,24 +59,27 @@ public enum ConfigurationLoader {
             if name.hasPrefix(kafkaPropertyPrefix) {
                 let property = name.dropFirst(kafkaPropertyPrefix.count).lowercased().replacingOccurrences(of: "_", with: ".")
                 guard !property.isEmpty else { throw ConfigurationError(key: name, "names no property") }
-                configuration.kafka.properties[property] = value
+                resolved.configuration.kafka.properties[property] = value
+                resolved.origins["kafka.properties.\(property)"] = .environment(name)
                 continue
             }
             guard let key = byVariable[name] else { throw ConfigurationError(key: name, "unknown setting") }
             do {
-                try key.apply(&configuration, .text(value))
+                try key.apply(&resolved.configuration, .text(value))
             } catch let error as ConfigurationError {
                 throw ConfigurationError(key: name, error.problem)
             }
+            resolved.origins[key.path] = .environment(name)
         }
-        if configuration.presign.s3.accessKeyId.isEmpty, let id = environment["AWS_ACCESS_KEY_ID"] {
-            configuration.presign.s3.accessKeyId = id
+        if resolved.configuration.presign.s3.accessKeyId.isEmpty, let id = environment["AWS_ACCESS_KEY_ID"] {
+            resolved.configuration.presign.s3.accessKeyId = id
+            resolved.origins["presign.s3.accessKeyId"] = .environment("AWS_ACCESS_KEY_ID")
         }
-        if configuration.presign.s3.secretAccessKey.isEmpty, let secret = environment["AWS_SECRET_ACCESS_KEY"] {
-            configuration.presign.s3.secretAccessKey = secret
+        if resolved.configuration.presign.s3.secretAccessKey.isEmpty, let secret = environment["AWS_SECRET_ACCESS_KEY"] {
+            resolved.configuration.presign.s3.secretAccessKey = secret
+            resolved.origins["presign.s3.secretAccessKey"] = .environment("AWS_SECRET_ACCESS_KEY")
         }
-        try configuration.validate()
-        return configuration
+        return resolved
     }
 
     /// Nested objects become dotted paths; `kafka.properties` stays an object.

@@ -31,6 +31,23 @@ public enum ConfigurationValue {
         return value
     }
 
+    /// A duration in the largest unit that writes it exactly: `250ms`, `30s`, `5m`, `1h` (what `duration` reads back).
+    public static func durationText(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        for (suffix, factor) in [("h", Int64(3_600_000)), ("m", 60_000), ("s", 1000)] where milliseconds != 0 && milliseconds % factor == 0 {
+            return "\(milliseconds / factor)\(suffix)"
+        }
+        return "\(milliseconds)ms"
+    }
+
+    /// A size in the largest binary unit that writes it exactly: `100MiB`, `16KiB`, `1000` (what `size` reads back).
+    public static func sizeText(_ bytes: Int64) -> String {
+        for (suffix, factor) in [("GiB", Int64(1) << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] where bytes != 0 && bytes % factor == 0 {
+            return "\(bytes / factor)\(suffix)"
+        }
+        return String(bytes)
+    }
+
     public static func bool(_ text: String) -> Bool? {
         switch text.trimmingCharacters(in: .whitespaces).lowercased() {
         case "true", "1", "yes", "on": true

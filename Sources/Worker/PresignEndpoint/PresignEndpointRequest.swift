@@ -43,11 +43,7 @@ struct PresignEndpointRequest: Sendable, Hashable {
         var json = JSONWriter(capacity: 256 + 160 * files.count)
         json.beginObject()
         json.field("batchId", batchId)
-        json.key("receiver")
-        json.beginObject()
-        json.field("id", receiver.id)
-        json.field("type", receiver.type.rawValue)
-        json.endObject()
+        json.field("receiver", receiver)
         if let sender { json.field("sender", sender) }
         if let parentMessageId { json.field("parentMessageId", parentMessageId) }
         json.key("files")

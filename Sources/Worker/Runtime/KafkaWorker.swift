@@ -29,9 +29,9 @@ public final class KafkaWorker: Sendable {
     /// Runs until `shutdown` is requested, then drains for `worker.shutdownGrace` and returns. Throws on fatal
     /// errors (a fatal Kafka error, a component that cannot start).
     public func run(shutdown: ShutdownSignal, onReady: (@Sendable () -> Void)? = nil) async throws {
-        let kafka = KafkaConfiguration(bootstrapServers: configuration.kafka.brokers, groupID: configuration.kafka.groupId,
-                                       clientID: workerId, properties: configuration.kafka.properties,
-                                       logHandler: { [logger] line in logger.debug(line.message, ["facility": line.facility]) })
+        let kafka = configuration.kafkaConfiguration(clientID: workerId) { [logger] line in
+            logger.debug(line.message, ["facility": line.facility])
+        }
         // Before subscribing, so the first assignment finds the topics; bounded, since a cluster without the admin
         // API (or a slow controller) must not hold intake up for long.
         try await ChangelogTopic.provision(configuration, kafka: kafka, logger: logger, newTopicPartitions: Self.jobPartitions)

@@ -1,0 +1,105 @@
+import Foundation
+import UploadEngine
+import WireFormat
+
+/// A batch as `attache batch show` presents it: the reference's getters (`getStatus`, `getAttachmentCount`,
+/// `getAttachments`, `getAttachmentsByType`, the rejected and failed files with their errors) and what was sent.
+public struct BatchView: Sendable, Codable, Hashable {
+    public struct Message: Sendable, Codable, Hashable {
+        public var muid: String
+        public var fileIds: [String]
+
+        public init(muid: String, fileIds: [String]) {
+            self.muid = muid
+            self.fileIds = fileIds
+        }
+    }
+
+    public var batchId: String
+    public var receiver: Receiver
+    public var sender: String?
+    /// `in-progress` or `idle`.
+    public var status: String
+    public var count: Int
+    public var concurrency: Int
+    public var send: String
+    public var caption: String?
+    public var attachments: [Attachment]
+    /// Every media type, each with its attachments in input order (empty lists included).
+    public var attachmentsByType: [String: [Attachment]]
+    public var rejected: [UploadResult.Failure]
+    public var rejectedTotal: Int
+    public var failed: [UploadResult.Failure]
+    public var sent: [Message]
+    public var captionSent: Bool
+    /// Uploaded, not sent yet.
+    public var unsent: [String]
+    /// RFC 3339, when the batch's durable state last changed.
+    public var updatedAt: String?
+
+    public init(_ batch: UploadBatch) {
+        let result = batch.result
+        batchId = batch.batchId
+        receiver = batch.context.receiver
+        sender = batch.context.sender
+        status = Self.statusName(batch.status)
+        count = batch.count
+        concurrency = batch.concurrency
+        send = batch.messageOptions.send.rawValue
+        caption = batch.messageOptions.caption
+        attachments = batch.attachments
+        attachmentsByType = Dictionary(uniqueKeysWithValues: MediaKind.allCases.map { ($0.rawValue, batch.attachments(ofType: $0)) })
+        rejected = result.rejected
+        rejectedTotal = result.rejectedTotal
+        failed = result.failed
+        sent = batch.sentMessages.map { Message(muid: $0.muid, fileIds: $0.fileIds) }
+        captionSent = batch.captionSent
+        unsent = batch.unsentAttachments.map(\.fileId)
+        updatedAt = batch.updatedAt.map(RFC3339Instant.format)
+    }
+
+    /// The names `--state` takes.
+    public static func statusName(_ status: BatchStatus) -> String {
+        status == .idle ? "idle" : "in-progress"
+    }
+
+    /// The view as JSON, keys sorted.
+    public var json: Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Every member is a string, number, list or object of those: encoding cannot fail.
+        return (try? encoder.encode(self)) ?? Data("{}".utf8)
+    }
+
+    /// The view for people: a header, then one section per getter.
+    public var text: String {
+        var lines = ["batch \(batchId)",
+                     "  receiver     \(receiver.type.rawValue):\(receiver.id)" + (sender.map { " (from \($0))" } ?? ""),
+                     "  status       \(status)",
+                     "  count        \(count)",
+                     "  concurrency  \(concurrency)",
+                     "  send         \(send)" + (caption.map { ", caption \"\($0)\"" } ?? ""),
+                     "  updated      \(updatedAt ?? "-")",
+                     "attachments (\(attachments.count), input order)"]
+        lines += attachments.map { "  \($0.fileId)  \($0.name)  \($0.type.rawValue)  \($0.mimeType)  \($0.size) B  \($0.url)" }
+        lines.append("by type")
+        for kind in MediaKind.allCases {
+            let ids = attachmentsByType[kind.rawValue]?.map(\.fileId) ?? []
+            lines.append("  \(kind.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)) \(ids.count)" + (ids.isEmpty ? "" : "  " + ids.joined(separator: ", ")))
+        }
+        lines.append("rejected (\(rejectedTotal)\(rejectedTotal > rejected.count ? ", the \(rejected.count) most recent listed" : ""))")
+        lines += rejected.map { "  \($0.fileId)  \($0.error.code)  \($0.error.message)" }
+        lines.append("failed (\(failed.count))")
+        lines += failed.map { "  \($0.fileId)  \($0.error.code)  \($0.error.message)" }
+        lines.append("sent (\(sent.count) message\(sent.count == 1 ? "" : "s")\(captionSent ? ", caption sent" : ""))")
+        lines += sent.map { "  \($0.muid)  \($0.fileIds.joined(separator: ", "))" }
+        if !unsent.isEmpty { lines.append("not sent yet: \(unsent.joined(separator: ", "))") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One line of `attache batch list`.
+    public var listLine: String {
+        "\(batchId)  \(status)  \(receiver.type.rawValue):\(receiver.id)  files \(count)  uploaded \(attachments.count)  "
+            + "rejected \(rejectedTotal)  failed \(failed.count)  sent \(sent.count)  \(updatedAt ?? "-")"
+    }
+}
