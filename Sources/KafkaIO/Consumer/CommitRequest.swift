@@ -1,3 +1,5 @@
+import CRdKafka
+
 /// One asynchronous offset commit in flight: what was sent and who waits for the broker's answer.
 ///
 /// Travels to librdkafka as the commit opaque (retained) and comes back in the commit callback on the poll thread.
@@ -23,6 +25,7 @@ final class CommitRequest: Sendable {
         let id = ObjectIdentifier(self)
         let waiter = shared.state.withLock { state -> CompletionPromise<Void>? in
             if error != nil { state.ledger.commitFailed(positions) } else { state.ledger.commitConfirmed(positions) }
+            if error?.libraryCode == RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS.rawValue { state.rebalanceSeen = .now }
             return hasWaiter ? state.commitWaiters.removeValue(forKey: id) : nil
         }
         if let error {

@@ -62,7 +62,7 @@ final class ConsumerPollLoop: @unchecked Sendable {
             let holdingOff = throttledSince.map { $0.duration(to: .now) < options.throttlePauseDelay } ?? false
             applyPause(handle, wanted: wantsPause || (throttled && !holdingOff))
             if let interval = options.commitInterval, lastCommit.duration(to: .now) >= interval,
-               !shared.state.withLock({ $0.isRejoining }) {
+               !shared.state.withLock({ $0.isRejoining(at: .now) }) {
                 commit(handle, queuePointer, onlyChanged: true, waiter: nil)
             }
             if holdingOff && !wantsPause {

@@ -23,6 +23,7 @@ extension ConsumerShared {
                 state.ledger.assign(affected)
                 if let generation, generation >= 0 { state.groupGeneration = generation }
                 state.assignmentsBeforeSteady = affected.isEmpty ? max(state.assignmentsBeforeSteady - 1, 0) : 0
+                state.rebalanceSeen = nil
                 return state.pauseApplied
             }
             if paused, let partitions, !affected.isEmpty {

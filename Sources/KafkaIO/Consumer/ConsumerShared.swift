@@ -21,18 +21,29 @@ final class ConsumerShared: Sendable {
         /// periodic commit waits. A cooperative revoke is followed by an empty "assign after revoke", then the
         /// rejoin's own assignment; a lost or eager one by the rejoin's assignment alone. Poll thread only.
         var assignmentsBeforeSteady = 0
+        /// When a commit was last answered `REBALANCE_IN_PROGRESS`: a rebalance this member had no revoke in (another
+        /// member joining or leaving) is under way. A commit sent before it ends risks the same `ILLEGAL_GENERATION`
+        /// (librdkafka 2.0.2 then rejoins and drops its assignment, librdkafka issue #4059), so the periodic commit
+        /// waits for the next assignment callback, or ``rebalanceHold`` at the most. Poll thread only.
+        var rebalanceSeen: ContinuousClock.Instant?
 
         /// The consumer group generation of the latest assignment (empty or not), read right after it was taken;
         /// `nil` before the first one. Written on the poll thread only.
         var groupGeneration: Int32?
 
-        /// Whether the member is between a revoke and the end of its rejoin.
-        var isRejoining: Bool { assignmentsBeforeSteady > 0 }
+        /// Whether the member is between a revoke and the end of its rejoin, or in a rebalance a commit was told of.
+        func isRejoining(at now: ContinuousClock.Instant) -> Bool {
+            assignmentsBeforeSteady > 0 || rebalanceSeen.map { now - $0 < ConsumerShared.rebalanceHold } == true
+        }
         /// Set when the poll thread stopped; later commands are refused.
         var isClosed = false
         /// Waiters of commits sent to librdkafka whose reply has not arrived, by request identity.
         var commitWaiters: [ObjectIdentifier: CompletionPromise<Void>] = [:]
     }
+
+    /// The longest the periodic commit waits for a rebalance a commit was told of to end: longer than a rebalance
+    /// takes, short enough that a missed assignment callback only delays commits.
+    static let rebalanceHold: Duration = .seconds(30)
 
     /// The shared state.
     let state = Mutex(State())
