@@ -8,7 +8,7 @@ NOTES = """How the figures are taken:
   process's whole life. The contenders take turns going first from run to run.
 - Attache reads `path` sources in place, as curl and rclone do (DESIGN §5: the open descriptor is the file's staged
   bytes; no copy), and hashes each byte with SHA-256 as the upload reads it (`endpoint` mode) or in a read pass
-  before the upload (`s3` mode). Transfers run on one libcurl thread per core. All three PUT to the same nginx
+  before the upload (`s3` mode), on its transfer's libcurl thread (one). All three PUT to the same nginx
   (WebDAV, `worker_processes auto`).
   "Time to its first progress event" is the part of Attache's time spent before the first bytes went out.
 - CPU by process: user + system seconds each process used during the timed part of a run (from /proc, and from
