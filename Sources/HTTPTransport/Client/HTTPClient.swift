@@ -157,6 +157,8 @@ public final class HTTPClient: Sendable {
         defer { if capped { slots.release() } }
         try beforeStart?()
         try Task.checkCancellation()
+        // One loop (the default) needs no choosing, and no lock on every transfer's path.
+        guard loops.count > 1 else { return try await loops[0].perform(spec) }
         let index = assigned.withLock { counts in
             let index = counts.indices.min { counts[$0] < counts[$1] } ?? 0
             counts[index] += 1
