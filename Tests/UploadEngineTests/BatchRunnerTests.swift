@@ -220,6 +220,34 @@ extension BatchRunnerTests {
         #expect(recorder.events.isEmpty)
         #expect(runner.retry(fileId: "f1") == .notApplicable)
     }
+    /// Rejected at intake (no data): its event comes at once.
+    private static func empty(_ id: String) -> FileItem { FileItem(fileId: id, name: "\(id).bin", source: .data(Data())) }
+
+    @Test func eventsOnTheirWayWhenARunnerIsAbandonedStillReachTheObserver() async {
+        let runner = runner()
+        let delivering = Gate(), finished = Gate()
+        let proceed = DispatchSemaphore(value: 0)
+        let first = Locked(true), heard = Locked<[String]>([])
+        runner.setGlobalObserver { event in
+            if first.update({ was in defer { was = false }; return was }) {
+                delivering.open()
+                proceed.wait()  // on the thread below: this delivery round stays under way
+            }
+            if case .rejected = event.kind { heard.update { $0.append(event.fileId ?? "") } }
+        }
+        Thread {
+            runner.upload([Self.empty("a")], requestId: "r1")
+            finished.open()
+        }.start()
+        await delivering.wait()
+        // Rejected at intake while the round above is under way: its event waits in the outbox for that round.
+        runner.upload([Self.empty("b")], requestId: "r2")
+        runner.abandon()
+        proceed.signal()
+        await finished.wait()
+        #expect(heard.value == ["a", "b"], "what happened before the abandon is told, even though nothing happens after it")
+    }
+
     @Test func aHeldRunnerSaysWhenItsUploadsUnderWayAreDoneAndStartsNoOther() async {
         let gate = Gate()
         let uploads = Locked<[String]>([])
@@ -230,17 +258,23 @@ extension BatchRunnerTests {
             progress(transfer.staged.size, transfer.staged.size)
         }
         let runner = runner(uploader: uploader, concurrency: 1)
+        let recorder = EventRecorder()
+        runner.setGlobalObserver(recorder.observer)
         let second = FileItem(fileId: "f2", name: "b.jpg", mimeType: "image/jpeg", source: .data(Data(count: 16)))
         runner.upload([Self.photo, second], requestId: "r1")
         await yieldUntil { uploads.value.count == 1 }
-        let quiet = Gate(), told = Locked(false)
+        let quiet = Gate(), told = Locked(false), heardBeforeQuiet = Locked(false)
         runner.holdForHandover {
+            let heard = recorder.events.contains { if case .uploaded = $0.kind { $0.fileId == "f1" } else { false } }
+            heardBeforeQuiet.update { $0 = heard }
             told.update { $0 = true }
             quiet.open()
         }
         #expect(!told.value, "an upload is under way")
         gate.open()
         await quiet.wait()
+        // The partition is handed over once the hold ends, with a snapshot saying f1 is uploaded: its event must be out.
+        #expect(heardBeforeQuiet.value, "the upload's event reached the observer before the hold said it was over")
         #expect(runner.snapshot.state(of: "f1") == .uploaded)
         #expect(runner.snapshot.state(of: "f2") == .queued, "its slot is not refilled")
         #expect(uploads.value.count == 1)

@@ -75,6 +75,13 @@ public final class BatchRunner: Sendable {
     /// A copy of the batch as it is now, for its getters (status, attachments, count, result, …).
     public var snapshot: UploadBatch { state.withLock { $0.batch } }
 
+    /// A copy of the batch to record, or nil while events of its transitions are still on their way to the
+    /// observers: a recorded state must not get ahead of the events that tell of it, or a handover after the record
+    /// and before the events would lose them (the next owner takes an uploaded file as told).
+    public var recordableSnapshot: UploadBatch? {
+        state.withLock { $0.outbox.isEmpty && !$0.delivering ? $0.batch : nil }
+    }
+
     /// In progress while any file is queued or in flight.
     public var status: BatchStatus { state.withLock { $0.batch.status } }
 
@@ -151,8 +158,9 @@ public final class BatchRunner: Sendable {
     }
 
     /// Starts nothing new — no queued file, retry or message — and calls `quiet` once nothing the batch started is
-    /// under way any more (at once if nothing is): the batch is being handed to another owner, which restores it and
-    /// starts the rest, while what completes here meanwhile is not redone there.
+    /// under way any more and the events saying so reached the observers (at once if nothing is under way): the
+    /// batch is being handed to another owner, which restores it and starts the rest, while what completes here
+    /// meanwhile is not redone there.
     public func holdForHandover(whenQuiet quiet: @escaping @Sendable () -> Void) {
         state.withLock { $0.quietObserver = quiet }
         apply { batch, _ in batch.holdForHandover() }
@@ -164,23 +172,25 @@ public final class BatchRunner: Sendable {
     /// Gives back failed files' retained bytes (their retry window is over).
     public func releaseRetainedBytes() { apply { batch, _ in batch.releaseRetainedBytes() } }
 
-    /// Stops every task and timer and gives back all staged bytes, without reporting anything: for a worker handing
-    /// the batch to another owner, whose replay starts over. The runner does nothing afterwards.
+    /// Stops every task and timer and gives back all staged bytes: for a worker handing the batch to another owner,
+    /// which restores it or replays its records. The runner does nothing afterwards, but the events of what it did
+    /// still reach the observers: a snapshot may already say so, and the next owner does not tell it again.
     public func abandon() {
         let retained = state.withLock { state -> [StagedFile] in
             state.abandoned = true
+            state.quietObserver = nil
             state.attempts.values.forEach { $0.cancel() }
             state.attempts.removeAll()
             state.posting?.cancel()
             state.posting = nil
             if let timer = state.timer { timers.cancel(timer.ticket) }
             state.timer = nil
-            state.outbox.removeAll()
             return state.batch.retainedFiles
         }
         for staged in retained {
             stager.releaseInBackground(staged)
         }
+        deliver()
     }
 
     // MARK: - The loop
@@ -191,7 +201,6 @@ public final class BatchRunner: Sendable {
                        firedTimer: DeadlineScheduler.Ticket? = nil,
                        _ transition: (inout UploadBatch, Date) -> BatchEffects) -> ControlOutcome {
         let now = clock.now()
-        var quiet: (@Sendable () -> Void)?
         let outcome = state.withLock { state -> ControlOutcome in
             guard !state.abandoned else {
                 if let staged { stager.releaseInBackground(staged) }
@@ -215,13 +224,8 @@ public final class BatchRunner: Sendable {
             // Told under the lock: whoever sees the new version (a record settling on another thread) must find the
             // change already owed a snapshot.
             if state.batch.stateVersion != version { state.changeObserver?() }
-            if state.batch.isQuietForHandover, let observer = state.quietObserver {
-                state.quietObserver = nil
-                quiet = observer
-            }
             return effects.outcome
         }
-        quiet?()
         deliver()
         return outcome
     }
@@ -232,7 +236,8 @@ public final class BatchRunner: Sendable {
         return state.callObservers[event.requestId].map { [$0] } ?? []
     }
 
-    /// Calls observers outside the lock, in order; whoever finds the outbox unclaimed drains it.
+    /// Calls observers outside the lock, in order; whoever finds the outbox unclaimed drains it. Once it is empty, a
+    /// held batch that has gone quiet says so: only then have the events of what it finished been handed on.
     private func deliver() {
         let claimed = state.withLock { state in
             guard !state.delivering else { return false }
@@ -241,18 +246,25 @@ public final class BatchRunner: Sendable {
         }
         guard claimed else { return }
         while true {
-            let (deliveries, settled) = state.withLock { state -> ([Delivery], (@Sendable () -> Void)?) in
+            typealias Told = (quiet: (@Sendable () -> Void)?, settled: (@Sendable () -> Void)?)
+            let (deliveries, told) = state.withLock { state -> ([Delivery], Told) in
                 guard !state.outbox.isEmpty else {
                     state.delivering = false
-                    return ([], state.isSettled && !state.abandoned ? state.settledObserver : nil)
+                    var quiet: (@Sendable () -> Void)?
+                    if state.batch.isQuietForHandover {
+                        quiet = state.quietObserver
+                        state.quietObserver = nil
+                    }
+                    return ([], (quiet, state.isSettled && !state.abandoned ? state.settledObserver : nil))
                 }
                 // Taken whole, not emptied in place: emptying a buffer that is also being returned would copy it,
                 // and an idle batch (most batches, most of the time) is left holding no buffer at all.
                 defer { state.outbox = [] }
-                return (state.outbox, nil)
+                return (state.outbox, (nil, nil))
             }
             if deliveries.isEmpty {
-                settled?()
+                told.quiet?()
+                told.settled?()
                 return
             }
             for delivery in deliveries {

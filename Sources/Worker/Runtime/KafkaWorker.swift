@@ -53,6 +53,7 @@ public final class KafkaWorker: Sendable {
         let durable = try configuration.state.durable
             ? DurableState.open(configuration: configuration, kafka: kafka, producer: producer, logger: logger,
                                 generation: { member.withLock { $0?.groupGeneration } ?? 0 },
+                                eventsDelivered: { publisher.whenDelivered($0) },
                                 onLoss: { [self] reason in fail("batch state could not be recorded: \(reason)", shutdown: shutdown) })
             : nil
         if let durable { components.readInlineBytes(from: durable.reader, topic: configuration.kafka.jobsTopic) }

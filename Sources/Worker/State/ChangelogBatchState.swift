@@ -12,6 +12,10 @@ import UploadEngine
 /// the answer comes only once a snapshot at least as new as the record's change was delivered. A snapshot that
 /// cannot be delivered is fatal (`onLoss`), as a lost event is.
 ///
+/// "Events before snapshot": a snapshot is taken only once the events of the batch's transitions so far were handed
+/// to the publisher, and produced only once those were delivered. The next owner takes a recorded state as told —
+/// it publishes no second `file.uploaded` — so a snapshot ahead of its events would lose them at a handover.
+///
 /// What is owed is tracked per batch only while something is owed (dirty, in flight, or waited for), so memory
 /// follows the batches being changed, not all batches ever seen. Idle batches out of the registry's memory are kept
 /// encoded, the most recently recorded `worker.maxCachedBatches` of them (``RecentSnapshots``).
@@ -47,6 +51,23 @@ final class ChangelogBatchState: BatchDurability {
         var flushes: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextFlush = 0
         var recent: RecentSnapshots
+        /// Snapshots and tombstones taken, by flush, waiting for the events published before them to be delivered;
+        /// they are produced in flush order, by one caller at a time.
+        var gates: [Int: Gate] = [:]
+        var nextGate = 0
+        var nextRelease = 0
+        var releasing = false
+    }
+
+    /// What one flush took: produced once `ready`.
+    private struct Gate {
+        var ready = false
+        let records: [Taken]
+    }
+
+    private enum Taken {
+        case snapshot(UploadBatch, batchId: String, partition: Int32)
+        case tombstone(batchId: String, partition: Int32)
     }
 
     let topic: String
@@ -57,6 +78,8 @@ final class ChangelogBatchState: BatchDurability {
     private let maxBytes: Int
     /// The consumer-group generation snapshots are written under (fencing, §4.1).
     private let generation: @Sendable () -> Int32
+    /// Runs its argument once every event published so far was delivered (the publisher's barrier).
+    private let eventsDelivered: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let logger: Logger
     private let onLoss: @Sendable (String) -> Void
     private let state: Mutex<State>
@@ -73,6 +96,7 @@ final class ChangelogBatchState: BatchDurability {
 
     init(topic: String, store: BatchStateStore, producer: any RecordProducer, configuration: EngineConfiguration,
          flushInterval: Duration, maxBytes: Int, cachedBatches: Int = 0, generation: @escaping @Sendable () -> Int32,
+         eventsDelivered: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
          logger: Logger, onLoss: @escaping @Sendable (String) -> Void) {
         self.state = Mutex(State(recent: RecentSnapshots(limit: cachedBatches)))
         self.topic = topic
@@ -82,6 +106,7 @@ final class ChangelogBatchState: BatchDurability {
         self.flushInterval = flushInterval
         self.maxBytes = maxBytes
         self.generation = generation
+        self.eventsDelivered = eventsDelivered
         self.logger = logger
         self.onLoss = onLoss
     }
@@ -176,7 +201,10 @@ final class ChangelogBatchState: BatchDurability {
             defer { state.flushScheduled = true }
             return !state.flushScheduled
         }
-        guard schedule else { return }
+        if schedule { scheduleFlush() }
+    }
+
+    private func scheduleFlush() {
         let interval = flushInterval
         Task { [self] in
             if interval > .zero { try? await Task.sleep(for: interval) }
@@ -184,8 +212,9 @@ final class ChangelogBatchState: BatchDurability {
         }
     }
 
-    /// Produces a snapshot (or tombstone) of every batch owed one. Snapshots are taken now, so one record carries
-    /// all of a batch's changes since its last flush.
+    /// Takes a snapshot (or tombstone) of every batch owed one, to be produced once the events published so far are
+    /// delivered. Snapshots are taken now, so one record carries all of a batch's changes since its last flush; a
+    /// batch whose latest events are still on their way to the publisher waits for the next flush.
     private func flushNow() {
         let due = state.withLock { state -> [(String, Int32, BatchRunner?)] in
             state.flushScheduled = false
@@ -200,12 +229,74 @@ final class ChangelogBatchState: BatchDurability {
             }
             return due
         }
+        var taken: [Taken] = []
+        taken.reserveCapacity(due.count)
+        var unready: [(batchId: String, runner: BatchRunner)] = []
         for (batchId, partition, runner) in due {
             if let runner {
-                write(runner.snapshot, batchId: batchId, partition: partition)
+                if let batch = runner.recordableSnapshot {
+                    taken.append(.snapshot(batch, batchId: batchId, partition: partition))
+                } else {
+                    unready.append((batchId, runner))
+                }
             } else {
-                produce(SnapshotRecord.tombstone(topic: topic, batchId: batchId, partition: partition), batchId: batchId,
-                        version: .max, change: .tombstone(batchId: batchId, offset: 0))
+                taken.append(.tombstone(batchId: batchId, partition: partition))
+            }
+        }
+        if !unready.isEmpty { owe(again: unready) }
+        guard !taken.isEmpty else { return }
+        let gate = state.withLock { state -> Int in
+            defer { state.nextGate += 1 }
+            state.gates[state.nextGate] = Gate(records: taken)
+            return state.nextGate
+        }
+        eventsDelivered { [self] in
+            state.withLock { $0.gates[gate]?.ready = true }
+            releaseGates()
+        }
+    }
+
+    /// Batches a flush could not take yet are owed again (unless a tombstone took their place meanwhile).
+    private func owe(again unready: [(batchId: String, runner: BatchRunner)]) {
+        let schedule = state.withLock { state -> Bool in
+            for (batchId, runner) in unready {
+                state.owed[batchId]!.inFlight -= 1
+                if state.owed[batchId]!.dirty == nil && !state.owed[batchId]!.tombstone { state.owed[batchId]!.dirty = runner }
+            }
+            defer { state.flushScheduled = true }
+            return !state.flushScheduled
+        }
+        if schedule { scheduleFlush() }
+    }
+
+    /// Produces the flushes whose events were delivered, in flush order: a later snapshot of a batch never goes out
+    /// before an earlier one.
+    private func releaseGates() {
+        let claimed = state.withLock { state -> Bool in
+            guard !state.releasing else { return false }
+            state.releasing = true
+            return true
+        }
+        guard claimed else { return }
+        while true {
+            let records = state.withLock { state -> [Taken]? in
+                guard let gate = state.gates[state.nextRelease], gate.ready else {
+                    state.releasing = false
+                    return nil
+                }
+                state.gates.removeValue(forKey: state.nextRelease)
+                state.nextRelease += 1
+                return gate.records
+            }
+            guard let records else { return }
+            for record in records {
+                switch record {
+                case .snapshot(let batch, let batchId, let partition):
+                    write(batch, batchId: batchId, partition: partition)
+                case .tombstone(let batchId, let partition):
+                    produce(SnapshotRecord.tombstone(topic: topic, batchId: batchId, partition: partition), batchId: batchId,
+                            version: .max, change: .tombstone(batchId: batchId, offset: 0))
+                }
             }
         }
     }

@@ -14,7 +14,9 @@ struct DurableState: Sendable {
     let logger: Logger
 
     static func open(configuration: AttacheConfiguration, kafka: KafkaConfiguration, producer: any RecordProducer, logger: Logger,
-                     generation: @escaping @Sendable () -> Int32, onLoss: @escaping @Sendable (String) -> Void) throws -> DurableState {
+                     generation: @escaping @Sendable () -> Int32,
+                     eventsDelivered: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
+                     onLoss: @escaping @Sendable (String) -> Void) throws -> DurableState {
         let path = URL(fileURLWithPath: configuration.staging.dir).appendingPathComponent("state.db").path
         let (store, opening) = try BatchStateStore.open(path: path)
         switch opening {
@@ -31,7 +33,7 @@ struct DurableState: Sendable {
         let state = ChangelogBatchState(topic: configuration.kafka.batchesTopic, store: store, producer: producer,
                                         configuration: configuration.engine, flushInterval: configuration.state.flushInterval,
                                         maxBytes: configuration.events.maxBytes, cachedBatches: configuration.worker.maxCachedBatches,
-                                        generation: generation, logger: logger, onLoss: onLoss)
+                                        generation: generation, eventsDelivered: eventsDelivered, logger: logger, onLoss: onLoss)
         let restore = ChangelogRestore(topic: configuration.kafka.batchesTopic, reader: reader, state: state,
                                        configuration: configuration.engine, logger: logger)
         return DurableState(store: store, reader: reader, state: state, restore: restore, logger: logger)

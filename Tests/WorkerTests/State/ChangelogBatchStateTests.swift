@@ -18,14 +18,15 @@ import TestSupport
         let store: BatchStateStore
         let state: ChangelogBatchState
         let losses = Locked<[String]>([])
+        let events = EventBarriers()
 
         init(cachedBatches: Int = 0) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("changelog-\(UUID().uuidString)")
             store = try BatchStateStore.open(path: directory.appendingPathComponent("state.db").path).0
-            let losses = self.losses
+            let losses = self.losses, events = self.events
             state = ChangelogBatchState(topic: "attache.batches", store: store, producer: producer, configuration: EngineConfiguration(),
                                         flushInterval: .zero, maxBytes: 900 * 1024, cachedBatches: cachedBatches, generation: { 12 },
-                                        logger: .silent,
+                                        eventsDelivered: { events.barrier($0) }, logger: .silent,
                                         onLoss: { reason in losses.update { $0.append(reason) } })
         }
 
@@ -36,6 +37,11 @@ import TestSupport
                                     configuration: EngineConfiguration(), options: MessageOptions(send: .none))
             return BatchRunner(batch: batch, presigner: ScriptedPresigner(), uploader: ScriptedUploader(), stager: ScriptedStager(),
                                clock: ManualClock())
+        }
+
+        /// The keys of the records handed to the producer, in order.
+        var handedKeys: [String] {
+            producer.state.withLock { $0.handed.map { String(decoding: $0.record.key ?? Data(), as: UTF8.self) } }
         }
 
         /// Waits until the flush task has handed `count` records to the producer.
@@ -183,5 +189,78 @@ import TestSupport
         #expect(fixture.losses.value.count == 1)
         fixture.state.changed(batchId: "c", partition: 2, runner: fixture.runner("c"))
         await fixture.state.flush(partitions: [2])
+    }
+
+    @Test func aSnapshotIsProducedOnlyOnceTheEventsPublishedBeforeItWereDelivered() async throws {
+        let fixture = try Fixture()
+        fixture.events.hold()
+        fixture.state.changed(batchId: "trip", partition: 2, runner: fixture.runner())
+        await yieldUntil { fixture.events.waitingCount == 1 }
+        for _ in 0..<20 { await Task.yield() }
+        #expect(fixture.producer.handedCount == 0, "the next owner would take the snapshot as told, events or not")
+        fixture.events.fire(0)
+        await fixture.handed(1)
+    }
+
+    @Test func flushesGoOutInTheirOrderWhateverOrderTheirEventsAreDeliveredIn() async throws {
+        let fixture = try Fixture()
+        fixture.events.hold()
+        fixture.state.changed(batchId: "x", partition: 2, runner: fixture.runner("x"))
+        await yieldUntil { fixture.events.waitingCount == 1 }
+        fixture.state.changed(batchId: "y", partition: 2, runner: fixture.runner("y"))
+        await yieldUntil { fixture.events.waitingCount == 2 }
+        fixture.events.fire(1)
+        for _ in 0..<20 { await Task.yield() }
+        #expect(fixture.producer.handedCount == 0, "the later flush waits for the earlier one")
+        fixture.events.fire(0)
+        await fixture.handed(2)
+        #expect(fixture.handedKeys == ["x", "y"])
+    }
+
+    @Test func aBatchWhoseEventsAreStillOnTheirWayToThePublisherIsTakenAtALaterFlush() async throws {
+        let fixture = try Fixture()
+        let runner = fixture.runner()
+        let delivering = Gate()
+        let proceed = DispatchSemaphore(value: 0)
+        let first = Locked(true)
+        runner.setGlobalObserver { _ in
+            guard first.update({ was in defer { was = false }; return was }) else { return }
+            delivering.open()
+            proceed.wait()  // on the thread below: the event is not handed on yet
+        }
+        Thread {
+            runner.upload([FileItem(fileId: "a", name: "a.bin", source: .data(Data()))], requestId: "r", offset: 3)
+        }.start()
+        await delivering.wait()
+        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+        for _ in 0..<50 { await Task.yield() }
+        #expect(fixture.producer.handedCount == 0, "a snapshot saying 'a' was rejected before its event went out")
+        proceed.signal()
+        await fixture.handed(1)
+        let bytes = try #require(fixture.producer.state.withLock { $0.handed[0].record.value })
+        #expect(try BatchSnapshot.decode(bytes, configuration: EngineConfiguration()).batch.count == 1, "taken after the event")
+    }
+}
+
+/// The publisher's barrier ("every event published so far was delivered"), let through or held by a test.
+final class EventBarriers: Sendable {
+    private let state = Mutex<(holding: Bool, waiting: [@Sendable () -> Void])>((false, []))
+
+    func hold() { state.withLock { $0.holding = true } }
+
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
+    func barrier(_ action: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            guard state.holding else { return true }
+            state.waiting.append(action)
+            return false
+        }
+        if now { action() }
+    }
+
+    /// Runs the `index`th barrier held (each once).
+    func fire(_ index: Int) {
+        state.withLock { $0.waiting[index] }()
     }
 }

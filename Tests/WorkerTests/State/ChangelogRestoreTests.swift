@@ -63,7 +63,8 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try BatchStateStore.open(path: directory.appendingPathComponent("state.db").path).0
         let state = ChangelogBatchState(topic: topic, store: store, producer: producer, configuration: EngineConfiguration(),
-                                        flushInterval: .zero, maxBytes: 1 << 20, generation: { 6 }, logger: .silent, onLoss: { _ in })
+                                        flushInterval: .zero, maxBytes: 1 << 20, generation: { 6 },
+                                        eventsDelivered: { $0() }, logger: .silent, onLoss: { _ in })
         let restore = ChangelogRestore(topic: topic, reader: try KafkaPartitionReader(configuration: kafka), state: state,
                                        configuration: EngineConfiguration(), logger: .silent)
         let first = try await restore.restore(partition: 0)
