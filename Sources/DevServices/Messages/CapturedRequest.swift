@@ -6,6 +6,8 @@ public struct CapturedRequest: Sendable, Hashable {
     public var apiKey: String?
     /// The `onBehalfOf` header.
     public var onBehalfOf: String?
+    /// The `traceparent` header.
+    public var traceparent: String? = nil
     /// The raw body.
     public var body: Data
     /// The decoded message; nil when the body was not a valid message.

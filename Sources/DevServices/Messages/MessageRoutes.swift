@@ -18,7 +18,7 @@ struct MessageRoutes: Sendable {
 
     private func answer(_ head: HTTPRequestHead, body: Data) -> ServerResponse {
         var request = CapturedRequest(apiKey: head.header("apikey"), onBehalfOf: head.header("onbehalfof"),
-                                      body: body, message: nil, outcome: .unauthorized)
+                                      traceparent: head.header("traceparent"), body: body, message: nil, outcome: .unauthorized)
         if let apiKey = configuration.apiKey, request.apiKey != apiKey {
             ledger.record(request)
             return JSONResponse.error(401, code: "AUTH_ERR_APIKEY_NOT_FOUND", message: "the api key is missing or wrong")

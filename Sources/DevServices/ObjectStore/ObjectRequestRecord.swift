@@ -6,4 +6,6 @@ public struct ObjectRequestRecord: Sendable, Hashable {
     public var path: String
     /// The status answered; nil when the connection ended before an answer (an upload cut off).
     public var status: Int?
+    /// The request's `traceparent` header, if it had one.
+    public var traceparent: String?
 }

@@ -81,7 +81,7 @@ struct ObjectRoutes: Sendable {
     /// Records the answer, then sends it now when no body follows or the client awaits `100 Continue`; otherwise
     /// reads and discards the body first, so the client sees the answer rather than a reset under its upload.
     private func answer(_ head: HTTPRequestHead, _ response: ServerResponse) -> HTTPRequestAction {
-        storage.record(method: head.method, path: head.path, status: response.status)
+        storage.record(method: head.method, path: head.path, status: response.status, traceparent: head.header("traceparent"))
         let hasBody = head.contentLength.map { $0 > 0 } ?? (head.header("transfer-encoding") != nil)
         let awaitsContinue = head.header("expect")?.lowercased() == "100-continue"
         return hasBody && !awaitsContinue ? .readBody(DiscardedBody(answering: response)) : .respond(response)

@@ -73,8 +73,8 @@ final class ObjectStorage: Sendable {
     }
 
     /// Appends to the request log.
-    func record(method: String, path: String, status: Int?) {
-        log.withLock { $0.append(ObjectRequestRecord(method: method, path: path, status: status)) }
+    func record(method: String, path: String, status: Int?, traceparent: String? = nil) {
+        log.withLock { $0.append(ObjectRequestRecord(method: method, path: path, status: status, traceparent: traceparent)) }
     }
 
     /// Every request handled so far, in completion order.

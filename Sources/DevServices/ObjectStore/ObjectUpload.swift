@@ -18,6 +18,7 @@ final class ObjectUpload: HTTPBodyReceiver {
     private var size: Int64 = 0
     private var writeFailed = false
     private var tooLarge = false
+    private let traceparent: String?
 
     /// Opens a partial file for `key`; nil when it cannot be created.
     init?(storage: ObjectStorage, key: ObjectKey, head: HTTPRequestHead, maxSize: Int64?) {
@@ -26,6 +27,7 @@ final class ObjectUpload: HTTPBodyReceiver {
         self.key = key
         self.contentType = head.header("content-type")
         self.expectedChecksum = head.header("x-amz-checksum-sha256")
+        self.traceparent = head.header("traceparent")
         self.maxSize = maxSize
         self.partialPath = partial.path
         self.descriptor = partial.descriptor
@@ -60,12 +62,12 @@ final class ObjectUpload: HTTPBodyReceiver {
 
     func abandon() {
         discardPartial()
-        storage.record(method: "PUT", path: key.requestPath, status: nil)
+        storage.record(method: "PUT", path: key.requestPath, status: nil, traceparent: traceparent)
     }
 
     private func complete() -> ServerResponse {
         let response = outcome()
-        storage.record(method: "PUT", path: key.requestPath, status: response.status)
+        storage.record(method: "PUT", path: key.requestPath, status: response.status, traceparent: traceparent)
         return response
     }
 

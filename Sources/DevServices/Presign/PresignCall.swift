@@ -14,6 +14,8 @@ public struct PresignCall: Sendable, Hashable {
     public var files: [PresignedFile]
     /// The status answered: 200, or the status of a whole-call failure.
     public var status: Int
+    /// The call's `traceparent` header, if it had one.
+    public var traceparent: String? = nil
 
     /// The file ids asked for, in request order.
     public var fileIds: [String] { files.map(\.fileId) }

@@ -16,11 +16,11 @@ struct PresignRoutes: Sendable {
     func handle(_ head: HTTPRequestHead) -> HTTPRequestAction {
         if let refusal = PostOnlyRoute.refusal(of: head, path: configuration.path) { return refusal }
         return .readBody(CollectedBody(limit: configuration.requestBodyLimit) { [self] body in
-            answer(body, path: head.path)
+            answer(body, path: head.path, traceparent: head.header("traceparent"))
         })
     }
 
-    private func answer(_ body: [UInt8], path: String) -> ServerResponse {
+    private func answer(_ body: [UInt8], path: String, traceparent: String?) -> ServerResponse {
         let request: PresignWire.Request
         do {
             request = try PresignWire.Request(reading: MalformedBody.fields(of: body))
@@ -34,7 +34,7 @@ struct PresignRoutes: Sendable {
         }
         if request.files.count > 1,
            case .failMultiFileCalls(let status)? = faults.claim([.failMultiFileCalls], path: path, fileId: nil).first {
-            record(request, files: request.files.map { record($0, key: nil, refusal: nil) }, status: status)
+            record(request, files: request.files.map { record($0, key: nil, refusal: nil) }, status: status, traceparent: traceparent)
             return JSONResponse.error(status, code: "ERR_PRESIGN_BATCH_FAILED", message: "the batch could not be presigned")
         }
         var answers: [PresignWire.Answer] = []
@@ -44,7 +44,7 @@ struct PresignRoutes: Sendable {
             answers.append(answer)
             records.append(record)
         }
-        record(request, files: records, status: 200)
+        record(request, files: records, status: 200, traceparent: traceparent)
         return JSONResponse.make(200, PresignWire.Response(files: answers))
     }
 
@@ -88,10 +88,10 @@ struct PresignRoutes: Sendable {
                       size: file.size, objectKey: key, refusal: refusal)
     }
 
-    private func record(_ request: PresignWire.Request, files: [PresignedFile], status: Int) {
+    private func record(_ request: PresignWire.Request, files: [PresignedFile], status: Int, traceparent: String?) {
         let call = PresignCall(batchId: request.batchId, receiverId: request.receiver.id,
                                receiverType: request.receiver.type, sender: request.sender,
-                               parentMessageId: request.parentMessageId, files: files, status: status)
+                               parentMessageId: request.parentMessageId, files: files, status: status, traceparent: traceparent)
         log.append(call)
     }
 }

@@ -37,6 +37,7 @@ public struct CurlUploader: Uploader {
         if !hasContentType, !transfer.mimeType.isEmpty {
             headers.append(HTTPHeader("Content-Type", transfer.mimeType))
         }
+        if let trace = transfer.trace { headers += trace.httpHeaders }
         let request = HTTPRequest(
             method: target.method.isEmpty ? "PUT" : target.method.uppercased(), url: target.uploadURL,
             headers: headers, stallTimeout: stallTimeout)

@@ -23,6 +23,8 @@ struct S3MultipartTransfer: Sendable {
     let mimeType: String
     /// Where part progress is summed.
     let progress: S3MultipartProgress
+    /// Sent with every part.
+    var trace: TraceContext?
 
     private var configuration: S3Storage.Configuration { storage.configuration }
     private var presigner: S3Presigner { storage.presigner }
@@ -82,7 +84,8 @@ struct S3MultipartTransfer: Sendable {
                 throw error.uploadError()
             }
             let request = HTTPRequest(
-                method: signed.method, url: signed.url, headers: signed.headers, stallTimeout: configuration.stallTimeout)
+                method: signed.method, url: signed.url, headers: signed.headers + (trace?.httpHeaders ?? []),
+                stallTimeout: configuration.stallTimeout)
             let response: HTTPResponse
             do {
                 response = try await storage.transport.upload(bytes, range: range, request: request) {

@@ -24,7 +24,7 @@ extension S3Storage: Uploader {
         }
         let multipart = S3MultipartTransfer(
             storage: self, key: key, plan: plan, bytes: transfer.staged.bytes, mimeType: transfer.mimeType,
-            progress: S3MultipartProgress(total: plan.objectSize, report: progress))
+            progress: S3MultipartProgress(total: plan.objectSize, report: progress), trace: transfer.trace)
         try await multipart.run()
     }
 }

@@ -9,6 +9,7 @@ extension UploadBatch {
         var effects = BatchEffects()
         let wasPending = status == .inProgress
         lastSettledRequestId = requestId
+        if let trace = items.first?.trace { noteTrace(trace, of: requestId) }
         var replaced: Set<Int> = []
         for item in items {
             admit(item, requestId: requestId, replacing: &replaced, into: &effects)
@@ -177,5 +178,15 @@ extension UploadBatch {
     mutating func takeSlot() -> Int {
         defer { nextSlot += 1 }
         return nextSlot
+    }
+
+    /// Keeps a request's trace context; those of requests without files left go first, so the table stays no
+    /// larger than the batch (events already told of them were stamped when they were made).
+    private mutating func noteTrace(_ trace: TraceContext, of requestId: String) {
+        if traces.count > entries.count {
+            let live = Set(entries.lazy.map(\.requestId))
+            traces = traces.filter { live.contains($0.key) }
+        }
+        traces[requestId] = trace
     }
 }

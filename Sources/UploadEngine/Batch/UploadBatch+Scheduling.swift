@@ -137,7 +137,8 @@ extension UploadBatch {
             return
         }
         entries[index].phase = .uploading(Uploading(staged: staged, target: target, cohort: cohort, lastMovement: now))
-        let transfer = UploadTransfer(target: target, staged: staged, mimeType: entries[index].resolvedMimeType)
+        var transfer = UploadTransfer(target: target, staged: staged, mimeType: entries[index].resolvedMimeType)
+        transfer.trace = trace(of: entries[index].requestId)
         effects.actions.append(.upload(entries[index].token, transfer))
     }
 

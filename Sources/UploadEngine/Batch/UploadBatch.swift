@@ -38,6 +38,9 @@ public struct UploadBatch: Sendable {
     public var appliedThrough: Int64?
     /// When the batch's durable state last changed (intake, a file settling, a control, a message).
     public internal(set) var updatedAt: Date?
+    /// The trace context of each request whose job carried one (its files' `FileItem.trace`), while it has files
+    /// here; rebuilt from the files when a snapshot is read.
+    var traces: [String: TraceContext] = [:]
     /// Being handed to another owner: nothing new starts (see ``holdForHandover()``). Not durable state: the next
     /// owner starts what is queued.
     public internal(set) var isHeld = false
@@ -219,11 +222,24 @@ public struct UploadBatch: Sendable {
                     identity: "\(entry.generation).\(entry.attempt)")
     }
 
-    /// Numbers the events of one transition with the batch's next `sequence` numbers, in order.
+    /// Numbers the events of one transition with the batch's next `sequence` numbers, in order, and gives each the
+    /// trace context of its request.
     public mutating func stampSequence(_ events: inout [UploadEvent]) {
         for index in events.indices {
             eventSequence += 1
             events[index].sequence = eventSequence
+            if !traces.isEmpty { events[index].trace = traces[events[index].requestId] }
         }
+    }
+
+    /// The trace context of a request's job, if it carried one.
+    public func trace(of requestId: String) -> TraceContext? {
+        traces.isEmpty ? nil : traces[requestId]
+    }
+
+    /// The trace context of the request an attempt belongs to.
+    func trace(of token: AttemptToken) -> TraceContext? {
+        guard !traces.isEmpty, let index = index(of: token) else { return nil }
+        return traces[entries[index].requestId]
     }
 }

@@ -3,6 +3,8 @@ public struct UploadTransfer: Sendable, Hashable {
     public var target: UploadTarget
     public var staged: StagedFile
     public var mimeType: String
+    /// Sent as `traceparent` / `tracestate` request headers.
+    public var trace: TraceContext?
 
     public init(target: UploadTarget, staged: StagedFile, mimeType: String) {
         self.target = target

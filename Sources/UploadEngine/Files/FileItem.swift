@@ -44,6 +44,8 @@ public struct FileItem: Sendable, Hashable {
     public var stripLocation: Bool?
     /// For inline data, the record that carried it: what a snapshot keeps instead of the bytes.
     public var origin: RecordOrigin?
+    /// The trace context of the job that brought the file (its `traceparent` / `tracestate` headers).
+    public var trace: TraceContext?
 
     public init(fileId: String, name: String, mimeType: String? = nil, declaredSize: Int64? = nil, source: FileSource,
                 stripLocation: Bool? = nil, origin: RecordOrigin? = nil) {
@@ -81,6 +83,9 @@ public struct BatchContext: Sendable, Hashable {
     public var receiver: Receiver
     public var sender: String?
     public var parentMessageId: String?
+    /// The trace context of the request a call is made for: set on the context handed to the presigner and the
+    /// poster for that call, never part of the batch's own context.
+    public var trace: TraceContext?
     public init(batchId: String, receiver: Receiver, sender: String? = nil, parentMessageId: String? = nil) {
         self.batchId = batchId
         self.receiver = receiver

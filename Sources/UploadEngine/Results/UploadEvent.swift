@@ -30,6 +30,8 @@ public struct UploadEvent: Sendable, Hashable {
     public var identity: String
     /// The batch's CloudEvents `sequence` number; 0 until the driver stamps it.
     public var sequence: UInt64 = 0
+    /// The trace context of the job whose request this event is about, stamped with the sequence.
+    public var trace: TraceContext?
 
     public init(batchId: String, requestId: String, fileId: String?, kind: Kind, identity: String = "") {
         self.batchId = batchId

@@ -17,6 +17,8 @@ extension BatchRunner {
                 self.finish(token, staged: try? outcome.get()) { $0.staged(token, outcome, now: $1) }
             }
         case .presign(let calls):
+            var context = context
+            context.trace = calls.first.flatMap { state.batch.trace(of: $0.token) }
             Task {
                 let outcome: Result<[String: PresignOutcome], UploadError>
                 do {
@@ -46,6 +48,8 @@ extension BatchRunner {
             Task { try? await presigner.deleteObject(attachment, target: target) }
         case .post(let token, let message):
             let options = state.batch.messageOptions
+            var context = context
+            context.trace = state.batch.trace(of: state.batch.sending.requestId)
             guard let poster else {
                 // No poster: the batch was built to send but its driver cannot; the failure ends the run.
                 state.posting = Task {

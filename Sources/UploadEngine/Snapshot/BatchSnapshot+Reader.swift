@@ -39,6 +39,14 @@ struct SnapshotReader {
         batch.nextSlot = max(Int(try int("nextSlot", in: value)), (batch.entries.last?.slot ?? -1) + 1)
         try readSending(into: &batch)
         batch.lastSettledRequestId = optionalString("lastRequestId", in: value) ?? ""
+        if case .object(let traces) = value["traces"] ?? .null {
+            for (requestId, trace) in traces {
+                // Read as any job header is: one that does not parse is left out, not an unreadable snapshot.
+                guard let parent = optionalString("traceparent", in: trace),
+                      let context = TraceContext(traceparent: parent, tracestate: optionalString("tracestate", in: trace)) else { continue }
+                batch.traces[requestId] = context
+            }
+        }
         batch.eventSequence = UInt64(max(0, try int("sequence", in: value)))
         batch.stateVersion = Int(try int("stateVersion", in: value))
         batch.completions = Int(try int("completions", in: value))

@@ -99,6 +99,7 @@ struct SnapshotWriter {
         json.field("nextSlot", batch.nextSlot)
         writeSending(into: &json)
         json.field("lastRequestId", batch.lastSettledRequestId)
+        if !batch.traces.isEmpty { writeTraces(into: &json) }
         json.field("sequence", batch.eventSequence)
         json.field("stateVersion", batch.stateVersion)
         json.field("completions", batch.completions)
@@ -107,6 +108,20 @@ struct SnapshotWriter {
         json.field("writerGeneration", writerGeneration)
         json.endObject()
         return json.bytes
+    }
+
+    /// Requests' trace contexts by request id, in id order (a snapshot of the same state is the same bytes).
+    private func writeTraces(into json: inout JSONWriter) {
+        json.key("traces")
+        json.beginObject()
+        for (requestId, trace) in batch.traces.sorted(by: { $0.key < $1.key }) {
+            json.key(requestId)
+            json.beginObject()
+            json.field("traceparent", trace.traceparent)
+            if let state = trace.tracestate { json.field("tracestate", state) }
+            json.endObject()
+        }
+        json.endObject()
     }
 
     private func writeOptions(into json: inout JSONWriter) {

@@ -67,6 +67,11 @@ public final class CloudEventEncoder: Sendable {
         json.time(time)
         json.field("datacontenttype", "application/json")
         json.field("sequence", String(sequence))
+        // The CloudEvents distributed-tracing extension.
+        if let trace = event.trace {
+            json.field("traceparent", trace.traceparent)
+            if let state = trace.tracestate { json.field("tracestate", state) }
+        }
         json.key("data")
         data(&json)
         json.endObject()
@@ -119,7 +124,7 @@ public final class CloudEventEncoder: Sendable {
                 json.field("attempt", attempt)
                 json.field("willRetry", willRetry)
             }
-        case .jobInvalid(let batchId, let requestId, let reason, let topic, let partition, let offset, let dlq):
+        case .jobInvalid(let batchId, let requestId, let reason, let topic, let partition, let offset, let dlq, _):
             json.field("batchId", batchId)
             json.field("requestId", requestId)
             json.field("reason", WireError.cut(reason, toBytes: WireError.messageLimit))

@@ -58,7 +58,7 @@ public final class KafkaEventPublisher: EventPublisher {
 
     public func publish(_ event: WorkerEvent, sequence: UInt64) {
         let record = KafkaProducerRecord(topic: topic, key: Data(event.batchId.utf8), value: Data(encoder.encode(event, sequence: sequence)),
-                                         headers: Self.headers)
+                                         headers: event.trace.map { Self.headers + $0.kafkaHeaders } ?? Self.headers)
         let (id, queued) = state.withLock { state -> (Int64, Bool) in
             state.nextId += 1
             let id = state.nextId

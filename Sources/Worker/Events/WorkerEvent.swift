@@ -8,7 +8,7 @@ public enum WorkerEvent: Sendable, Hashable {
     /// A record invalid as a whole. `dlq` is `"ok"` when its copy reached the dead-letter topic, else
     /// `"failed: <reason>"` (the record is committed either way, so it cannot wedge its partition).
     case jobInvalid(batchId: String, requestId: String, reason: String, topic: String, partition: Int32, offset: Int64,
-                    dlq: String = "ok")
+                    dlq: String = "ok", trace: TraceContext? = nil)
 
     /// The CloudEvents `type`.
     public var type: String {
@@ -32,7 +32,15 @@ public enum WorkerEvent: Sendable, Hashable {
     public var batchId: String {
         switch self {
         case .upload(let event): event.batchId
-        case .jobInvalid(let batchId, _, _, _, _, _, _): batchId
+        case .jobInvalid(let batchId, _, _, _, _, _, _, _): batchId
+        }
+    }
+
+    /// The trace context of the job the event is about (DESIGN §2.2), carried as attributes and headers.
+    public var trace: TraceContext? {
+        switch self {
+        case .upload(let event): event.trace
+        case .jobInvalid(_, _, _, _, _, _, _, let trace): trace
         }
     }
 }

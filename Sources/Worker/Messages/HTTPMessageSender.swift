@@ -11,7 +11,7 @@ public struct HTTPMessageSender: MessageSender {
 
     public func send(_ message: OutgoingMessage) async throws -> String? {
         do {
-            return try await client.send(message.request, onBehalfOf: message.sender).messageId
+            return try await client.send(message.request, onBehalfOf: message.sender, trace: message.trace).messageId
         } catch let error as HTTPTransportError {
             throw MessageSendError(error.message, retryable: error.isRetryable, retryAfter: error.retryAfter)
         }

@@ -15,7 +15,8 @@ public struct KafkaMessageSender: MessageSender {
         do {
             let body = try message.request.encoded()
             // The HTTP API gets the sender as `onBehalfOf`; on the topic it travels as a header of that name.
-            let headers = message.sender.map { [KafkaHeader("onBehalfOf", $0)] } ?? []
+            var headers = message.sender.map { [KafkaHeader("onBehalfOf", $0)] } ?? []
+            if let trace = message.trace { headers += trace.kafkaHeaders }
             _ = try await producer.send(topic: topic, key: Data(message.receiver.id.utf8), value: body, headers: headers)
             return nil
         } catch let error as KafkaError {

@@ -40,12 +40,14 @@ public struct MessageAPIClient: Sendable {
     /// - Throws: `HTTPTransportError`: `.unexpectedStatus` with `status` for an HTTP refusal (retryable for 5xx,
     ///   408 and 429, with `retryAfter` from `Retry-After`), transport errors as the client reports them;
     ///   `CancellationError` when the task is cancelled.
-    public func send(_ message: MediaMessageRequest, onBehalfOf sender: String?) async throws -> MessageDelivery {
+    /// - Parameter trace: the trace context of the job the message is sent for, sent as `traceparent` / `tracestate`.
+    public func send(_ message: MediaMessageRequest, onBehalfOf sender: String?, trace: TraceContext? = nil) async throws -> MessageDelivery {
         var headers = [
             HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json"),
             HTTPHeader("apikey", apiKey),
         ]
         if let sender { headers.append(HTTPHeader("onBehalfOf", sender)) }
+        if let trace { headers += trace.httpHeaders }
         let request = HTTPRequest(method: "POST", url: url, headers: headers, body: try message.encoded(), timeout: timeout)
         let response = try await client.send(request)
         guard response.isSuccess else {

@@ -14,6 +14,8 @@ public struct OutgoingMessage: Sendable, Hashable {
     public var metadata: [String: JSONValue]
     public var tags: [String]
     public var attachments: [Attachment]
+    /// The trace context of the job the message is sent for.
+    public var trace: TraceContext?
 
     public init(muid: String, type: MediaKind, receiver: Receiver, sender: String?, parentId: String?, caption: String?,
                 metadata: [String: JSONValue], tags: [String], attachments: [Attachment]) {

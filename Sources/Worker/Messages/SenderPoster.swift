@@ -8,9 +8,10 @@ struct SenderPoster: MessagePoster {
     func post(_ message: PlannedMessage, context: BatchContext, options: MessageOptions) async throws -> String? {
         var metadata = options.metadata
         metadata["batchId"] = .string(context.batchId)
-        let outgoing = OutgoingMessage(muid: message.muid, type: message.type, receiver: context.receiver, sender: context.sender,
+        var outgoing = OutgoingMessage(muid: message.muid, type: message.type, receiver: context.receiver, sender: context.sender,
                                        parentId: context.parentMessageId, caption: message.caption, metadata: metadata,
                                        tags: options.tags, attachments: message.attachments)
+        outgoing.trace = context.trace
         do {
             return try await sender.send(outgoing)
         } catch let failure as MessageSendError {

@@ -32,7 +32,8 @@ public struct PresignEndpointClient: Presigner {
         let body = PresignEndpointRequest(files: files, context: context).body
         let request = HTTPRequest(
             method: "POST", url: url,
-            headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")] + headers,
+            headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")] + headers
+                + (context.trace?.httpHeaders ?? []),
             body: body, timeout: timeout)
         let response = try await client.send(request)
         guard response.isSuccess else {

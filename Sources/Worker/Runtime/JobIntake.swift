@@ -107,7 +107,13 @@ final class JobIntake: Sendable {
     private func decode(_ record: KafkaRecord) -> DecodedRecord {
         open.opened(record.partition)
         let provenance = JobDecoder.Provenance(topic: record.topic, partition: record.partition, offset: record.offset, key: record.keyString)
-        return DecodedRecord(record: record, provenance: provenance, command: decoder.decode(record.value ?? Data(), from: provenance))
+        var command = decoder.decode(record.value ?? Data(), from: provenance)
+        // The job's trace context goes with its files: their events and HTTP calls carry it.
+        if case .success(.upload(var job)) = command, let trace = TraceContext(kafkaHeaders: record.headers) {
+            for index in job.files.indices { job.files[index].trace = trace }
+            command = .success(.upload(job))
+        }
+        return DecodedRecord(record: record, provenance: provenance, command: command)
     }
 
     private func apply(_ decoded: DecodedRecord) {
@@ -169,7 +175,7 @@ final class JobIntake: Sendable {
             }
             let event = WorkerEvent.jobInvalid(batchId: provenance.key ?? "", requestId: "\(record.topic)/\(record.partition)/\(record.offset)",
                                                reason: reason, topic: record.topic, partition: record.partition, offset: record.offset,
-                                               dlq: outcome)
+                                               dlq: outcome, trace: TraceContext(kafkaHeaders: record.headers))
             publisher.publish(event, sequence: 0)
             let position = record.position
             publisher.whenDelivered { [records] in records.commit([position]) }

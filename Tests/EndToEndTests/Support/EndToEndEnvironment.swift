@@ -78,6 +78,9 @@ struct ReceivedEvent {
     /// The CloudEvents `source`: `attache/<worker id>`.
     let source: String
     let data: [String: Any]
+    /// The distributed-tracing extension attributes, when the event has them.
+    let traceparent: String?
+    let tracestate: String?
 
     init?(json: String) {
         guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
@@ -88,6 +91,8 @@ struct ReceivedEvent {
         self.sequence = Int(object["sequence"] as? String ?? "") ?? -1
         self.source = object["source"] as? String ?? ""
         self.data = data
+        self.traceparent = object["traceparent"] as? String
+        self.tracestate = object["tracestate"] as? String
     }
 
     var fileId: String? { data["fileId"] as? String }
