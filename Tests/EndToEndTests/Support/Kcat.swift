@@ -23,6 +23,23 @@ enum Kcat {
             .map { ($0.key, $0.value, $0.headers) }
     }
 
+    /// Everything in `topic` so far as kcat's JSON envelopes, one line per record: topic, partition, offset, key,
+    /// payload (null for a tombstone) and headers as `[name, value, …]` — exact where the framing of `consume` is not.
+    static func envelopes(brokers: String, topic: String) async throws -> [String] {
+        try await offPool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = ["-b", brokers, "-t", topic, "-C", "-o", "beginning", "-e", "-q", "-J"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+    }
+
     private struct KeyedValue: Sendable { let key: String; let value: String }
     private struct Consumed: Sendable { let key: String; let value: String; let headers: String }
 
