@@ -205,14 +205,24 @@ import Testing
 
         let watched = try await Self.attache(["watch", batchId, "--from-beginning", "--until-idle"], environment: kafka)
         #expect(watched.status == 0, "\(watched.error)")
+        try check(watched, batchId: batchId)
+
+        // A batch already done when the watch begins: from the beginning, its events are shown before the watch ends.
+        _ = try await completed(environment, batchId, "attache.message.sent")
+        let late = try await Self.attache(["watch", batchId, "--from-beginning", "--until-idle"], environment: kafka)
+        #expect(late.status == 0, "\(late.error)")
+        try check(late, batchId: batchId)
+        let usage = try await Self.attache(["watch"], environment: kafka)
+        #expect(usage.status == 2 && usage.error.contains("name the batches to watch, or --all"))
+    }
+
+    private func check(_ watched: (status: Int32, output: String, error: String), batchId: String) throws {
         #expect(!watched.output.contains("\u{1B}"), "no escape codes off a terminal")
         let events = try #require(jsonLines(watched.output))
         #expect(events.allSatisfy { $0["subject"] as? String == batchId && $0["specversion"] as? String == "1.0" })
         let types = events.compactMap { $0["type"] as? String }
         #expect(types.contains("attache.file.uploaded") && types.contains("attache.batch.completed"))
         #expect(types.last == "attache.message.sent", "idle with its sends done: \(types)")
-        let usage = try await Self.attache(["watch"], environment: kafka)
-        #expect(usage.status == 2 && usage.error.contains("name the batches to watch, or --all"))
     }
 
     @Test func submitWatchFollowsTheBatchAndExitsOneWhenAFileIsRejected() async throws {

@@ -29,7 +29,8 @@ struct WatchSession {
         if untilIdle {
             do {
                 let changelog = try await TopicSnapshot.read(topics.batchesTopic, kafka: kafka)
-                for record in changelog.records { take(snapshot: record, into: &tracker, beforeStart: true) }
+                // From the beginning, a batch idle before the watch began is done only once its events were shown.
+                for record in changelog.records { take(snapshot: record, into: &tracker, beforeStart: !fromBeginning) }
                 sources.append(TopicFollower.Source(topic: topics.batchesTopic, start: .offsets(changelog.ends)))
             } catch {
                 Console.error("watch", "could not read \(topics.batchesTopic): \(error)")
