@@ -27,17 +27,23 @@ enum Kcat {
     /// payload (null for a tombstone) and headers as `[name, value, …]` — exact where the framing of `consume` is not.
     static func envelopes(brokers: String, topic: String) async throws -> [String] {
         try await offPool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = ["-b", brokers, "-t", topic, "-C", "-o", "beginning", "-e", "-q", "-J"]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+            String(decoding: try readFromStart(brokers: brokers, topic: topic, format: ["-J"]), as: UTF8.self)
+                .split(separator: "\n").map(String.init)
         }
+    }
+
+    /// kcat's output for everything in `topic` so far, printed as `format` says.
+    private static func readFromStart(brokers: String, topic: String, format: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["-b", brokers, "-t", topic, "-C", "-o", "beginning", "-e", "-q"] + format
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data
     }
 
     private struct KeyedValue: Sendable { let key: String; let value: String }
@@ -66,16 +72,8 @@ enum Kcat {
 
     /// Everything in `topic` so far, one entry per record: key, value and headers (`name=value,…`).
     private static func consumeBlocking(brokers: String, topic: String) throws -> [(key: String, value: String, headers: String)] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
         // Fields separated by ASCII unit separators so JSON values cannot be confused with the framing.
-        process.arguments = ["-b", brokers, "-t", topic, "-C", "-o", "beginning", "-e", "-q", "-f", "%k\u{1F}%s\u{1F}%h\u{1E}"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try readFromStart(brokers: brokers, topic: topic, format: ["-f", "%k\u{1F}%s\u{1F}%h\u{1E}"])
         return String(decoding: data, as: UTF8.self).split(separator: "\u{1E}").compactMap { record in
             let fields = record.split(separator: "\u{1F}", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
             guard fields.count == 3 else { return nil }
