@@ -39,6 +39,9 @@ extension KafkaConfiguration {
                 ("auto.offset.reset", "earliest"),
                 ("partition.assignment.strategy", "cooperative-sticky"),
                 ("group.id", groupID),
+                // The group's join state comes only with the statistics (see GroupJoinState): often enough that a
+                // periodic commit rarely goes out in the first moments of a rejoin it has not heard of yet.
+                ("statistics.interval.ms", "100"),
             ]
         case .producer:
             defaults = [

@@ -7,6 +7,7 @@ extension RDConfiguration {
         withConfigurationPointer { conf in
             rd_kafka_conf_set_rebalance_cb(conf, rebalanceCallback)
             rd_kafka_conf_set_error_cb(conf, consumerErrorCallback)
+            rd_kafka_conf_set_stats_cb(conf, consumerStatsCallback)
         }
     }
 }
@@ -88,6 +89,19 @@ private func rebalanceCallback(client: OpaquePointer?, error: rd_kafka_resp_err_
     guard let client else { return }
     let shared = RDCallbackContext.from(opaque).owner(as: ConsumerShared.self)
     shared.rebalance(client: client, reason: error, partitions: partitions)
+}
+
+/// librdkafka's statistics; only the group's join state is read. Runs on the poll thread; librdkafka frees the
+/// document (the callback returns 0).
+private func consumerStatsCallback(client: OpaquePointer?, json: UnsafeMutablePointer<CChar>?, length: Int,
+                                   opaque: UnsafeMutableRawPointer?) -> Int32 {
+    guard let json else { return 0 }
+    let shared = RDCallbackContext.from(opaque).owner(as: ConsumerShared.self)
+    let state = json.withMemoryRebound(to: UInt8.self, capacity: length) {
+        GroupJoinState.parse(UnsafeBufferPointer(start: $0, count: length))
+    }
+    if let state { shared.state.withLock { $0.joinSteady = state == "steady" } }
+    return 0
 }
 
 /// Client-level errors (all brokers down, fatal errors); runs on the poll thread.

@@ -31,9 +31,15 @@ final class ConsumerShared: Sendable {
         /// `nil` before the first one. Written on the poll thread only.
         var groupGeneration: Int32?
 
-        /// Whether the member is between a revoke and the end of its rejoin, or in a rebalance a commit was told of.
+        /// What the latest statistics said of the group's join state (``GroupJoinState``); true until they say
+        /// anything, so a client whose statistics are off commits as before. Poll thread only.
+        var joinSteady = true
+
+        /// Whether the member is between a revoke and the end of its rejoin, in a rebalance a commit was told of, or
+        /// rejoining as the statistics say.
         func isRejoining(at now: ContinuousClock.Instant) -> Bool {
-            assignmentsBeforeSteady > 0 || rebalanceSeen.map { now - $0 < ConsumerShared.rebalanceHold } == true
+            !joinSteady || assignmentsBeforeSteady > 0
+                || rebalanceSeen.map { now - $0 < ConsumerShared.rebalanceHold } == true
         }
         /// Set when the poll thread stopped; later commands are refused.
         var isClosed = false

@@ -127,6 +127,12 @@ public final class KafkaWorker: Sendable {
                     metrics.registry.increment(WorkerMetrics.changelogRecordsRestored, by: Double(outcome.recordsRead))
                     return true
                 } catch {
+                    // An assignment that arrives while the worker closes (its store already shut) is not applied
+                    // anyway: the partition's next owner restores it.
+                    if shutdown.isRequested {
+                        logger.info("partition not restored: the worker is stopping", ["partition": String(partition)])
+                        return false
+                    }
                     fail("restoring the batches of partition \(partition) failed: \(error)", shutdown: shutdown)
                     return false
                 }

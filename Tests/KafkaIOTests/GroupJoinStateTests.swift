@@ -1,0 +1,31 @@
+import Testing
+@testable import KafkaIO
+
+/// Reading the group's join state out of librdkafka's statistics document.
+@Suite struct GroupJoinStateTests {
+    private func parse(_ json: String) -> String? {
+        Array(json.utf8).withUnsafeBufferPointer { GroupJoinState.parse($0) }
+    }
+
+    @Test func theJoinStateIsReadWhateverTheSpacing() {
+        #expect(parse(#"{"name": "c#consumer-1", "cgrp": { "state": "up", "stateage": 12, "join_state": "steady", "rebalance_cnt": 1 }}"#) == "steady")
+        #expect(parse(#"{"cgrp":{"state":"up","join_state":"wait-join"}}"#) == "wait-join")
+        #expect(parse(#"{"cgrp": {"join_state" :  "wait-sync" }}"#) == "wait-sync")
+    }
+
+    @Test func aDocumentWithoutOneOrCutShortSaysNothing() {
+        #expect(parse(#"{"name": "p#producer-1", "brokers": {}}"#) == nil)
+        #expect(parse(#"{"cgrp": {"join_state": "stea"#) == nil)
+        #expect(parse(#"{"cgrp": {"join_state": 3}}"#) == nil)
+        #expect(parse("") == nil)
+    }
+
+    @Test func aRejoiningMemberHoldsItsPeriodicCommitUntilTheStatisticsSaySteady() {
+        var state = ConsumerShared.State()
+        #expect(!state.isRejoining(at: .now), "no statistics yet: commits as before")
+        state.joinSteady = false
+        #expect(state.isRejoining(at: .now))
+        state.joinSteady = true
+        #expect(!state.isRejoining(at: .now))
+    }
+}
