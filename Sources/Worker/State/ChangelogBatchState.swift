@@ -85,6 +85,8 @@ final class ChangelogBatchState: BatchDurability {
     private let state: Mutex<State>
     /// Store writes run here, one at a time, off the producer's delivery thread and the cooperative pool.
     private let storeQueue = DispatchQueue(label: "attache.batch-store")
+    /// Snapshots are encoded and produced here once their events are delivered, in flush order.
+    private let encodeQueue = DispatchQueue(label: "attache.batch-snapshots")
 
     /// A delivered snapshot on its way into the store.
     private struct Delivered: Sendable {
@@ -252,7 +254,9 @@ final class ChangelogBatchState: BatchDurability {
         }
         eventsDelivered { [self] in
             state.withLock { $0.gates[gate]?.ready = true }
-            releaseGates()
+            // Told on the producer's delivery thread: encoding a flush's snapshots there would hold up every
+            // delivery report behind it.
+            encodeQueue.async { [self] in releaseGates() }
         }
     }
 
