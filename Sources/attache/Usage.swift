@@ -32,7 +32,7 @@ enum Usage {
     """
 
     static let devBroker = """
-    usage: attache dev-broker [--brokers N] [--port P] [--faults]
+    usage: attache dev-broker [--brokers N] [--port P] [--faults] [--services]
 
     Serves a librdkafka mock cluster with N brokers (default 1) over TCP on 127.0.0.1. The first line on standard
     output is the bootstrap address list, for workers and for kcat. Runs until SIGTERM or SIGINT.
@@ -52,6 +52,10 @@ enum Usage {
                     API: produce, fetch, offsetcommit, heartbeat, metadata, joingroup, syncgroup,
                     findcoordinator. CODE: a Kafka protocol number or a name such as NOT_LEADER_FOR_PARTITION,
                     REQUEST_TIMED_OUT, NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, REBALANCE_IN_PROGRESS
+      --services    also serve a presign endpoint, an object store and a message API on 127.0.0.1 (for trying
+                    Attache out), and print after the bootstrap line the settings that use them, one
+                    `ATTACHE_…=value` a line (ATTACHE_KAFKA_BROKERS, ATTACHE_PRESIGN_URL, ATTACHE_MESSAGES_URL,
+                    ATTACHE_MESSAGES_API_KEY): `export $(grep = FILE)` after writing the output to FILE
     """
 
     static let demo = """
@@ -67,7 +71,7 @@ enum Usage {
     static func flags(of command: String) -> [String: Bool]? {
         switch command {
         case "worker": ["config": true]
-        case "dev-broker": ["brokers": true, "port": true, "faults": false]
+        case "dev-broker": ["brokers": true, "port": true, "faults": false, "services": false]
         case "demo": [:]
         case "config": ConfigCommand.flags
         case "control": ControlCommand.flags

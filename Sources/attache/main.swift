@@ -35,7 +35,7 @@ case "worker":
     exit(await WorkerCommand.run(configFile: parsed.options["config"]))
 case "dev-broker":
     exit(await DevBrokerCommand.run(brokers: parsed.options["brokers"], port: parsed.options["port"],
-                                       faults: parsed.options["faults"] != nil))
+                                       faults: parsed.options["faults"] != nil, services: parsed.options["services"] != nil))
 case "demo":
     exit(await DemoCommand.run())
 case "config":

@@ -32,6 +32,9 @@ struct WatchSession {
                 // From the beginning, a batch idle before the watch began is done only once its events were shown.
                 for record in changelog.records { take(snapshot: record, into: &tracker, beforeStart: !fromBeginning) }
                 sources.append(TopicFollower.Source(topic: topics.batchesTopic, start: .offsets(changelog.ends)))
+            } catch is TopicSnapshot.TopicMissing {
+                // No worker has started on this cluster yet: its first snapshots are followed once it creates the topic.
+                sources.append(TopicFollower.Source(topic: topics.batchesTopic, start: .beginning))
             } catch {
                 Console.error("watch", "could not read \(topics.batchesTopic): \(error)")
                 return 1
