@@ -52,9 +52,7 @@ import Testing
         try await Task.sleep(for: .seconds(2))
 
         // A leader broker goes away for a few seconds while more work arrives.
-        try await cluster.setBrokerDown(2)
-        try await Task.sleep(for: .seconds(3))
-        try await cluster.setBrokerUp(2)
+        try await cluster.takeBrokerDown(2, for: .seconds(3))
         try await wave(40..<80)
 
         // Leadership and the coordinator move.

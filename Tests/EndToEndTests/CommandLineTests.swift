@@ -225,6 +225,16 @@ import Testing
         #expect(types.last == "attache.message.sent", "idle with its sends done: \(types)")
     }
 
+    @Test func submitRefusesAJobTooLargeForOneRecordBeforeProducingIt() async throws {
+        let (environment, kafka) = try await setUp()
+        // Each under limits.inlineMax (1 MiB); together, base64-encoded, well over a Kafka record's 1 MB.
+        let files = try (1...2).map { try jpeg(environment, "large-\(UUID().uuidString.prefix(6))-\($0).jpg", size: 600_000, seed: 20 + $0) }
+        let submitted = try await Self.attache(["submit", "--to", "user:uid-1", "--watch"] + files.map(\.path), environment: kafka)
+        #expect(submitted.status == 1)
+        #expect(submitted.error.contains("more than one Kafka record may hold"), "\(submitted.error)")
+        #expect(submitted.output.isEmpty, "no batch id: nothing was produced")
+    }
+
     @Test func submitWatchFollowsTheBatchAndExitsOneWhenAFileIsRejected() async throws {
         let (environment, kafka) = try await setUp()
         let good = try jpeg(environment, "watched-\(UUID().uuidString.prefix(8)).jpg", size: 12_000, seed: 8)

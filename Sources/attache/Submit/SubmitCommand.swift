@@ -45,7 +45,16 @@ enum SubmitCommand {
         } catch {
             return Console.usageError("submit", error.description)
         }
-        let record = KafkaProducerRecord(topic: client.configuration.kafka.jobsTopic, key: Data(job.key), value: Data(job.value))
+        let value = job.value
+        let record = KafkaProducerRecord(topic: client.configuration.kafka.jobsTopic, key: Data(job.key), value: Data(value))
+        // Inline files under limits.inlineMax each can still add up past what one Kafka record may hold: say so
+        // before the broker refuses it.
+        let recordLimit = client.configuration.kafka.properties["message.max.bytes"].flatMap(Int.init) ?? 1_000_000
+        if value.count + job.key.count > recordLimit {
+            Console.error("submit", "the job is \(value.count) bytes, more than one Kafka record may hold (message.max.bytes, "
+                + "\(recordLimit)); send large files as paths (--path-root) or URLs, or fewer files per job")
+            return 1
+        }
         guard options["watch"] != nil else {
             do {
                 _ = try await client.produce([record], command: "submit")
