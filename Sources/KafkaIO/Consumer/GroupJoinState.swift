@@ -9,25 +9,11 @@
 enum GroupJoinState {
     /// The `join_state` value in a statistics document; nil when the document has none (not a group consumer yet).
     static func parse(_ json: UnsafeBufferPointer<UInt8>) -> String? {
-        let key = Array(#""join_state""#.utf8)
-        guard json.count > key.count else { return nil }
-        var index = 0
-        search: while index + key.count <= json.count {
-            for offset in 0..<key.count where json[index + offset] != key[offset] {
-                index += 1
-                continue search
-            }
-            break
-        }
-        guard index + key.count <= json.count else { return nil }
-        var cursor = index + key.count
+        guard let key = json.firstRange(of: #""join_state""#.utf8) else { return nil }
         // `: "` with any spacing, then the value up to its closing quote.
-        while cursor < json.count, json[cursor] == UInt8(ascii: " ") || json[cursor] == UInt8(ascii: ":") { cursor += 1 }
-        guard cursor < json.count, json[cursor] == UInt8(ascii: "\"") else { return nil }
-        cursor += 1
-        let start = cursor
-        while cursor < json.count, json[cursor] != UInt8(ascii: "\"") { cursor += 1 }
-        guard cursor < json.count else { return nil }
-        return String(decoding: UnsafeBufferPointer(rebasing: json[start..<cursor]), as: UTF8.self)
+        guard let open = json[key.upperBound...].firstIndex(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: ":") }),
+              json[open] == UInt8(ascii: "\""),
+              let close = json[(open + 1)...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: json[(open + 1)..<close]), as: UTF8.self)
     }
 }

@@ -52,11 +52,16 @@ final class ChangelogBatchState: BatchDurability {
         var nextFlush = 0
         var recent: RecentSnapshots
         /// Snapshots and tombstones taken, by flush, waiting for the events published before them to be delivered;
-        /// they are produced in flush order, by one caller at a time.
+        /// they are produced in flush order, on `encodeQueue`.
         var gates: [Int: Gate] = [:]
         var nextGate = 0
         var nextRelease = 0
-        var releasing = false
+
+        /// Notes that a flush is scheduled; true when none was, so the caller schedules it.
+        mutating func scheduleFlushIfNeeded() -> Bool {
+            defer { flushScheduled = true }
+            return !flushScheduled
+        }
     }
 
     /// What one flush took: produced once `ready`.
@@ -200,8 +205,7 @@ final class ChangelogBatchState: BatchDurability {
         let schedule = state.withLock { state -> Bool in
             state.owed[batchId, default: Owed(partition: partition)].partition = partition
             change(&state.owed[batchId]!)
-            defer { state.flushScheduled = true }
-            return !state.flushScheduled
+            return state.scheduleFlushIfNeeded()
         }
         if schedule { scheduleFlush() }
     }
@@ -267,27 +271,17 @@ final class ChangelogBatchState: BatchDurability {
                 state.owed[batchId]!.inFlight -= 1
                 if state.owed[batchId]!.dirty == nil && !state.owed[batchId]!.tombstone { state.owed[batchId]!.dirty = runner }
             }
-            defer { state.flushScheduled = true }
-            return !state.flushScheduled
+            return state.scheduleFlushIfNeeded()
         }
         if schedule { scheduleFlush() }
     }
 
     /// Produces the flushes whose events were delivered, in flush order: a later snapshot of a batch never goes out
-    /// before an earlier one.
+    /// before an earlier one. Runs on `encodeQueue` only, so one pass at a time.
     private func releaseGates() {
-        let claimed = state.withLock { state -> Bool in
-            guard !state.releasing else { return false }
-            state.releasing = true
-            return true
-        }
-        guard claimed else { return }
         while true {
             let records = state.withLock { state -> [Taken]? in
-                guard let gate = state.gates[state.nextRelease], gate.ready else {
-                    state.releasing = false
-                    return nil
-                }
+                guard let gate = state.gates[state.nextRelease], gate.ready else { return nil }
                 state.gates.removeValue(forKey: state.nextRelease)
                 state.nextRelease += 1
                 return gate.records
