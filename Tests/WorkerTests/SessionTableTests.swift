@@ -50,4 +50,19 @@ import TestSupport
         #expect(table.read("a") { $0.intake } == 2)
         #expect(table.read("missing") { $0.intake } == nil)
     }
+
+    @Test func aTableEmptiedAfterABurstGivesBackItsCapacityAndKeepsTheRest() {
+        var table = SessionTable()
+        var busy = session()
+        busy.waiting.append(RecordPosition(topicPartition: TopicPartition("jobs", 0), offset: 0))
+        table.insert(busy, for: "kept")
+        let one = session()
+        for index in 0..<20_000 { table.insert(one, for: "b\(index)") }
+        let grown = table.capacity
+        for index in 0..<20_000 { table.removeValue(forKey: "b\(index)") }
+        #expect(grown >= 20_000)
+        #expect(table.capacity < 1_024 * 2, "capacity \(table.capacity) after the burst")
+        #expect(table.count == 1 && table.busyCount == 1)
+        #expect(table.read("kept") { $0.waiting.count } == 1)
+    }
 }

@@ -36,10 +36,17 @@ struct SessionTable: Sendable {
     mutating func removeValue(forKey batchId: String) -> BatchSession? {
         guard let removed = storage.removeValue(forKey: batchId) else { return nil }
         if removed.isBusy { busyCount -= 1 }
+        // A dictionary never gives back the capacity a burst of batches grew it to.
+        if storage.capacity > 1024, storage.count < storage.capacity / 8 {
+            storage = Dictionary(uniqueKeysWithValues: storage.map { ($0.key, $0.value) })
+        }
         return removed
     }
 
     var count: Int { storage.count }
+
+    /// Sessions the table has room for without growing.
+    var capacity: Int { storage.capacity }
 
     func filter(_ isIncluded: ((key: String, value: BatchSession)) -> Bool) -> [String: BatchSession] {
         storage.filter(isIncluded)

@@ -29,6 +29,7 @@ public final class KafkaWorker: Sendable {
     /// Runs until `shutdown` is requested, then drains for `worker.shutdownGrace` and returns. Throws on fatal
     /// errors (a fatal Kafka error, a component that cannot start).
     public func run(shutdown: ShutdownSignal, onReady: (@Sendable () -> Void)? = nil) async throws {
+        MemoryRelease.configureAllocator()
         let kafka = configuration.kafkaConfiguration(clientID: workerId) { [logger] line in
             logger.debug(line.message, ["facility": line.facility])
         }

@@ -64,6 +64,16 @@ import Testing
         #expect(cache.take("hot3", partition: 0) == Self.bytes("r1999", size: 4096))
     }
 
+    @Test func fullSlabsHoldTheirSnapshotsWithoutTheSlackReservedForThem() {
+        // The first slab is reserved for 1 KiB a batch before any size is known; these are 100 bytes.
+        var cache = RecentSnapshots(limit: 8_000)
+        for index in 0..<8_000 { cache.put(Self.bytes("", size: 100), batchId: String(format: "b%05d", index), partition: 0) }
+        let live = 8_000 * (100 + 6)
+        #expect(cache.count == 8_000)
+        #expect(cache.heldBytes <= live * 5 / 4, "held \(cache.heldBytes) bytes for \(live)")
+        #expect(cache.take("b00000", partition: 0) == Self.bytes("", size: 100), "the shrunk slab still reads back")
+    }
+
     @Test func aSnapshotLargerThanASlabGetsOneOfItsOwn() {
         var cache = RecentSnapshots(limit: 8)
         let large = Self.bytes("large", size: 2 * RecentSnapshots.slabBytes)
