@@ -13,6 +13,13 @@ import Testing
         #expect(parse(#"{"cgrp": {"join_state" :  "wait-sync" }}"#) == "wait-sync")
     }
 
+    @Test func theKeyIsFoundAfterPartialMatchesAndAtTheEndOfALargeDocument() {
+        let topics = String(repeating: #"{"partition": 3, "join_stat": 1, "\"join_": "x"}, "#, count: 2_000)
+        #expect(parse(#"{"topics": [\#(topics)], "cgrp": {"join_state": "init"}}"#) == "init")
+        #expect(parse(#"""join_state""steady""#) == "steady", "the key at the very start")
+        #expect(parse(#""join_state""#) == nil, "the key at the very end, no value")
+    }
+
     @Test func aDocumentWithoutOneOrCutShortSaysNothing() {
         #expect(parse(#"{"name": "p#producer-1", "brokers": {}}"#) == nil)
         #expect(parse(#"{"cgrp": {"join_state": "stea"#) == nil)
