@@ -87,18 +87,10 @@ import Testing
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("attache-monitoring-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: workspace) }
-        let broker = try ChildProcess(name: "monitoring-broker", executable: EndToEndEnvironment.attacheBinary,
-                                      arguments: ["dev-broker", "--services"], directory: workspace)
-        defer { broker.signal(SIGTERM) }
-        let settings = try await eventually("the services' settings", timeout: .seconds(20)) { () -> [String: String]? in
-            let lines = broker.standardOutput.split(separator: "\n").dropFirst().compactMap { line -> (String, String)? in
-                guard let equals = line.firstIndex(of: "=") else { return nil }
-                return (String(line[..<equals]), String(line[line.index(after: equals)...]))
-            }
-            return lines.count == 4 ? Dictionary(uniqueKeysWithValues: lines) : nil
-        }
+        let broker = try await ServicesBroker.start(name: "monitoring-broker", in: workspace)
+        defer { broker.process.signal(SIGTERM) }
         let worker = try ChildProcess(name: "monitoring-worker", executable: EndToEndEnvironment.attacheBinary, arguments: ["worker"],
-                                      environment: settings.merging(["ATTACHE_ADMIN_LISTEN": "127.0.0.1:0", "ATTACHE_LOG_FORMAT": "text"]) { $1 },
+                                      environment: broker.settings.merging(["ATTACHE_ADMIN_LISTEN": "127.0.0.1:0", "ATTACHE_LOG_FORMAT": "text"]) { $1 },
                                       directory: workspace)
         defer { worker.signal(SIGTERM) }
         let port = try await eventually("the worker's admin port", timeout: .seconds(30)) {
