@@ -97,7 +97,7 @@ import Testing
             BrokerFaultTests.adminPort(in: worker.standardError)
         }
         let text = try await eventually("a scrape", timeout: .seconds(10)) { () -> String? in
-            let text = try Self.get("http://127.0.0.1:\(port)/metrics")
+            let text = try await Self.get("http://127.0.0.1:\(port)/metrics")
             return text.contains("# TYPE") ? text : nil
         }
         return Set(text.split(separator: "\n").compactMap { line -> String? in
@@ -106,15 +106,24 @@ import Testing
         })
     }
 
-    private static func get(_ url: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-fsS", "--max-time", "5", url]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+    /// The body `curl` gets from `url`; run and waited for off the cooperative pool.
+    private static func get(_ url: String) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+                process.arguments = ["-fsS", "--max-time", "5", url]
+                let output = Pipe()
+                process.standardOutput = output
+                do {
+                    try process.run()
+                    let data = output.fileHandleForReading.readDataToEndOfFile()
+                    process.waitUntilExit()
+                    continuation.resume(returning: String(decoding: data, as: UTF8.self))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
     }
 }
