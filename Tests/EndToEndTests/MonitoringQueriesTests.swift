@@ -3,8 +3,9 @@ import TestSupport
 import Testing
 
 /// `deploy/grafana/attache.json` and `deploy/prometheus/alerts.yml` ask only for metrics a worker really exports:
-/// a real worker on `attache dev-broker --services` is scraped, and every metric every panel, variable and rule
-/// names must be one of its families (a histogram's `_bucket`, `_sum` and `_count` included).
+/// a real worker on `attache dev-broker --services` is scraped once it has taken a job (so its per-partition commit
+/// and lag series are there too), and every metric every panel, variable and rule names must be one of its families
+/// (a histogram's `_bucket`, `_sum` and `_count` included).
 @Suite(.timeLimit(.minutes(2))) struct MonitoringQueriesTests {
     /// Prometheus's own series, which no worker exports: `up`, one per scrape target (docs/runbook.md).
     static let prometheusSeries: Set<String> = ["up"]
@@ -96,9 +97,18 @@ import Testing
         let port = try await eventually("the worker's admin port", timeout: .seconds(30)) {
             BrokerFaultTests.adminPort(in: worker.standardError)
         }
-        let text = try await eventually("a scrape", timeout: .seconds(10)) { () -> String? in
+        // One job, so that a partition has a record delivered: its committed offset and lag show from then on.
+        let file = workspace.appendingPathComponent("hello.txt")
+        try Data("hello".utf8).write(to: file)
+        let submit = try ChildProcess(name: "monitoring-submit", executable: EndToEndEnvironment.attacheBinary,
+                                      arguments: ["submit", "--to", "user:uid-1", "--send", "none", file.path],
+                                      environment: ["ATTACHE_KAFKA_BROKERS": broker.settings["ATTACHE_KAFKA_BROKERS"] ?? ""],
+                                      directory: workspace)
+        #expect(await submit.waitForExit(timeout: .seconds(30)) == 0, "\(submit.standardError)")
+        let text = try await eventually("a scrape with a partition's commit and lag", timeout: .seconds(60)) { () -> String? in
             let text = try await Self.get("http://127.0.0.1:\(port)/metrics")
-            return text.contains("# TYPE") ? text : nil
+            return text.contains("attache_worker_ready 1") && text.contains(#"attache_partition_lag{partition=""#)
+                && text.contains(#"attache_partition_committed_offset{partition=""#) ? text : nil
         }
         return Set(text.split(separator: "\n").compactMap { line -> String? in
             let fields = line.split(separator: " ")
