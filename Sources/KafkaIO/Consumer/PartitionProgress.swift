@@ -1,6 +1,7 @@
 /// How far the group is with one owned partition: its committed offset and its end, as this member knows them
 /// without a broker round trip.
 public struct PartitionProgress: Sendable, Hashable {
+    /// The owned partition.
     public var partition: TopicPartition
     /// The last position the broker confirmed for this assignment, else the offset this member started reading at
     /// (the group's committed offset then, or the earliest one for a group without any); nil before a first fetch.
@@ -8,6 +9,7 @@ public struct PartitionProgress: Sendable, Hashable {
     /// The partition's high watermark as of its latest fetch; nil before one.
     public var end: Int64?
 
+    /// What is known of `partition`.
     public init(partition: TopicPartition, committed: Int64?, end: Int64?) {
         self.partition = partition
         self.committed = committed

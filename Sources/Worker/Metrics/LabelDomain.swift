@@ -7,6 +7,7 @@ public enum LabelDomain: Sendable, ExpressibleByArrayLiteral {
     /// group's assignment hands out, never a record.
     case numbers(below: Int)
 
+    /// The closed set of the words listed.
     public init(arrayLiteral elements: String...) {
         self = .words(Set(elements))
     }

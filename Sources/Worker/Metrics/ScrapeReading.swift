@@ -6,14 +6,21 @@ struct ScrapeReading: Sendable {
     var consumerLag: Int64 = 0
     /// The owned partitions' committed offsets and ends.
     var partitions: [PartitionProgress] = []
+    /// Batches with work under way (the `worker.maxInFlightBatches` mark).
     var inFlightBatches = 0
+    /// HTTP transfers running or waiting for a slot (the `worker.maxTransfers` mark).
     var inFlightTransfers = 0
+    /// Batches held in memory, in flight or idle.
     var cachedBatches = 0
     /// Events acknowledged since the start (a counter, kept by the publisher).
     var eventsDelivered = 0
+    /// Events handed to the producer and not settled yet.
     var eventsPending = 0
+    /// Batches whose latest change the changelog has not acknowledged yet.
     var snapshotsPending = 0
+    /// Whether `/healthz` passes.
     var healthy = false
+    /// Whether `/readyz` passes.
     var ready = false
 }
 
