@@ -94,8 +94,13 @@ import Testing
                                       environment: broker.settings.merging(["ATTACHE_ADMIN_LISTEN": "127.0.0.1:0", "ATTACHE_LOG_FORMAT": "text"]) { $1 },
                                       directory: workspace)
         defer { worker.signal(SIGTERM) }
-        let port = try await eventually("the worker's admin port", timeout: .seconds(30)) {
-            BrokerFaultTests.adminPort(in: worker.standardError)
+        let port: Int
+        do {
+            port = try await eventually("the worker's admin port", timeout: .seconds(60)) {
+                BrokerFaultTests.adminPort(in: worker.standardError)
+            }
+        } catch {
+            throw EndToEndFailure("\(error); the worker's log:\n\(worker.standardError.suffix(3000))")
         }
         // One job, so that a partition has a record delivered: its committed offset and lag show from then on.
         let file = workspace.appendingPathComponent("hello.txt")
