@@ -29,16 +29,9 @@ import TestSupport
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("attache-quickstart-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: workspace) }
-        let broker = try ChildProcess(name: "quickstart-broker", executable: EndToEndEnvironment.attacheBinary,
-                                      arguments: ["dev-broker", "--services"], directory: workspace)
+        let services = try await ServicesBroker.start(name: "quickstart-broker", in: workspace)
+        let broker = services.process, settings = services.settings
         defer { broker.signal(SIGTERM) }
-        let settings = try await eventually("the services' settings", timeout: .seconds(20)) { () -> [String: String]? in
-            let lines = broker.standardOutput.split(separator: "\n").dropFirst().compactMap { line -> (String, String)? in
-                guard let equals = line.firstIndex(of: "=") else { return nil }
-                return (String(line[..<equals]), String(line[line.index(after: equals)...]))
-            }
-            return lines.count == 4 ? Dictionary(uniqueKeysWithValues: lines) : nil
-        }
         #expect(Set(settings.keys) == ["ATTACHE_KAFKA_BROKERS", "ATTACHE_PRESIGN_URL", "ATTACHE_MESSAGES_URL", "ATTACHE_MESSAGES_API_KEY"])
         #expect(settings["ATTACHE_KAFKA_BROKERS"] == broker.standardOutput.split(separator: "\n").first.map(String.init))
         // Only what a fresh machine would lack besides those: a free admin port (the default may be taken here).

@@ -10,6 +10,30 @@ import Testing
                     headers: [], timestampMilliseconds: nil)
     }
 
+    @Test func theCommittedPositionIsWhereTheAssignmentStartedUntilTheBrokerConfirmsOne() {
+        var ledger = AssignmentLedger()
+        ledger.assign([jobs0, jobs1])
+        #expect(ledger.committedPositions.map(\.1) == [nil, nil], "nothing delivered: not known yet")
+        let delivered = ledger.accept([record(jobs0, 40), record(jobs0, 41), record(jobs0, 42)])
+        #expect(ledger.committedPositions.map(\.1) == [40, nil])
+        ledger.finish(delivered[0].position)
+        ledger.finish(delivered[1].position)
+        let sent = ledger.takeCommitPositions(.changed)
+        #expect(sent.map(\.1) == [42])
+        #expect(ledger.committedPositions.first?.1 == 40, "sent is not committed until the broker says so")
+        ledger.commitConfirmed(sent)
+        #expect(ledger.committedPositions.first?.1 == 42)
+        ledger.release([jobs0])
+        #expect(ledger.committedPositions.map(\.0) == [jobs1], "a partition given up is not reported")
+    }
+
+    @Test func progressSaysHowManyRecordsArePastTheCommittedOffset() {
+        #expect(PartitionProgress(partition: jobs0, committed: 40, end: 45).lag == 5)
+        #expect(PartitionProgress(partition: jobs0, committed: 45, end: 40).lag == 0, "an end from an older fetch never makes it negative")
+        #expect(PartitionProgress(partition: jobs0, committed: nil, end: 45).lag == nil)
+        #expect(PartitionProgress(partition: jobs0, committed: 40, end: nil).lag == nil)
+    }
+
     @Test func recordsOfPartitionsNotOwnedAreDropped() {
         var ledger = AssignmentLedger()
         ledger.assign([jobs0])

@@ -86,6 +86,19 @@ import TestSupport
         #expect(ran.load(ordering: .relaxed) == 2, "nothing outstanding: the barrier runs at once")
     }
 
+    @Test func eventsArePendingUntilSettledAndOnlyDeliveredOnesCount() {
+        let producer = ScriptedProducer()
+        let publisher = makePublisher(producer, losses: Locked([]))
+        for index in 1...3 { publisher.publish(event(index), sequence: UInt64(index)) }
+        #expect(publisher.pendingCount == 3)
+        producer.report(1, Self.delivered)
+        #expect(publisher.pendingCount == 2 && publisher.deliveries.load(ordering: .relaxed) == 1)
+        producer.report(0, Self.delivered)
+        producer.report(2, Self.failed)
+        #expect(publisher.pendingCount == 0)
+        #expect(publisher.deliveries.load(ordering: .relaxed) == 2 && publisher.failures.load(ordering: .relaxed) == 1)
+    }
+
     @Test func everyEventRecordSaysItIsAStructuredCloudEvent() throws {
         let producer = ScriptedProducer()
         let publisher = makePublisher(producer, losses: Locked([]))

@@ -27,6 +27,12 @@ struct AssignmentLedger: Sendable {
         entries.keys.sorted { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
     }
 
+    /// Each owned partition's committed position as far as this member knows: the last one the broker confirmed,
+    /// else where this assignment started reading; nil before anything was delivered.
+    var committedPositions: [(TopicPartition, Int64?)] {
+        assignment.map { ($0, entries[$0]?.confirmed ?? entries[$0]?.watermark.firstDelivered) }
+    }
+
     /// Takes ownership of `partitions`, each with a fresh watermark and a new generation.
     mutating func assign(_ partitions: [TopicPartition]) {
         for partition in partitions {

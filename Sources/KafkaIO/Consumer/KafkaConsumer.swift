@@ -165,13 +165,29 @@ public final class KafkaConsumer: Sendable {
             _ = list.withListPointer { rd_kafka_position(handle, $0) }
             var total: Int64 = 0
             for entry in list.entries where entry.offset >= 0 {
-                var low: Int64 = -1
-                var high: Int64 = -1
-                let error = rd_kafka_get_watermark_offsets(handle, entry.partition.topic, entry.partition.partition, &low, &high)
-                if error == RD_KAFKA_RESP_ERR_NO_ERROR, high >= entry.offset { total += high - entry.offset }
+                if let end = Self.fetchedEnd(of: entry.partition, handle), end >= entry.offset { total += end - entry.offset }
             }
             return total
         }
+    }
+
+    /// Each owned partition's committed offset and end, from what this member already knows (its commits, its
+    /// deliveries, the high watermarks of recent fetches): cheap enough for every scrape, and it covers the
+    /// partitions the group's coordinator would report for this member — not those nobody owns.
+    public func progress() -> [PartitionProgress] {
+        let committed = shared.state.withLock { $0.ledger.committedPositions }
+        guard !committed.isEmpty else { return [] }
+        return client.withClientPointer { handle in
+            committed.map { PartitionProgress(partition: $0.0, committed: $0.1, end: Self.fetchedEnd(of: $0.0, handle)) }
+        }
+    }
+
+    /// The partition's high watermark as librdkafka learned it from fetches; nil before any.
+    private static func fetchedEnd(of partition: TopicPartition, _ handle: OpaquePointer) -> Int64? {
+        var low: Int64 = -1
+        var high: Int64 = -1
+        let error = rd_kafka_get_watermark_offsets(handle, partition.topic, partition.partition, &low, &high)
+        return error == RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0 ? high : nil
     }
 
     /// Commits the watermarks, leaves the group (running the revoke hook for the remaining partitions) and ends

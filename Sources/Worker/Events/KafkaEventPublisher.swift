@@ -29,6 +29,8 @@ public final class KafkaEventPublisher: EventPublisher {
         var overflow: [(id: Int64, record: KafkaProducerRecord)] = []
         /// An event was lost: no barrier runs from then on.
         var broken = false
+        /// Publish ids handed out and not settled yet, in any order.
+        var unsettled = 0
 
         /// Every id up to this one has settled.
         var settledThrough: Int64 { (settled.commitPosition ?? 1) - 1 }
@@ -41,6 +43,8 @@ public final class KafkaEventPublisher: EventPublisher {
     private let state = Mutex(State())
     /// Events that could not be delivered after the producer's own retries.
     public let failures = Atomic<Int>(0)
+    /// Events the events topic acknowledged.
+    public let deliveries = Atomic<Int>(0)
     /// Told once when the first event is lost; the worker treats that as fatal.
     private let onLoss: @Sendable (String) -> Void
 
@@ -61,6 +65,7 @@ public final class KafkaEventPublisher: EventPublisher {
                                          headers: event.trace.map { Self.headers + $0.kafkaHeaders } ?? Self.headers)
         let (id, queued) = state.withLock { state -> (Int64, Bool) in
             state.nextId += 1
+            state.unsettled += 1
             let id = state.nextId
             state.settled.delivered(id)
             // Keep order: once anything waits in the overflow, later events wait behind it.
@@ -71,6 +76,11 @@ public final class KafkaEventPublisher: EventPublisher {
             return (id, false)
         }
         if !queued { hand(record, id: id) }
+    }
+
+    /// Events published and not yet settled: in the producer's queue, on their way, or waiting for room.
+    public var pendingCount: Int {
+        state.withLock { $0.unsettled }
     }
 
     public func whenDelivered(_ action: @escaping @Sendable () -> Void) {
@@ -162,13 +172,16 @@ public final class KafkaEventPublisher: EventPublisher {
     /// The one place a publish id's outcome lands, whichever path handed its record over.
     private func settle(_ id: Int64, _ result: Result<KafkaDeliveryReport, KafkaError>) {
         var lossReason: String?
-        if case .failure(let error) = result {
+        switch result {
+        case .failure(let error):
             failures.add(1, ordering: .relaxed)
             logger.error("an event could not be delivered; nothing more is committed", ["error": error.description])
             lossReason = error.description
+        case .success:
+            deliveries.add(1, ordering: .relaxed)
         }
         let (ready, firstLoss) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
-            state.settled.finish(id)
+            if state.settled.finish(id) { state.unsettled -= 1 }
             let firstLoss = lossReason != nil && !state.broken
             if lossReason != nil { state.broken = true }
             if state.broken {

@@ -41,8 +41,8 @@ public final class MetricsRegistry: Sendable {
     /// What a label value outside a family's closed set is counted as.
     public static let otherValue = "other"
 
-    /// Declared label names and their closed value sets, by family; read on every update.
-    private let schemas = Mutex<[String: [String: Set<String>]]>([:])
+    /// Declared label names and the values each takes, by family; read on every update.
+    private let schemas = Mutex<[String: [String: LabelDomain]]>([:])
 
     private let values = Mutex(Values())
     private let order = Mutex<[String]>([])
@@ -56,10 +56,10 @@ public final class MetricsRegistry: Sendable {
 
     public init() {}
 
-    /// Declares a metric family with its labels, each with the closed set of values it takes; declaring it again is
-    /// harmless (the first declaration stands).
+    /// Declares a metric family with its labels, each with the values it takes; declaring it again is harmless (the
+    /// first declaration stands).
     public func declare(_ name: String, _ kind: Kind, help: String, buckets: [Double] = [],
-                        labels: [String: Set<String>] = [:]) {
+                        labels: [String: LabelDomain] = [:]) {
         schemas.withLock { schemas in
             if schemas[name] == nil { schemas[name] = labels }
         }
@@ -84,6 +84,17 @@ public final class MetricsRegistry: Sendable {
         values.withLock { values in
             guard values.families[name] != nil else { return }
             values.series[series] = value
+        }
+    }
+
+    /// Makes `series` the family's only series: for gauges about things that come and go (the partitions a worker
+    /// owns), so one given up leaves no stale value behind.
+    public func replace(_ name: String, with series: [(labels: [String: String], value: Double)]) {
+        let keyed = series.map { (Series(family: name, labels: seriesKey(name, $0.labels)), $0.value) }
+        values.withLock { values in
+            guard values.families[name] != nil else { return }
+            values.series = values.series.filter { $0.key.family != name }
+            for (key, value) in keyed { values.series[key] = value }
         }
     }
 
@@ -115,7 +126,7 @@ public final class MetricsRegistry: Sendable {
         var kept: [String: String] = [:]
         for (label, value) in labels {
             guard let allowed = schema[label] else { continue }
-            kept[label] = allowed.contains(value) ? value : Self.otherValue
+            kept[label] = allowed.admits(value) ? value : Self.otherValue
         }
         return kept
     }
@@ -123,6 +134,7 @@ public final class MetricsRegistry: Sendable {
     /// Everything, in the Prometheus text exposition format.
     public func render() -> String {
         let names = order.withLock { $0 }
+        let labelled = schemas.withLock { schemas in Set(schemas.filter { !$0.value.isEmpty }.keys) }
         let snapshot = values.withLock { $0 }
         let series = Dictionary(grouping: snapshot.series, by: \.key.family)
         let histograms = Dictionary(grouping: snapshot.histograms, by: \.key.family)
@@ -141,7 +153,10 @@ public final class MetricsRegistry: Sendable {
                 }
             } else {
                 let values = (series[name] ?? []).map { (labels: $0.key.labels, value: $0.value) }
-                for (labels, value) in (values.isEmpty ? [("", 0)] : values).sorted(by: { $0.labels < $1.labels }) {
+                // A family without labels has its one series from the start; one with labels has a series only for
+                // what happened (a bare 0 there would be a series no query means).
+                let shown = values.isEmpty && !labelled.contains(name) ? [("", 0)] : values
+                for (labels, value) in shown.sorted(by: { $0.labels < $1.labels }) {
                     text += "\(name)\(labels) \(Self.number(value))\n"
                 }
             }

@@ -26,14 +26,19 @@ public struct WorkerMetrics: Sendable {
         /// The error codes the contract names; a code a presign service invented counts as `other`.
         public static let errorCodes: Set<String> = Set(UploadErrorCode.contractCodes.map(\.rawValue))
         public static let messageOutcomes: Set<String> = ["sent", "retrying", "failed"]
+        public static let restoreOutcomes: Set<String> = ["restored", "failed"]
+        /// What the local batch store was doing when it failed (``StoreOperation``).
+        public static let storeOperations: Set<String> = Set(StoreOperation.allCases.map(\.rawValue))
+        /// Partition numbers of the jobs topic; far more than any topic has.
+        public static let partitions = LabelDomain.numbers(below: 100_000)
     }
 
     public init(registry: MetricsRegistry = MetricsRegistry()) {
         self.registry = registry
         registry.declare(Self.jobs, .counter, help: "Job and control records taken in, by kind and outcome.",
-                         labels: ["kind": LabelValues.jobKinds, "outcome": LabelValues.jobOutcomes])
+                         labels: ["kind": .words(LabelValues.jobKinds), "outcome": .words(LabelValues.jobOutcomes)])
         registry.declare(Self.files, .counter, help: "Files that reached an outcome, by outcome and error code.",
-                         labels: ["outcome": LabelValues.fileOutcomes, "code": LabelValues.errorCodes])
+                         labels: ["outcome": .words(LabelValues.fileOutcomes), "code": .words(LabelValues.errorCodes)])
         registry.declare(Self.bytes, .counter, help: "Bytes of files uploaded.")
         registry.declare(Self.uploadDuration, .histogram, help: "Time from the start of an upload to its success.",
                          buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300])
@@ -42,12 +47,13 @@ public struct WorkerMetrics: Sendable {
         registry.declare(Self.consumerLag, .gauge, help: "Records behind the end of the jobs topic, summed over owned partitions.")
         registry.declare(Self.deadLetters, .counter, help: "Invalid records sent to the dead-letter topic.")
         registry.declare(Self.messages, .counter, help: "Messages sent to the chat API, by outcome.",
-                         labels: ["outcome": LabelValues.messageOutcomes])
+                         labels: ["outcome": .words(LabelValues.messageOutcomes)])
         registry.declare(Self.deadLetterFailures, .counter,
                          help: "Invalid records the dead-letter topic refused after every attempt (committed all the same).")
         registry.declare(Self.changelogRecordsRestored, .counter,
                          help: "Batch changelog records read while restoring assigned partitions.")
         registry.declare(Self.cachedBatches, .gauge, help: "Batches held in memory (in flight, and idle ones kept for reuse).")
+        declareRecovery()
     }
 
     /// Counts what an engine event says about files and bytes.

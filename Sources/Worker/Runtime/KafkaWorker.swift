@@ -24,6 +24,7 @@ public final class KafkaWorker: Sendable {
         self.metrics = metrics
         self.workerId = configuration.worker.id.isEmpty
             ? "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)" : configuration.worker.id
+        metrics.registry.set(WorkerMetrics.startTime, Date().timeIntervalSince1970)
     }
 
     /// Runs until `shutdown` is requested, then drains for `worker.shutdownGrace` and returns. Throws on fatal
@@ -52,7 +53,7 @@ public final class KafkaWorker: Sendable {
         // The consumer is made after the state it feeds; snapshots ask it for the group generation they are written under.
         let member = Mutex<KafkaConsumer?>(nil)
         let durable = try configuration.state.durable
-            ? DurableState.open(configuration: configuration, kafka: kafka, producer: producer, logger: logger,
+            ? DurableState.open(configuration: configuration, kafka: kafka, producer: producer, logger: logger, metrics: metrics,
                                 generation: { member.withLock { $0?.groupGeneration } ?? 0 },
                                 eventsDelivered: { publisher.whenDelivered($0) },
                                 onLoss: { [self] reason in fail("batch state could not be recorded: \(reason)", shutdown: shutdown) })
@@ -108,10 +109,12 @@ public final class KafkaWorker: Sendable {
         member.withLock { $0 = consumer }
         let client = components.client
         let admin = try AdminServer(listen: configuration.adminListen, health: health, metrics: metrics.registry) {
-            metrics.registry.set(WorkerMetrics.consumerLag, Double(consumer.lag()))
-            metrics.registry.set(WorkerMetrics.inFlightBatches, Double(registry.busyBatchCount))
-            metrics.registry.set(WorkerMetrics.inFlightTransfers, Double(client.runningTransfers + client.waitingTransfers))
-            metrics.registry.set(WorkerMetrics.cachedBatches, Double(registry.batchCount + (durable?.state.cachedCount ?? 0)))
+            metrics.refresh(ScrapeReading(
+                consumerLag: consumer.lag(), partitions: consumer.progress(), inFlightBatches: registry.busyBatchCount,
+                inFlightTransfers: client.runningTransfers + client.waitingTransfers,
+                cachedBatches: registry.batchCount + (durable?.state.cachedCount ?? 0),
+                eventsDelivered: publisher.deliveries.load(ordering: .relaxed), eventsPending: publisher.pendingCount,
+                snapshotsPending: durable?.state.pendingCount ?? 0, healthy: health.isLive, ready: health.isReady))
         }
         defer { admin.stop() }
         logger.info("admin endpoints listening", ["listen": configuration.adminListen, "port": String(admin.port)])
@@ -120,7 +123,7 @@ public final class KafkaWorker: Sendable {
             RestoreGate { [self] partition in
                 do {
                     let started = ContinuousClock.now
-                    let outcome = try await durable.restore.restore(partition: partition)
+                    let outcome = try await metrics.timingRestore { try await durable.restore.restore(partition: partition) }
                     registry.resume(outcome.pending, partition: partition)
                     logger.info("partition restored", ["partition": String(partition), "recordsRead": String(outcome.recordsRead),
                                                        "resumed": String(outcome.pending.count), "fenced": String(outcome.fenced),
@@ -134,6 +137,7 @@ public final class KafkaWorker: Sendable {
                         logger.info("partition not restored: the worker is stopping", ["partition": String(partition)])
                         return false
                     }
+                    metrics.restoreFailed()
                     fail("restoring the batches of partition \(partition) failed: \(error)", shutdown: shutdown)
                     return false
                 }

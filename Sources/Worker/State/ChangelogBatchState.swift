@@ -87,6 +87,8 @@ final class ChangelogBatchState: BatchDurability {
     private let eventsDelivered: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let logger: Logger
     private let onLoss: @Sendable (String) -> Void
+    /// Counts deliveries and store failures.
+    private let metrics: WorkerMetrics
     private let state: Mutex<State>
     /// Store writes run here, one at a time, off the producer's delivery thread and the cooperative pool.
     private let storeQueue = DispatchQueue(label: "attache.batch-store")
@@ -104,8 +106,9 @@ final class ChangelogBatchState: BatchDurability {
     init(topic: String, store: BatchStateStore, producer: any RecordProducer, configuration: EngineConfiguration,
          flushInterval: Duration, maxBytes: Int, cachedBatches: Int = 0, generation: @escaping @Sendable () -> Int32,
          eventsDelivered: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
-         logger: Logger, onLoss: @escaping @Sendable (String) -> Void) {
+         logger: Logger, metrics: WorkerMetrics = WorkerMetrics(), onLoss: @escaping @Sendable (String) -> Void) {
         self.state = Mutex(State(recent: RecentSnapshots(limit: cachedBatches)))
+        self.metrics = metrics
         self.topic = topic
         self.store = store
         self.producer = producer
@@ -125,6 +128,9 @@ final class ChangelogBatchState: BatchDurability {
     /// Idle batches held encoded in memory.
     var cachedCount: Int { state.withLock { $0.recent.count } }
 
+    /// Batches with a change not yet delivered to the changelog: owed a snapshot, or with one on its way.
+    var pendingCount: Int { state.withLock { $0.owed.values.count { $0.dirty != nil || $0.tombstone || $0.inFlight > 0 } } }
+
     func load(batchId: String, partition: Int32) -> UploadBatch? {
         do {
             let cached = state.withLock { $0.recent.take(batchId, partition: partition) }
@@ -132,6 +138,7 @@ final class ChangelogBatchState: BatchDurability {
             return try BatchSnapshot.decode(snapshot, configuration: configuration).batch
         } catch {
             // A row that cannot be read is a cache miss: the batch starts afresh, as it would without the store.
+            metrics.storeFailed(.read)
             logger.error("a stored batch could not be read; starting it afresh", ["batchId": batchId, "error": "\(error)"])
             return nil
         }
@@ -353,6 +360,7 @@ final class ChangelogBatchState: BatchDurability {
         }
         var change = change
         change.offset = report.offset
+        metrics.registry.increment(WorkerMetrics.snapshotsDelivered)
         let drain = state.withLock { state -> Bool in
             state.unplaced.removeValue(forKey: batchId)
             state.stored.append(Delivered(batchId: batchId, partition: report.partition, version: version, change: change))
@@ -391,6 +399,7 @@ final class ChangelogBatchState: BatchDurability {
                     try store.apply(deliveries.map(\.change), partition: partition, checkpoint: kept)
                 } catch {
                     // The changelog has them; the store is only a cache of it, rebuilt from the topic at the next restore.
+                    metrics.storeFailed(.write)
                     logger.warn("the local batch store could not record snapshots", ["partition": String(partition), "error": "\(error)"])
                 }
             }

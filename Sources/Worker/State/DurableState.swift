@@ -12,9 +12,10 @@ struct DurableState: Sendable {
     let state: ChangelogBatchState
     let restore: ChangelogRestore
     let logger: Logger
+    let metrics: WorkerMetrics
 
     static func open(configuration: AttacheConfiguration, kafka: KafkaConfiguration, producer: any RecordProducer, logger: Logger,
-                     generation: @escaping @Sendable () -> Int32,
+                     metrics: WorkerMetrics, generation: @escaping @Sendable () -> Int32,
                      eventsDelivered: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
                      onLoss: @escaping @Sendable (String) -> Void) throws -> DurableState {
         let path = URL(fileURLWithPath: configuration.staging.dir).appendingPathComponent("state.db").path
@@ -23,6 +24,7 @@ struct DurableState: Sendable {
         case .opened: logger.info("batch store opened", ["path": path])
         case .created: logger.info("batch store created; partitions are restored from the changelog", ["path": path])
         case .rebuilt(let reason):
+            metrics.storeFailed(.open)
             logger.warn("batch store unreadable; recreated, partitions are restored from the changelog", ["path": path, "reason": reason])
         }
         var readerKafka = kafka
@@ -33,10 +35,11 @@ struct DurableState: Sendable {
         let state = ChangelogBatchState(topic: configuration.kafka.batchesTopic, store: store, producer: producer,
                                         configuration: configuration.engine, flushInterval: configuration.state.flushInterval,
                                         maxBytes: configuration.events.maxBytes, cachedBatches: configuration.worker.maxCachedBatches,
-                                        generation: generation, eventsDelivered: eventsDelivered, logger: logger, onLoss: onLoss)
+                                        generation: generation, eventsDelivered: eventsDelivered, logger: logger, metrics: metrics,
+                                        onLoss: onLoss)
         let restore = ChangelogRestore(topic: configuration.kafka.batchesTopic, reader: reader, state: state,
                                        configuration: configuration.engine, logger: logger)
-        return DurableState(store: store, reader: reader, state: state, restore: restore, logger: logger)
+        return DurableState(store: store, reader: reader, state: state, restore: restore, logger: logger, metrics: metrics)
     }
 
     /// Partitions leave: their last snapshots are delivered first (unless they were lost, when another member may
@@ -48,6 +51,7 @@ struct DurableState: Sendable {
             state.released(partition: partition)
             guard !keepingRows else { continue }
             do { try store.dropPartition(partition) } catch {
+                metrics.storeFailed(.drop)
                 logger.warn("could not drop a released partition's rows from the batch store", ["partition": String(partition), "error": "\(error)"])
             }
         }

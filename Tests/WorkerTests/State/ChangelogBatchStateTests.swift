@@ -19,14 +19,15 @@ import TestSupport
         let state: ChangelogBatchState
         let losses = Locked<[String]>([])
         let events = EventBarriers()
+        let metrics = WorkerMetrics()
 
         init(cachedBatches: Int = 0) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("changelog-\(UUID().uuidString)")
             store = try BatchStateStore.open(path: directory.appendingPathComponent("state.db").path).0
-            let losses = self.losses, events = self.events
+            let losses = self.losses, events = self.events, metrics = self.metrics
             state = ChangelogBatchState(topic: "attache.batches", store: store, producer: producer, configuration: EngineConfiguration(),
                                         flushInterval: .zero, maxBytes: 900 * 1024, cachedBatches: cachedBatches, generation: { 12 },
-                                        eventsDelivered: { events.barrier($0) }, logger: .silent,
+                                        eventsDelivered: { events.barrier($0) }, logger: .silent, metrics: metrics,
                                         onLoss: { reason in losses.update { $0.append(reason) } })
         }
 
@@ -109,6 +110,33 @@ import TestSupport
         #expect(row.offset == 40)
         #expect(try BatchSnapshot.decode(row.snapshot, configuration: EngineConfiguration()).batch.batchId == "trip")
         #expect(try fixture.store.checkpoint(partition: 2) == 41, "the worker's own write moves the checkpoint on")
+    }
+
+    @Test func aBatchIsPendingUntilItsSnapshotIsDeliveredAndADeliveryIsCounted() async throws {
+        let fixture = try Fixture()
+        fixture.state.restored(partition: 2, through: 0)
+        fixture.state.changed(batchId: "trip", partition: 2, runner: fixture.runner())
+        #expect(fixture.state.pendingCount == 1)
+        await fixture.handed(1)
+        #expect(fixture.state.pendingCount == 1, "produced, not yet delivered")
+        await fixture.deliver(0, offset: 0)
+        #expect(fixture.state.pendingCount == 0)
+        #expect(fixture.metrics.registry.value(WorkerMetrics.snapshotsDelivered) == 1)
+    }
+
+    @Test func aStoreThatCannotRecordADeliveredSnapshotIsCountedAndTheRecordStillGoes() async throws {
+        let fixture = try Fixture()
+        fixture.state.restored(partition: 2, through: 0)
+        let runner = fixture.runner()
+        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+        let released = Locked(false)
+        fixture.state.whenRecorded(batchId: "trip", version: runner.stateVersion) { released.update { $0 = true } }
+        await fixture.handed(1)
+        fixture.store.close()
+        await fixture.deliver(0, offset: 0)
+        #expect(fixture.metrics.registry.value(WorkerMetrics.storeErrors, labels: ["operation": "write"]) == 1)
+        #expect(released.value, "the changelog has the snapshot: the store is only its cache")
+        #expect(fixture.losses.value.isEmpty)
     }
 
     @Test func changesWithinAFlushGoOutAsOneSnapshot() async throws {
