@@ -1,0 +1,25 @@
+import WireFormat
+
+extension JSONWriter {
+    /// Writes `"name": value`, or `"name": null` when there is none.
+    mutating func field(_ name: String, _ value: String?) {
+        key(name)
+        if let value { string(value) } else { null() }
+    }
+
+    /// Writes `"name": value` for a whole number that may be missing.
+    mutating func field(_ name: String, _ value: Int64?) {
+        key(name)
+        if let value { int(value) } else { null() }
+    }
+
+    /// Writes `"name": {"code","message"}`, or null.
+    mutating func field(_ name: String, _ problem: FileActivity.Problem?) {
+        key(name)
+        guard let problem else { return null() }
+        beginObject()
+        field("code", problem.code)
+        field("message", problem.message)
+        endObject()
+    }
+}

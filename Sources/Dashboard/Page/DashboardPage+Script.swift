@@ -1,0 +1,3 @@
+extension DashboardPage {
+    static let script = ""
+}
