@@ -15,6 +15,7 @@ enum Usage {
       batch        show one batch, or list batches, as the changelog topic holds them
       dlq          list dead letters, or replay them to the jobs topic
       watch        follow batches' events: live progress bars on a terminal, JSON lines otherwise
+      dashboard    serve the live dashboard: batches, errors, throughput, dead letters, workers
 
     `attache <command> --help` describes a command; `attache --version` prints the version.
     """
@@ -79,6 +80,7 @@ enum Usage {
         case "batch": BatchCommand.flags
         case "dlq": DeadLetterCommand.flags
         case "watch": WatchCommand.flags
+        case "dashboard": DashboardCommand.flags
         default: nil
         }
     }
@@ -94,6 +96,7 @@ enum Usage {
         case "batch": BatchCommand.usage
         case "dlq": DeadLetterCommand.usage
         case "watch": WatchCommand.usage
+        case "dashboard": DashboardCommand.usage
         default: general
         }
     }

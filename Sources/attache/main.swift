@@ -50,6 +50,8 @@ case "dlq":
     exit(await DeadLetterCommand.run(parsed))
 case "watch":
     exit(await WatchCommand.run(parsed))
+case "dashboard":
+    exit(await DashboardCommand.run(parsed))
 default:
     FileHandle.standardError.write(Data("attache: unknown command '\(parsed.command ?? "")'\n\n\(Usage.general)\n".utf8))
     exit(2)

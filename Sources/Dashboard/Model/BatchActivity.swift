@@ -87,16 +87,19 @@ public struct BatchActivity: Sendable, Hashable {
         return (loaded, total)
     }
 
-    /// Adds a timeline entry, dropping the oldest beyond the limit.
+    /// Adds a timeline entry in time order, dropping the oldest beyond the limit. Records of the jobs topic and the
+    /// events topic are read side by side, so an entry may be older than the last one; it goes before the newer ones.
     mutating func record(_ entry: TimelineEntry, limits: DashboardLimits) {
-        timeline.append(entry)
+        let position = timeline.lastIndex { $0.time <= entry.time }.map { $0 + 1 } ?? 0
+        timeline.insert(entry, at: position)
         if timeline.count > limits.timelinePerBatch {
             let excess = timeline.count - limits.timelinePerBatch
             timeline.removeFirst(excess)
             droppedTimeline += excess
         }
-        lastKind = entry.kind
+        if entry.time >= updated || lastKind.isEmpty { lastKind = entry.kind }
         updated = max(updated, entry.time)
+        created = min(created, entry.time)
     }
 
     /// Whether an event with this id is already in the timeline (a repeat after a replay or a handover).

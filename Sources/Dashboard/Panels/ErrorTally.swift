@@ -19,7 +19,7 @@ public struct ErrorTally: Sendable, Hashable {
     public private(set) var buckets: [Int64: [String: Int]] = [:]
     /// The latest problems, oldest first.
     public private(set) var latest: [ProblemNote] = []
-    private var newestBucket = Int64.min
+    private var newestBucket: Int64?
 
     public init() {}
 
@@ -29,12 +29,13 @@ public struct ErrorTally: Sendable, Hashable {
         totals[code, default: 0] += 1
         kinds[code] = note.kind
         let bucket = note.time / Self.bucketMilliseconds
-        if bucket > newestBucket - Self.bucketsKept {
+        let newest = max(newestBucket ?? bucket, bucket)
+        if bucket > newest - Self.bucketsKept {
             buckets[bucket, default: [:]][code, default: 0] += 1
         }
-        if bucket > newestBucket {
-            newestBucket = bucket
-            buckets = buckets.filter { $0.key > newestBucket - Self.bucketsKept }
+        if newest != newestBucket {
+            newestBucket = newest
+            buckets = buckets.filter { $0.key > newest - Self.bucketsKept }
         }
         latest.append(note)
         if latest.count > limits.latestProblems { latest.removeFirst(latest.count - limits.latestProblems) }

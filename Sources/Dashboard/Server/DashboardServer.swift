@@ -107,7 +107,7 @@ private struct Routes: Sendable {
     private func asset(_ text: String, type: String) -> ServerResponse {
         ServerResponse(status: 200, contentType: type, body: Array(text.utf8), headers: [
             HTTPHeader("Cache-Control", "no-store"),
-            HTTPHeader("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'"),
+            HTTPHeader("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'"),
             HTTPHeader("X-Content-Type-Options", "nosniff"),
         ])
     }
