@@ -8,7 +8,9 @@ extension DashboardPage {
     "use strict";
     (() => {
     const STATES = ["queued", "uploading", "uploaded", "retrying", "failed", "rejected", "removed"];
-    const CODE_COLORS = ["#d93a3a", "#d9822b", "#8b5cf6", "#c2417f", "#b8a000", "#7a8699", "#e0607e", "#a0522d"];
+    // Codes take the colour family of their outcome: reds for failures, oranges for rejections, purples for messages.
+    const CODE_COLORS = { failed: ["#d93a3a", "#e0607e", "#a61e4d", "#f08c8c"], rejected: ["#d9822b", "#b8860b", "#e8a95c", "#a0522d"],
+      message: ["#8b5cf6", "#6d28d9", "#b39ddb", "#5b6bd6"] };
     const WORKER_COLORS = ["#2f6fed", "#0f9f8f", "#8b5cf6", "#d9822b", "#c2417f", "#1f9d55", "#5b6bd6", "#7a8699"];
     const ROW = 30;
     const $ = (id) => document.getElementById(id);
@@ -34,10 +36,15 @@ extension DashboardPage {
       if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
       return `${Math.floor(s / 86400)}d`;
     }
-    const clock = (t) => new Date(t).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    const clock = (t) => new Date(t).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
     const stamp = (t) => new Date(t).toISOString().replace("T", " ").replace("Z", " UTC");
     const colorOf = (name, list, palette) => palette[Math.max(0, list.indexOf(name)) % palette.length];
-    const codeColor = (code, codes) => colorOf(code, codes, CODE_COLORS);
+    function codeColor(code) {
+      const totals = (model.errors && model.errors.totals) || [];
+      const entry = totals.find((t) => t.code === code) || { kind: "failed" };
+      const same = totals.filter((t) => t.kind === entry.kind).map((t) => t.code);
+      return colorOf(code, same, CODE_COLORS[entry.kind] || CODE_COLORS.failed);
+    }
     const workerColor = (source, names) => colorOf(source, names, WORKER_COLORS);
     // Charts are drawn at the size they show, so their text is not stretched.
     const widthOf = (id, fallback) => Math.max(120, Math.round($(id).clientWidth || fallback));
@@ -82,8 +89,10 @@ extension DashboardPage {
       let openChanged = false;
       for (const r of m.batches) {
         const old = model.rows.get(r.id);
-        if (!old || old.created !== r.created) model.needsSort = true;
-        model.rows.set(r.id, r);
+        // Updated in place: the sorted and filtered lists hold the same objects, so only a new row or a new
+        // creation time needs a sort.
+        if (!old) { model.rows.set(r.id, r); model.needsSort = true; }
+        else { if (old.created !== r.created) model.needsSort = true; Object.assign(old, r); }
         if (detail && r.id === detail.id) openChanged = true;
       }
       for (const id of m.removed) { model.rows.delete(id); model.needsSort = true; }
@@ -244,7 +253,7 @@ extension DashboardPage {
           if (!c) continue;
           const bh = Math.max(1, (h - pad - 6) * c / max);
           y -= bh;
-          bars += `<rect x="${(2 + i * bw).toFixed(1)}" y="${y.toFixed(1)}" width="${(bw - 2).toFixed(1)}" height="${bh.toFixed(1)}" fill="${codeColor(code, codes)}"><title>${esc(code)}: ${c} at ${clock(t)}</title></rect>`;
+          bars += `<rect x="${(2 + i * bw).toFixed(1)}" y="${y.toFixed(1)}" width="${(bw - 2).toFixed(1)}" height="${bh.toFixed(1)}" fill="${codeColor(code)}"><title>${esc(code)}: ${c} at ${clock(t)}</title></rect>`;
         }
       }
       $("errors-chart").innerHTML = `<svg viewBox="0 0 ${w} ${h}">`
@@ -252,7 +261,7 @@ extension DashboardPage {
         + `<text x="0" y="${h - 3}">−60 min</text><text x="${w / 2}" y="${h - 3}" text-anchor="middle">−30</text><text x="${w}" y="${h - 3}" text-anchor="end">now</text>`
         + `<text x="0" y="10">${max} per minute at most</text></svg>`;
       $("errors-legend").innerHTML = e.totals.length
-        ? e.totals.map((t) => `<span data-code="${esc(t.code)}"><i style="background:${codeColor(t.code, codes)}"></i><span class="mono">${esc(t.code)}</span> <b>${t.count}</b> <span class="muted">${esc(t.kind)}</span></span>`).join("")
+        ? e.totals.map((t) => `<span data-code="${esc(t.code)}"><i style="background:${codeColor(t.code)}"></i><span class="mono">${esc(t.code)}</span> <b>${t.count}</b> <span class="muted">${esc(t.kind)}</span></span>`).join("")
         : `<span class="nothing">No failures or rejections.</span>`;
       $("errors-latest").innerHTML = e.latest.length ? e.latest.map((n) => `<div class="item" data-kind="${esc(n.kind)}">`
         + `<span class="code ${n.kind === "rejected" ? "rejected" : ""}">${esc(n.code)}</span>`
@@ -261,39 +270,32 @@ extension DashboardPage {
         + `<span class="msg" title="${esc(n.message)}">${esc(n.message || "(no message)")}${n.source ? ` <span class="muted">— ${esc(n.source)}</span>` : ""}</span></div>`).join("")
         : `<div class="nothing">Nothing has failed.</div>`;
     }
-    function lineChart(id, series, key, format) {
-      const w = widthOf(id, 200), h = 70, span = 15 * 60000, bucket = (model.throughput && model.throughput.bucket) || 10000;
-      const end = now(), start = end - span;
-      let max = 0;
-      const lines = series.map((s) => {
-        const points = s.buckets.filter((b) => b[0] >= start - bucket).map((b) => [b[0], b[key] / (bucket / 1000)]);
-        points.forEach((p) => { max = Math.max(max, p[1]); });
-        return { source: s.source, points };
-      });
-      const scale = max || 1;
-      const x = (t) => Math.max(0, (t - start) / span * w), y = (v) => h - 12 - (h - 18) * v / scale;
-      const paths = lines.map((l) => {
-        if (!l.points.length) return "";
-        // Buckets with nothing stored are gaps in the data, drawn as zero.
-        const pts = [];
-        let prev = null;
-        for (const [t, v] of l.points) {
-          if (prev !== null && t - prev > bucket) { pts.push([prev + bucket, 0], [t - bucket, 0]); }
-          pts.push([t, v]);
-          prev = t;
+    // Columns of ten seconds over fifteen minutes, one colour per worker, stacked.
+    function columnChart(id, series, key, format) {
+      const w = widthOf(id, 200), h = 70, bucket = (model.throughput && model.throughput.bucket) || 10000;
+      const count = Math.round(15 * 60000 / bucket), last = Math.floor(now() / bucket) * bucket, first = last - (count - 1) * bucket;
+      const names = series.map((s) => s.source), totals = new Map();
+      for (const s of series) for (const b of s.buckets) if (b[0] >= first) totals.set(b[0], (totals.get(b[0]) || 0) + b[key]);
+      const peak = Math.max(0, ...totals.values()) / (bucket / 1000);
+      const cw = w / count, base = h - 12;
+      let bars = "";
+      for (const s of series) {
+        for (const b of s.buckets) {
+          if (b[0] < first || !b[key]) continue;
+          const below = series.slice(0, names.indexOf(s.source)).reduce((sum, o) => sum + ((o.buckets.find((x) => x[0] === b[0]) || [0, 0, 0])[key]), 0);
+          const scale = (base - 8) / (peak * (bucket / 1000) || 1);
+          const y = base - (below + b[key]) * scale, bh = Math.max(1, b[key] * scale);
+          bars += `<rect x="${((b[0] - first) / bucket * cw).toFixed(1)}" y="${y.toFixed(1)}" width="${Math.max(1, cw - 1).toFixed(1)}" height="${bh.toFixed(1)}" fill="${workerColor(s.source, names)}"><title>${esc(s.source)}: ${format(b[key] / (bucket / 1000))} at ${clock(b[0])}</title></rect>`;
         }
-        if (prev !== null && end - prev > bucket) pts.push([prev + bucket, 0], [end, 0]);
-        const d = pts.map((p, i) => `${i ? "L" : "M"}${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`).join("");
-        return `<path d="${d}" fill="none" stroke="${workerColor(l.source, series.map((s) => s.source))}" stroke-width="1.6" stroke-linejoin="round"/>`;
-      }).join("");
-      $(id).innerHTML = `<svg viewBox="0 0 ${w} ${h}"><line class="axis" x1="0" x2="${w}" y1="${h - 12}" y2="${h - 12}"/>${paths}`
+      }
+      $(id).innerHTML = `<svg viewBox="0 0 ${w} ${h}"><line class="axis" x1="0" x2="${w}" y1="${base}" y2="${base}"/>${bars}`
         + `<text x="0" y="${h - 1}">−15 min</text><text x="${w}" y="${h - 1}" text-anchor="end">now</text>`
-        + `<text x="0" y="8">${max ? `peak ${format(max)}` : "idle"}</text></svg>`;
+        + `<text x="0" y="8">${peak ? `peak ${format(peak)}` : "idle"}</text></svg>`;
     }
     function renderThroughput() {
       const series = (model.throughput && model.throughput.workers) || [];
-      lineChart("tp-files", series, 1, (v) => `${v.toFixed(1)}/s`);
-      lineChart("tp-bytes", series, 2, (v) => `${bytes(Math.round(v))}/s`);
+      columnChart("tp-files", series, 1, (v) => `${v.toFixed(1)}/s`);
+      columnChart("tp-bytes", series, 2, (v) => `${bytes(Math.round(v))}/s`);
       const end = now(), names = series.map((s) => s.source);
       const rate = (s, key, seconds) => s.buckets.filter((b) => b[0] > end - seconds * 1000).reduce((a, b) => a + b[key], 0) / seconds;
       $("tp-table").innerHTML = series.length ? `<table><thead><tr><th>worker</th><th class="num">files/s</th><th class="num">bytes/s</th><th class="num">15 min</th></tr></thead><tbody>`
