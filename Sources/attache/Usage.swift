@@ -60,12 +60,17 @@ enum Usage {
     """
 
     static let demo = """
-    usage: attache demo
+    usage: attache demo [--dashboard]
 
     Runs the whole pipeline on embedded components, all in this process on 127.0.0.1: a Kafka mock cluster, an object
     store, a presign service and a message API. A worker takes one realistic batch from the jobs topic — photos, a
     video, an audio clip, a PDF, one oversized file and one file whose first upload attempt fails — and everything it
     publishes is shown as it happens, then the messages sent grouped by type and the final UploadResult. Exits 0.
+
+    options:
+      --dashboard   also serve the live dashboard (with controls) on dashboard.listen, 127.0.0.1:9470 unless that is
+                    taken, print its address, and keep it, the worker and the Kafka cluster up after the story until
+                    SIGINT or SIGTERM (Ctrl-C)
     """
 
     /// The flags each command accepts, and whether they take a value.
@@ -73,7 +78,7 @@ enum Usage {
         switch command {
         case "worker": ["config": true]
         case "dev-broker": ["brokers": true, "port": true, "faults": false, "services": false]
-        case "demo": [:]
+        case "demo": ["dashboard": false]
         case "config": ConfigCommand.flags
         case "control": ControlCommand.flags
         case "submit": SubmitCommand.flags
