@@ -56,6 +56,8 @@ import TestSupport
         #expect(try await Curl.run(["\(server.baseURL)/api/batches/other"]).status == 404)
         let snapshot = try await Curl.run(["\(server.baseURL)/api/snapshot"])
         #expect(snapshot.status == 200 && snapshot.bodyText.contains(#""controls":false"#))
+        let feed = try await Curl.run(["\(server.baseURL)/api/feed"])
+        #expect(feed.bodyText == #"{"events":1,"jobs":0,"deadLetters":0,"caughtUp":false,"batches":1,"maxBatches":10,"evicted":0}"#)
     }
 
     @Test func aReadOnlyDashboardRefusesControls() async throws {

@@ -11,6 +11,7 @@ import WireFormat
 /// | `GET /` (`/app.js`, `/app.css`) | the page, every asset embedded in the binary |
 /// | `GET /events` | `text/event-stream`: `snapshot`, then `delta`s (``EventStreamBody``) |
 /// | `GET /api/snapshot` | the snapshot message's JSON, once |
+/// | `GET /api/feed` | how far the topics were read: records folded, caught up with the history, batches held |
 /// | `GET /api/batches/ID` | the batch page's JSON; 404 for a batch not held |
 /// | `POST /api/control` | produces a `retry`, `remove` or `send` control record; 403 without controls |
 /// | `GET /healthz` | `ok` |
@@ -67,6 +68,8 @@ private struct Routes: Sendable {
             ], body: .stream(length: nil, producer: EventStreamBody(hub: hub))))
         case ("GET", "/api/snapshot"):
             return .respond(json(200, hub.snapshot()))
+        case ("GET", "/api/feed"):
+            return .respond(json(200, hub.feed()))
         case ("GET", let path) where path.hasPrefix("/api/batches/"):
             let batchId = String(path.dropFirst("/api/batches/".count))
             guard let detail = hub.detail(of: batchId) else {

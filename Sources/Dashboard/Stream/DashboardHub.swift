@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import WireFormat
 
 /// The dashboard's model shared between the feed that folds records into it and the event streams of the browsers
 /// watching it.
@@ -89,6 +90,15 @@ public final class DashboardHub: Sendable {
     public func snapshot() -> [UInt8] {
         state.withLock { state in
             StreamMessageJSON.snapshot(state.model, version: state.version, now: Self.milliseconds(clock()), controls: controls)
+        }
+    }
+
+    /// How far the feed read (`GET /api/feed`): small, for a check that should not fetch every row.
+    public func feed() -> [UInt8] {
+        state.withLock { state in
+            var json = JSONWriter(capacity: 256)
+            PanelJSON.writeFeed(state.model, into: &json)
+            return json.bytes
         }
     }
 
