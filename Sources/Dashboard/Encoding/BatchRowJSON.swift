@@ -7,9 +7,7 @@ import WireFormat
 /// retrying, failed, rejected, removed); times are milliseconds since 1970.
 enum BatchRowJSON {
     static func write(_ batch: BatchActivity, into json: inout JSONWriter) {
-        json.beginObject()
-        writeFields(batch, into: &json)
-        json.endObject()
+        json.object { json in writeFields(batch, into: &json) }
     }
 
     /// The row's fields, without the braces: the batch page's object starts with them.
@@ -19,20 +17,14 @@ enum BatchRowJSON {
         json.field("receiverType", batch.receiverType)
         json.field("status", batch.isInProgress ? "in-progress" : "idle")
         let counts = batch.counts
-        json.key("files")
-        json.beginArray()
-        for state in FileProgressState.allCases { json.int(counts[state] ?? 0) }
-        json.endArray()
+        json.array("files", FileProgressState.allCases) { json, state in json.int(counts[state] ?? 0) }
         let bytes = batch.bytes
         json.field("loaded", bytes.loaded)
         json.field("total", bytes.total)
         json.field("created", batch.created)
         json.field("updated", batch.updated)
         json.field("last", batch.lastKind)
-        json.key("codes")
-        json.beginArray()
-        for code in batch.errorCodes.sorted() { json.string(code) }
-        json.endArray()
+        json.array("codes", batch.errorCodes.sorted()) { json, code in json.string(code) }
         json.field("sent", batch.messages.filter { $0.state == .sent }.count)
         json.field("untracked", batch.untrackedFiles)
     }

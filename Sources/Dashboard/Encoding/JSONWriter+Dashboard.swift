@@ -22,4 +22,19 @@ extension JSONWriter {
         field("message", problem.message)
         endObject()
     }
+
+    /// Writes `"name": [ … ]`, one element per item, each written by `element`.
+    mutating func array<Items: Sequence>(_ name: String, _ items: Items, _ element: (inout JSONWriter, Items.Element) -> Void) {
+        key(name)
+        beginArray()
+        for item in items { element(&self, item) }
+        endArray()
+    }
+
+    /// Writes one object whose members `members` writes.
+    mutating func object(_ members: (inout JSONWriter) -> Void) {
+        beginObject()
+        members(&self)
+        endObject()
+    }
 }

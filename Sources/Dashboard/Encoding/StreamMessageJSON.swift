@@ -13,10 +13,7 @@ enum StreamMessageJSON {
         json.field("controls", controls)
         json.key("feed")
         PanelJSON.writeFeed(model, into: &json)
-        json.key("batches")
-        json.beginArray()
-        for batch in model.batches.values { BatchRowJSON.write(batch, into: &json) }
-        json.endArray()
+        json.array("batches", model.batches.values) { json, batch in BatchRowJSON.write(batch, into: &json) }
         writePanels(model, ModelChanges.everything, into: &json)
         json.endObject()
         return json.bytes
@@ -32,37 +29,25 @@ enum StreamMessageJSON {
             json.key("feed")
             PanelJSON.writeFeed(model, into: &json)
         }
-        json.key("batches")
-        json.beginArray()
-        for batchId in changes.batches.sorted() {
-            if let batch = model.batches[batchId] { BatchRowJSON.write(batch, into: &json) }
+        json.array("batches", changes.batches.sorted().compactMap { model.batches[$0] }) { json, batch in
+            BatchRowJSON.write(batch, into: &json)
         }
-        json.endArray()
-        json.key("removed")
-        json.beginArray()
-        for batchId in changes.removed.sorted() { json.string(batchId) }
-        json.endArray()
+        json.array("removed", changes.removed.sorted()) { json, batchId in json.string(batchId) }
         writePanels(model, changes, into: &json)
         json.endObject()
         return json.bytes
     }
 
     private static func writePanels(_ model: DashboardModel, _ changes: ModelChanges, into json: inout JSONWriter) {
-        if changes.errors {
-            json.key("errors")
-            PanelJSON.writeErrors(model.errors, into: &json)
-        }
-        if changes.throughput {
-            json.key("throughput")
-            PanelJSON.writeThroughput(model.throughput, into: &json)
-        }
-        if changes.workers {
-            json.key("workers")
-            PanelJSON.writeWorkers(model.workers, into: &json)
-        }
-        if changes.deadLetters {
-            json.key("deadLetters")
-            PanelJSON.writeDeadLetters(model.deadLetters, into: &json)
+        let panels: [(changed: Bool, name: String, write: (inout JSONWriter) -> Void)] = [
+            (changes.errors, "errors", { PanelJSON.writeErrors(model.errors, into: &$0) }),
+            (changes.throughput, "throughput", { PanelJSON.writeThroughput(model.throughput, into: &$0) }),
+            (changes.workers, "workers", { PanelJSON.writeWorkers(model.workers, into: &$0) }),
+            (changes.deadLetters, "deadLetters", { PanelJSON.writeDeadLetters(model.deadLetters, into: &$0) }),
+        ]
+        for panel in panels where panel.changed {
+            json.key(panel.name)
+            panel.write(&json)
         }
     }
 }

@@ -1,4 +1,5 @@
 import OperatorTools
+import UploadEngine
 import WireFormat
 
 extension BatchActivity {
@@ -160,11 +161,12 @@ extension BatchActivity {
         FileActivity.Problem(code: error?["code"]?.stringValue ?? "ERR_UNKNOWN", message: error?["message"]?.stringValue ?? "")
     }
 
-    static func attachment(_ value: JSONValue?) -> FileActivity.Attachment? {
+    /// The attachment an event carries; its extension and media type follow from its name and mime type, as the
+    /// worker derived them.
+    static func attachment(_ value: JSONValue?) -> Attachment? {
         guard let value, value.objectValue != nil else { return nil }
-        return FileActivity.Attachment(
-            name: value["name"]?.stringValue ?? "", url: value["url"]?.stringValue ?? "",
-            mimeType: value["mimeType"]?.stringValue ?? "", type: value["type"]?.stringValue ?? "file",
-            size: value["size"]?.wholeNumber ?? 0, sha256: value["sha256"]?.stringValue ?? "")
+        return Attachment(fileId: value["fileId"]?.stringValue ?? "", name: value["name"]?.stringValue ?? "",
+                          url: value["url"]?.stringValue ?? "", mimeType: value["mimeType"]?.stringValue ?? "",
+                          size: value["size"]?.wholeNumber ?? 0, sha256: value["sha256"]?.stringValue ?? "")
     }
 }

@@ -1,3 +1,5 @@
+import UploadEngine
+
 /// One file of a batch on the dashboard: its state, bytes, latest error and, once stored, its attachment.
 public struct FileActivity: Sendable, Hashable {
     /// What a rejection or failure said.
@@ -8,25 +10,6 @@ public struct FileActivity: Sendable, Hashable {
         public init(code: String, message: String) {
             self.code = code
             self.message = message
-        }
-    }
-
-    /// The stored file, as `file.uploaded` described it (DESIGN §2.2 Attachment).
-    public struct Attachment: Sendable, Hashable {
-        public var name: String
-        public var url: String
-        public var mimeType: String
-        public var type: String
-        public var size: Int64
-        public var sha256: String
-
-        public init(name: String, url: String, mimeType: String, type: String, size: Int64, sha256: String) {
-            self.name = name
-            self.url = url
-            self.mimeType = mimeType
-            self.type = type
-            self.size = size
-            self.sha256 = sha256
         }
     }
 
@@ -43,6 +26,7 @@ public struct FileActivity: Sendable, Hashable {
     /// The latest attempt's number (`file.failed`).
     public var attempt = 0
     public var problem: Problem?
+    /// The stored file, as `file.uploaded` (or `batch.completed`) described it.
     public var attachment: Attachment?
 
     public init(fileId: String, name: String? = nil, mimeType: String? = nil, state: FileProgressState, total: Int64? = nil) {
