@@ -55,7 +55,7 @@ extension DashboardPage {
     input[type=search] { width: 130px; }
     select:focus, input:focus { outline: 2px solid var(--accent-soft); border-color: var(--accent); }
 
-    .row-grid { display: grid; grid-template-columns: minmax(140px, 1.5fr) minmax(90px, 1fr) minmax(150px, 1.2fr) 150px 84px 52px minmax(120px, 1fr);
+    .row-grid { display: grid; grid-template-columns: minmax(140px, 1.4fr) minmax(130px, 1fr) minmax(150px, 1.1fr) 140px 84px 52px minmax(120px, 1fr);
       gap: 10px; align-items: center; padding: 0 10px; }
     .thead { height: 28px; font-size: 11px; color: var(--muted); text-transform: uppercase; letter-spacing: .05em;
       border-bottom: 1px solid var(--line); margin: 0 -14px; padding: 0 24px; }
