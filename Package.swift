@@ -35,7 +35,10 @@ let package = Package(
         // What the command line builds and presents, kept out of the executable so it can be unit-tested: job and
         // control records, the changelog read back into batches, dead letters, event watching.
         .target(name: "OperatorTools", dependencies: ["Worker", "KafkaIO", "UploadEngine", "WireFormat"]),
-        .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "UploadEngine", "WireFormat", "OperatorTools"]),
+        // The live dashboard: its model of the topics, the event stream to browsers and the page embedded as Swift strings.
+        .target(name: "Dashboard", dependencies: ["OperatorTools", "Worker", "KafkaIO", "EmbeddedHTTP", "UploadEngine", "WireFormat"]),
+        .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "UploadEngine", "WireFormat", "OperatorTools",
+                                                          "Dashboard", "EmbeddedHTTP"]),
 
         // What every test target shares: doubles for the engine's collaborators, the manual clock, `eventually`, loopback
         // helpers (the curl CLI, free ports, held sockets), nginx as a test server, temporary files. Never in a product.
@@ -53,6 +56,7 @@ let package = Package(
                     exclude: ["Support/mock_kafka.py"]),
         .testTarget(name: "TransferIntegrationTests", dependencies: ["WireFormat", "UploadEngine", "TestSupport", "HTTPTransport", "S3", "DevServices", "EmbeddedHTTP", "Worker"]),
         .testTarget(name: "OperatorToolsTests", dependencies: ["OperatorTools", "Worker", "KafkaIO", "UploadEngine", "WireFormat", "TestSupport"]),
+        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "OperatorTools", "Worker", "EmbeddedHTTP", "UploadEngine", "WireFormat", "TestSupport"]),
         .testTarget(name: "WorkerTests", dependencies: ["Worker", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "S3", "UploadEngine", "WireFormat", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

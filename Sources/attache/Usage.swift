@@ -15,6 +15,7 @@ enum Usage {
       batch        show one batch, or list batches, as the changelog topic holds them
       dlq          list dead letters, or replay them to the jobs topic
       watch        follow batches' events: live progress bars on a terminal, JSON lines otherwise
+      dashboard    serve the live dashboard: batches, errors, throughput, dead letters, workers
 
     `attache <command> --help` describes a command; `attache --version` prints the version.
     """
@@ -59,12 +60,17 @@ enum Usage {
     """
 
     static let demo = """
-    usage: attache demo
+    usage: attache demo [--dashboard]
 
     Runs the whole pipeline on embedded components, all in this process on 127.0.0.1: a Kafka mock cluster, an object
     store, a presign service and a message API. A worker takes one realistic batch from the jobs topic — photos, a
     video, an audio clip, a PDF, one oversized file and one file whose first upload attempt fails — and everything it
     publishes is shown as it happens, then the messages sent grouped by type and the final UploadResult. Exits 0.
+
+    options:
+      --dashboard   also serve the live dashboard (with controls) on dashboard.listen, 127.0.0.1:9470 unless that is
+                    taken, print its address, and keep it, the worker and the Kafka cluster up after the story until
+                    SIGINT or SIGTERM (Ctrl-C)
     """
 
     /// The flags each command accepts, and whether they take a value.
@@ -72,13 +78,14 @@ enum Usage {
         switch command {
         case "worker": ["config": true]
         case "dev-broker": ["brokers": true, "port": true, "faults": false, "services": false]
-        case "demo": [:]
+        case "demo": ["dashboard": false]
         case "config": ConfigCommand.flags
         case "control": ControlCommand.flags
         case "submit": SubmitCommand.flags
         case "batch": BatchCommand.flags
         case "dlq": DeadLetterCommand.flags
         case "watch": WatchCommand.flags
+        case "dashboard": DashboardCommand.flags
         default: nil
         }
     }
@@ -94,6 +101,7 @@ enum Usage {
         case "batch": BatchCommand.usage
         case "dlq": DeadLetterCommand.usage
         case "watch": WatchCommand.usage
+        case "dashboard": DashboardCommand.usage
         default: general
         }
     }

@@ -37,7 +37,7 @@ case "dev-broker":
     exit(await DevBrokerCommand.run(brokers: parsed.options["brokers"], port: parsed.options["port"],
                                        faults: parsed.options["faults"] != nil, services: parsed.options["services"] != nil))
 case "demo":
-    exit(await DemoCommand.run())
+    exit(await DemoCommand.run(dashboard: parsed.options["dashboard"] != nil))
 case "config":
     exit(ConfigCommand.run(parsed))
 case "control":
@@ -50,6 +50,8 @@ case "dlq":
     exit(await DeadLetterCommand.run(parsed))
 case "watch":
     exit(await WatchCommand.run(parsed))
+case "dashboard":
+    exit(await DashboardCommand.run(parsed))
 default:
     FileHandle.standardError.write(Data("attache: unknown command '\(parsed.command ?? "")'\n\n\(Usage.general)\n".utf8))
     exit(2)

@@ -68,7 +68,7 @@ import Testing
     @Test func versionHelpAndUnknownFlags() async throws {
         let version = try await Self.attache(["--version"])
         #expect(version.status == 0 && version.output.hasPrefix("attache 0."))
-        for command in ["worker", "dev-broker", "demo", "config", "control", "submit", "batch", "dlq", "watch"] {
+        for command in ["worker", "dev-broker", "demo", "config", "control", "submit", "batch", "dlq", "watch", "dashboard"] {
             let help = try await Self.attache([command, "--help"])
             #expect(help.status == 0 && help.output.contains("usage: attache \(command)"), "\(command)")
             let unknown = try await Self.attache([command, "--no-such-flag"])
@@ -80,10 +80,23 @@ import Testing
         #expect(general.status == 2)
         let help = try await Self.attache(["--help"])
         #expect(help.status == 0)
-        for command in ["config", "submit", "control", "batch", "dlq", "watch"] {
+        for command in ["config", "submit", "control", "batch", "dlq", "watch", "dashboard"] {
             #expect(help.output.contains("\n  \(command) "), "the general usage lists \(command)")
         }
         let stray = try await Self.attache(["worker", "extra"])
+        #expect(stray.status == 2 && stray.error.contains("unexpected argument 'extra'"))
+    }
+
+    @Test func dashboardRefusesBadAddressesTimesAndSettings() async throws {
+        let environment = try await EndToEndEnvironment.shared.value
+        let kafka = ["ATTACHE_KAFKA_BROKERS": environment.brokers]
+        let listen = try await Self.attache(["dashboard", "--listen", "nowhere"], environment: kafka)
+        #expect(listen.status == 2 && listen.error.contains("--listen must be host:port"))
+        let since = try await Self.attache(["dashboard", "--since", "yesterday"], environment: kafka)
+        #expect(since.status == 2 && since.error.contains("--since"))
+        let bound = try await Self.attache(["dashboard"], environment: kafka.merging(["ATTACHE_DASHBOARD_MAX_BATCHES": "0"]) { $1 })
+        #expect(bound.status == 2 && bound.error.contains("dashboard.maxBatches"))
+        let stray = try await Self.attache(["dashboard", "extra"], environment: kafka)
         #expect(stray.status == 2 && stray.error.contains("unexpected argument 'extra'"))
     }
 

@@ -13,19 +13,27 @@ public enum TopicSnapshot {
 
     /// The records of `topic` and, per partition, the end offset the read stopped at (where following it goes on).
     public static func read(_ topic: String, kafka: KafkaConfiguration) async throws -> (records: [KafkaRecord], ends: [Int32: Int64]) {
+        var records: [KafkaRecord] = []
+        let ends = try await read(topic, kafka: kafka) { records += $0 }
+        return (records, ends)
+    }
+
+    /// Hands the records of `topic` to `handle` as they are read, partition by partition, without holding them;
+    /// returns each partition's end offset the read stopped at.
+    public static func read(_ topic: String, kafka: KafkaConfiguration,
+                            handle: ([KafkaRecord]) async throws -> Void) async throws -> [Int32: Int64] {
         let admin = try KafkaTopicAdmin(configuration: kafka)
         guard let partitions = try await admin.partitionCount(of: topic) else { throw TopicMissing(topic: topic) }
         let reader = try KafkaPartitionReader(configuration: kafka)
-        var records: [KafkaRecord] = []
         var ends: [Int32: Int64] = [:]
         for partition in 0..<Int32(partitions) {
-            let outcome = try await reader.readToEnd(topic: topic, partition: partition, from: 0) { records += $0 }
+            let outcome = try await reader.readToEnd(topic: topic, partition: partition, from: 0, handle: handle)
             switch outcome {
             case .completed(let summary): ends[partition] = summary.endOffset
             case .aheadOfTopic(let end): ends[partition] = end
             }
         }
-        return (records, ends)
+        return ends
     }
 
     /// The topic asked for does not exist.

@@ -1,10 +1,19 @@
+import Foundation
 import WireFormat
 
-/// An event of the events topic (DESIGN §2.2) as `attache watch` reads it: its type, batch, sequence and data.
+/// An event of the events topic (DESIGN §2.2) as `attache watch` and the dashboard read it: its type, batch,
+/// sequence, envelope and data.
 public struct WatchedEvent: Sendable {
     public let type: String
     public let batchId: String
     public let sequence: UInt64?
+    /// The CloudEvents `id`: the same for a transition published again (a replay, the next owner), so readers that
+    /// fold events drop repeats by it.
+    public let id: String?
+    /// The CloudEvents `source`: `attache/<worker.id>`.
+    public let source: String?
+    /// The CloudEvents `time`, when it is a valid RFC 3339 time.
+    public let time: Date?
     public let data: JSONValue
 
     /// Nil for a value that is not a CloudEvent of Attache's.
@@ -14,6 +23,9 @@ public struct WatchedEvent: Sendable {
         self.type = type
         self.batchId = batchId
         self.sequence = value["sequence"]?.stringValue.flatMap { UInt64($0) }
+        self.id = value["id"]?.stringValue
+        self.source = value["source"]?.stringValue
+        self.time = value["time"]?.stringValue.flatMap(RFC3339Instant.parse)
         self.data = value["data"] ?? .null
     }
 

@@ -8,6 +8,7 @@ extension AttacheConfiguration {
             if !condition { throw ConfigurationError(key: key, problem) }
         }
         try validateKafka()
+        try validateDashboard()
         switch presign.mode {
         case .endpoint:
             try require(Self.isHTTPURL(presign.url), "presign.url", "an http(s) URL is required when presign.mode is endpoint")
@@ -72,6 +73,12 @@ extension AttacheConfiguration {
                              ("kafka.batchesTopic", kafka.batchesTopic)] where !Self.isValidTopicName(topic) {
             throw ConfigurationError(key: key, "'\(topic)' is not a valid topic name")
         }
+    }
+
+    /// Checks the dashboard's settings (`attache dashboard` checks them besides the Kafka ones).
+    public func validateDashboard() throws {
+        if Self.hostAndPort(dashboard.listen) == nil { throw ConfigurationError(key: "dashboard.listen", "must be host:port") }
+        try requireRange(dashboard.maxBatches, 1...10_000_000, "dashboard.maxBatches", "1 to 10000000")
     }
 
     private static let day = Duration.seconds(86_400)

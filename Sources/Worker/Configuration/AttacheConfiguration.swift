@@ -103,6 +103,14 @@ public struct AttacheConfiguration: Sendable, Hashable {
         public var maxBytes = 900 * 1024
     }
 
+    /// The live dashboard (`dashboard.*`, `attache dashboard`).
+    public struct Dashboard: Sendable, Hashable {
+        /// `host:port` the dashboard's page and stream are served on.
+        public var listen = "127.0.0.1:9470"
+        /// Batches the dashboard keeps; beyond it the one whose last event is oldest is forgotten.
+        public var maxBatches = 50_000
+    }
+
     public enum LogLevel: String, Sendable, Hashable, CaseIterable, Comparable {
         case trace, debug, info, warn, error
         public static func < (lhs: Self, rhs: Self) -> Bool { allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)! }
@@ -129,6 +137,7 @@ public struct AttacheConfiguration: Sendable, Hashable {
     /// `host:port` of the health and metrics listener.
     public var adminListen = "127.0.0.1:9464"
     public var log = Log()
+    public var dashboard = Dashboard()
 
     public init() {}
 

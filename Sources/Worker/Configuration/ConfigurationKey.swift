@@ -74,6 +74,8 @@ struct ConfigurationKey: Sendable {
         duration("staging.retainFailed", \.staging.retainFailed),
         int("staging.maxOpenSources", \.staging.maxOpenSources),
         text("admin.listen", \.adminListen),
+        text("dashboard.listen", \.dashboard.listen),
+        int("dashboard.maxBatches", \.dashboard.maxBatches),
         choice("log.level", \.log.level),
         choice("log.format", \.log.format),
     ]

@@ -136,7 +136,8 @@ public final class CloudEventEncoder: Sendable {
         json.endObject()
     }
 
-    static func write(_ attachment: Attachment, into json: inout JSONWriter) {
+    /// The Attachment object of the wire format (DESIGN §2.2), as events carry it and the dashboard shows it.
+    public static func write(_ attachment: Attachment, into json: inout JSONWriter) {
         json.beginObject()
         json.field("fileId", attachment.fileId)
         json.field("name", attachment.name)

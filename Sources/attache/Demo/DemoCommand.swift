@@ -1,3 +1,4 @@
+import Dashboard
 import DevServices
 import Foundation
 import KafkaIO
@@ -7,20 +8,21 @@ import Worker
 
 /// `attache demo`: the whole pipeline on embedded components — a Kafka mock cluster, an object store, a presign
 /// service and a message API, all in this process on 127.0.0.1 — with a worker taking one realistic batch from the
-/// jobs topic and everything it publishes shown as it happens.
+/// jobs topic and everything it publishes shown as it happens. With `--dashboard` the live dashboard runs beside it
+/// on the same cluster, and everything stays up after the story until SIGINT/SIGTERM.
 enum DemoCommand {
     static let batchId = "trip-42"
 
-    static func run() async -> Int32 {
+    static func run(dashboard: Bool = false) async -> Int32 {
         do {
-            return try await runScenario()
+            return try await runScenario(dashboard: dashboard)
         } catch {
             FileHandle.standardError.write(Data("attache demo: \(error)\n".utf8))
             return 1
         }
     }
 
-    private static func runScenario() async throws -> Int32 {
+    private static func runScenario(dashboard withDashboard: Bool) async throws -> Int32 {
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("attache-demo-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: workspace) }
         let sourceRoot = workspace.appendingPathComponent("sources")
@@ -55,13 +57,15 @@ enum DemoCommand {
         configuration.log.level = .warn
         configuration.log.format = .text
         try configuration.validate()
+        let dashboard = try withDashboard ? startDashboard(configuration) : nil
+        defer { dashboard?.feed.cancel() }
 
         print("""
         attache demo — the whole pipeline on embedded components, all on 127.0.0.1
           Kafka (mock)  \(cluster.bootstrapServers)
           object store  \(services.storeURL)
           presign       \(services.presignURL)
-          message API   \(services.messagesURL)
+          message API   \(services.messagesURL)\(dashboard.map { "\n  dashboard     \($0.runtime.pageURL)" } ?? "")
 
         starting a worker (group \(configuration.kafka.groupId)) and a viewer of \(configuration.kafka.eventsTopic)…
         """)
@@ -104,14 +108,46 @@ enum DemoCommand {
             if result != nil, sentMessages >= 4 { break }
         }
 
+        try? await viewer.close()
+        if let dashboard {
+            // The story is told; the dashboard, the worker and the cluster stay for a look around.
+            printMessages(services.messages.messages)
+            try printResult(result)
+            let status = verdict(result, retried: retried, messages: services.messages.messages)
+            print("""
+
+            the dashboard stays up at \(dashboard.runtime.pageURL) — with the worker and Kafka at \(cluster.bootstrapServers)
+            (ATTACHE_KAFKA_BROKERS=\(cluster.bootstrapServers) attache submit --to user:uid-1 FILE adds a batch). Ctrl-C stops everything.
+            """)
+            let stop = ShutdownSignal()
+            TerminationSignals.watch { _ in stop.request() }
+            await stop.wait()
+            shutdown.request()
+            try await running.value
+            try? await producer.close()
+            dashboard.feed.cancel()
+            await dashboard.runtime.stop()
+            return status
+        }
         shutdown.request()
         try await running.value
-        try? await viewer.close()
         try? await producer.close()
 
         printMessages(services.messages.messages)
         try printResult(result)
         return verdict(result, retried: retried, messages: services.messages.messages)
+    }
+
+    /// The dashboard on `dashboard.listen` (another port when that one is taken), fed from the demo's cluster.
+    private static func startDashboard(_ configuration: AttacheConfiguration) throws -> (runtime: DashboardRuntime, feed: Task<Void, Never>) {
+        let kafka = KafkaConfiguration(bootstrapServers: configuration.kafka.brokers, clientID: "attache-demo-dashboard")
+        let runtime: DashboardRuntime
+        do {
+            runtime = try DashboardRuntime(configuration: configuration, kafka: kafka, allowControls: true, since: nil)
+        } catch {
+            runtime = try DashboardRuntime(configuration: configuration, kafka: kafka, listen: "127.0.0.1:0", allowControls: true, since: nil)
+        }
+        return (runtime, Task { try? await runtime.run() })
     }
 
     private static func printMessages(_ messages: [CapturedRequest]) {

@@ -85,6 +85,15 @@ class Child:
                 pass
 
 
+def proc_status_kib(pid, field):
+    """A size from /proc/PID/status (VmRSS, VmHWM), in KiB."""
+    with open("/proc/{}/status".format(pid)) as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise BenchFailure("no {} for process {}".format(field, pid))
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -9,6 +9,7 @@ import sys
 import time
 
 from . import results_file
+from .cdp import chromium_path
 from .children import Child
 from .environment import environment
 from .failure import BenchFailure
@@ -33,6 +34,8 @@ def parse_options(argv):
     parser.add_argument("--small-jobs", type=int, default=2000)
     parser.add_argument("--intake-jobs", type=int, default=50000)
     parser.add_argument("--handover-batches", type=int, default=100000)
+    parser.add_argument("--dashboard-batches", type=int, default=20000,
+                        help="batches on the events topic the dashboard run reads (default 20,000)")
     parser.add_argument("--scale-jobs", type=int, default=150, help="one-file jobs of the scale run (default 150)")
     parser.add_argument("--scale-kafka", choices=["wheel", "dev-broker"], default="wheel",
                         help="the scale run's Kafka: librdkafka 2.16's mock from the test venv's confluent-kafka wheel "
@@ -61,6 +64,8 @@ def parse_options(argv):
     if "scale" in options.only and options.scale_kafka == "wheel" and not wheel_has_mock():
         parser.error("the scale run needs librdkafka 2.16's mock from {}'s confluent-kafka: run ops/install-deps test, "
                      "or pass --scale-kafka dev-broker".format(os.path.relpath(wheel_python(), REPO)))
+    if "dashboard" in options.only and not chromium_path():
+        parser.error("the dashboard run needs chromium: run ops/install-deps bench")
     if options.perf and not shutil.which("perf"):
         parser.error("--perf needs perf: apt-get install linux-perf")
     if not os.access(options.attache, os.X_OK):

@@ -1,9 +1,9 @@
 """One bench: the scenarios --only names, in the table's order, on one rig."""
 from .log import log
-from .scenarios import fanout, handover, intake, large, memory, scale, small, soak
+from .scenarios import dashboard, fanout, handover, intake, large, memory, scale, small, soak
 
 # In the default set, in the order of the table.
-SCENARIOS = ["large", "memory", "small", "fanout", "intake", "handover", "scale"]
+SCENARIOS = ["large", "memory", "small", "fanout", "intake", "handover", "scale", "dashboard"]
 # Run only when asked for: it takes --soak-minutes, ten by default, and writes a section of its own.
 EXTRA_SCENARIOS = ["soak"]
 
@@ -38,6 +38,10 @@ def run_scenarios(rig, only, argv):
     if "scale" in only:
         log("scale: {} one-file jobs while the group grows from 1 worker to 3 and back".format(options.scale_jobs))
         rows += scale.rows(scale.measure(rig))
+    if "dashboard" in only:
+        log("dashboard: {} batches on the events topic, read by attache dashboard and shown in Chromium".format(
+            options.dashboard_batches))
+        rows += dashboard.rows(dashboard.measure(rig))
     if "soak" in only:
         log("soak: {} minutes of broker, store and process faults under two workers".format(options.soak_minutes))
         soak.run(rig, options.soak_minutes, options.results, argv, options.soak_batch_ttl)

@@ -5,7 +5,7 @@ import time
 import urllib.request
 from dataclasses import dataclass
 
-from .children import Child, free_port
+from .children import Child, free_port, proc_status_kib
 from .cpu import process_cpu_seconds
 from .failure import BenchFailure
 from .run_names import changelog_of
@@ -88,11 +88,7 @@ class Worker:
         return process_cpu_seconds(self.child.pid)
 
     def _status_kib(self, field):
-        with open("/proc/{}/status".format(self.child.pid)) as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-        raise BenchFailure("no {} for {}".format(field, self.name))
+        return proc_status_kib(self.child.pid, field)
 
     def rss_kib(self):
         return self._status_kib("VmRSS")

@@ -1,0 +1,73 @@
+import Dashboard
+import Foundation
+import OperatorTools
+import Worker
+
+/// `attache dashboard [--listen ADDR] [--allow-controls] [--since TIME]`: serves the live dashboard (DESIGN §10) until
+/// SIGTERM/SIGINT; the first line on standard output is the page's address.
+enum DashboardCommand {
+    static let usage = """
+    usage: attache dashboard [--listen ADDR] [--allow-controls] [--since TIME] [--config FILE]
+
+    Serves the live dashboard on the embedded HTTP server: one page (every asset in this binary) fed from the events
+    topic, the jobs topic (receivers, file names and sizes, controls) and the dead-letter topic, each read from its
+    start and then followed, and pushed to the browser over server-sent events. Batches (a live table, filters,
+    a page per batch), errors by code, throughput per worker, dead letters and workers seen. The first line on
+    standard output is the page's address. Runs until SIGTERM or SIGINT.
+
+    options:
+      --listen ADDR      host:port to serve on (default: dashboard.listen, 127.0.0.1:9470); port 0 picks one
+      --allow-controls   offer Retry and Remove on failed files and Send on batches, which produce control records
+                         to the jobs topic; without it the page is read-only and control requests are refused
+      --since TIME       skip records older than TIME: an RFC 3339 time or a duration back from now (30m, 2h)
+      --config FILE      the JSON configuration file (kafka.*, ATTACHE_KAFKA_*, dashboard.*)
+    """
+
+    static let flags = ["listen": true, "allow-controls": false, "since": true, "config": true]
+
+    static func run(_ arguments: CommandLineArguments) async -> Int32 {
+        if let extra = arguments.positionals.first { return Console.usageError("dashboard", "unexpected argument '\(extra)'") }
+        let since: Date?
+        do {
+            since = try DeadLetterSelection(since: arguments.options["since"], match: nil, limit: nil).since
+        } catch {
+            return Console.usageError("dashboard", error.description)
+        }
+        if let listen = arguments.options["listen"], AttacheConfiguration.hostAndPort(listen) == nil {
+            return Console.usageError("dashboard", "--listen must be host:port")
+        }
+        guard let client = ClientConfiguration.load(command: "dashboard", file: arguments.options["config"]) else { return 2 }
+        do {
+            try client.configuration.validateDashboard()
+        } catch {
+            Console.error("dashboard", "configuration: \(error)")
+            return 2
+        }
+        let runtime: DashboardRuntime
+        do {
+            runtime = try DashboardRuntime(configuration: client.configuration, kafka: client.kafka(clientID: "attache-dashboard"),
+                                           listen: arguments.options["listen"], allowControls: arguments.options["allow-controls"] != nil,
+                                           since: since)
+        } catch {
+            Console.error("dashboard", "\(error)")
+            return 1
+        }
+        Console.output(runtime.pageURL)
+        let feed = Task {
+            try await runtime.run { topic in Console.error("dashboard", "topic \(topic) does not exist yet; it is followed once it does") }
+        }
+        TerminationSignals.watch { _ in feed.cancel() }
+        let status: Int32
+        do {
+            try await feed.value
+            status = 0
+        } catch is CancellationError {
+            status = 0
+        } catch {
+            Console.error("dashboard", "reading the topics failed: \(error)")
+            status = 1
+        }
+        await runtime.stop()
+        return status
+    }
+}

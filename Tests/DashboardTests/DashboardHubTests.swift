@@ -1,0 +1,80 @@
+@testable import Dashboard
+import Foundation
+import Testing
+import WireFormat
+
+/// The hub between the feed and the event streams: a snapshot to start with, then coalesced deltas.
+@Suite struct DashboardHubTests {
+    private func hub() -> DashboardHub {
+        DashboardHub(limits: DashboardLimits(maxBatches: 10), controls: false, clock: { EventRecords.date(EventRecords.start) })
+    }
+
+    private func json(_ bytes: [UInt8]) throws -> JSONValue { try JSONParser.parse(bytes) }
+
+    @Test func aStreamStartsWithTheWholeModel() throws {
+        let hub = hub()
+        hub.apply { $0.take(event: EventRecords.uploaded("b", "f", size: 5), readAt: Date()) }
+        let opened = try #require(hub.openStream())
+        let snapshot = try json(opened.snapshot)
+        #expect(snapshot["batches"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["b"])
+        #expect(snapshot["controls"]?.boolValue == false)
+        #expect(snapshot["now"]?.wholeNumber == EventRecords.start)
+        #expect(snapshot["workers"]?.arrayValue?.count == 1 && snapshot["errors"] != nil && snapshot["deadLetters"] != nil)
+    }
+
+    @Test func changesAfterTheSnapshotComeAsOneDeltaWithTheLatestRows() throws {
+        let hub = hub()
+        let stream = try #require(hub.openStream()).id
+        hub.apply { $0.take(event: EventRecords.progress("b", "f", loaded: 1, total: 10), readAt: Date()) }
+        hub.apply { $0.take(event: EventRecords.uploaded("b", "f", size: 10), readAt: Date()) }
+        guard case .delta(let bytes) = hub.next(stream: stream, waiting: .zero) else {
+            Issue.record("expected a delta")
+            return
+        }
+        let delta = try json(bytes)
+        let rows = try #require(delta["batches"]?.arrayValue)
+        #expect(rows.count == 1)
+        #expect(rows[0]["files"]?.arrayValue?.compactMap(\.wholeNumber) == [0, 0, 1, 0, 0, 0, 0])
+        #expect(delta["errors"] == nil, "an unchanged panel is not sent")
+        #expect(hub.next(stream: stream, waiting: .zero) == .idle)
+    }
+
+    @Test func aForgottenBatchIsNamedInTheDelta() throws {
+        let hub = DashboardHub(limits: DashboardLimits(maxBatches: 1), controls: true)
+        hub.apply { $0.take(event: EventRecords.uploaded("old", "f", size: 1), readAt: Date()) }
+        let stream = try #require(hub.openStream()).id
+        hub.apply { $0.take(event: EventRecords.uploaded("new", "f", size: 1), readAt: Date()) }
+        guard case .delta(let bytes) = hub.next(stream: stream, waiting: .zero) else {
+            Issue.record("expected a delta")
+            return
+        }
+        let delta = try json(bytes)
+        #expect(delta["removed"]?.arrayValue?.compactMap(\.stringValue) == ["old"])
+        #expect(delta["batches"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["new"])
+    }
+
+    @Test func closingEndsWaitingStreamsAndRefusesNewOnes() async throws {
+        let hub = hub()
+        let stream = try #require(hub.openStream()).id
+        let waiter = Task.detached { hub.next(stream: stream, waiting: .seconds(30)) }
+        // The waiter may not be waiting yet: closing first must end its wait all the same.
+        hub.close()
+        #expect(await waiter.value == .closed)
+        #expect(hub.openStream() == nil)
+    }
+
+    @Test func aBatchPageHasItsFilesMessagesAndTimeline() throws {
+        let hub = hub()
+        hub.apply { model in
+            model.take(event: EventRecords.rejected("b", "big", code: "ERR_FILE_SIZE_EXCEEDED"), readAt: Date())
+            model.take(event: EventRecords.uploaded("b", "ok", size: 3), readAt: Date())
+        }
+        let detail = try json(try #require(hub.detail(of: "b")))
+        let files = try #require(detail["fileList"]?.arrayValue)
+        #expect(files.compactMap { $0["state"]?.stringValue } == ["rejected", "uploaded"])
+        #expect(files[0]["error"]?["code"]?.stringValue == "ERR_FILE_SIZE_EXCEEDED")
+        #expect(files[1]["attachment"]?["url"]?.stringValue == "http://store/ok")
+        #expect(detail["timeline"]?.arrayValue?.count == 2)
+        #expect(hub.detail(of: "missing") == nil)
+    }
+}
