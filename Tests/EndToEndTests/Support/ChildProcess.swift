@@ -24,6 +24,9 @@ final class ChildProcess: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        // Its working directory too: defaults relative to it (the staging dir, `./.attache/staging`) stay apart from
+        // those of processes other tests run at the same time.
+        process.currentDirectoryURL = directory
         var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("ATTACHE_") }
         merged.merge(environment) { $1 }
         process.environment = merged

@@ -9,7 +9,9 @@ final class PortReservation: @unchecked Sendable {
 
     /// Binds and listens on 127.0.0.1:`port`; holds nothing (and says so with `isHeld`) when that fails.
     init(port: UInt16) {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: a child spawned meanwhile (a browser, a worker) would otherwise inherit the listening socket
+        // and keep it listening after `release()`, and the broker's own listen would fail on it.
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return }
         var reuse: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
