@@ -34,6 +34,9 @@ public struct KafkaError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let queueFull = Code("_QUEUE_FULL")
         /// A topic already exists (`RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS`).
         public static let topicAlreadyExists = Code("TOPIC_ALREADY_EXISTS")
+        /// A commit was not sent because the member is rejoining its group (see ``GroupJoinState``): it would carry
+        /// the old generation. The positions stay for the next commit, or for the partitions' next owner.
+        public static let groupRejoining = Code("GROUP_REJOINING")
     }
 
     /// The stable code.

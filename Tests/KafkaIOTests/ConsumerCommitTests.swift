@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import KafkaIO
+@testable import KafkaIO
 
 @Suite(.timeLimit(.minutes(2))) struct ConsumerCommitTests {
     @Test func outOfOrderCompletionCommitsTheContiguousWatermarkAndTheNextMemberReplaysFromIt() async throws {
@@ -34,6 +34,37 @@ import KafkaIO
         #expect(committedForSecond == [partition: 3])
         #expect(replayed.map(\.offset) == Array(3..<10))
         #expect(replayed.map(\.value) == (3..<10).map { Data("\($0)".utf8) })
+    }
+
+    /// A commit sent mid-rejoin would carry the old generation (see ``ConsumerPollLoop/rejoinWait``). The join state
+    /// is set by hand here, with the statistics that would set it off.
+    @Test func aCommitAskedForWhileTheGroupRejoinsWaitsForItToEndAndGivesUpIfItDoesNot() async throws {
+        let (cluster, topic) = try await SharedMockCluster.topic("rejoin-hold")
+        let partition = TopicPartition(topic, 0)
+        let producer = try KafkaProducer(configuration: SharedMockCluster.configuration(cluster))
+        _ = await producer.send((0..<3).map { KafkaProducerRecord(topic: topic, key: nil, value: Data([UInt8($0)])) })
+        try await producer.close()
+        let consumer = try KafkaConsumer(
+            configuration: SharedMockCluster.configuration(cluster, group: SharedMockCluster.unique("group"),
+                                                           properties: ["statistics.interval.ms": "0"]),
+            topics: [topic], options: KafkaConsumerOptions(commitInterval: nil))
+        let delivered = await consumer.records.first(3)
+        consumer.markFinished(delivered[0...1])
+
+        consumer.shared.state.withLock { $0.joinSteady = false }
+        let asked = ContinuousClock.now
+        var refusal: KafkaError?
+        do { try await consumer.commit() } catch let error as KafkaError { refusal = error }
+        #expect(refusal?.code == .groupRejoining)
+        #expect(asked.duration(to: .now) >= ConsumerPollLoop.rejoinWait)
+        #expect(try await consumer.committedOffsets(for: [partition]) == [:], "nothing was sent")
+
+        consumer.shared.state.withLock { $0.joinSteady = false }
+        let held = Task { try await consumer.commit() }
+        consumer.shared.state.withLock { $0.joinSteady = true }
+        try await held.value
+        #expect(try await consumer.committedOffsets(for: [partition]) == [partition: 2])
+        try await consumer.close()
     }
 
     @Test func theBackgroundCommitStoresTheWatermarkWithoutAnExplicitCommit() async throws {

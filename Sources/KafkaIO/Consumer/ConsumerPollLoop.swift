@@ -16,6 +16,19 @@ final class ConsumerPollLoop: @unchecked Sendable {
     private var lastCommit = ContinuousClock.now
     /// Since when the record buffer has been full; nil while it is not.
     private var throttledSince: ContinuousClock.Instant?
+    /// Commits and closes asked for while the member rejoins its group, with when they were asked for: they wait,
+    /// polling on, for the rejoin to end (see ``rejoinWait``).
+    private var heldCommits: [(promise: CompletionPromise<Void>, since: ContinuousClock.Instant)] = []
+    private var heldClosers: [CompletionPromise<Void>] = []
+    private var closeAskedAt: ContinuousClock.Instant?
+
+    /// How long a commit or a close waits for a rejoin to end. A commit sent while the member rejoins carries the
+    /// old generation: the broker answers `ILLEGAL_GENERATION`, librdkafka 2.0.2 takes that for a lost assignment,
+    /// and a close soon after can then abort the process (`rd_kafka_cgrp_terminated: assert:
+    /// !rd_kafka_assignment_in_progress`, seen when two workers of three stopped together). A rejoin takes a few
+    /// round trips; one that lasts longer gives up the commit (its records are replayed by the partitions' next
+    /// owner, and not applied twice) rather than risk it.
+    static let rejoinWait: Duration = .seconds(3)
 
     /// A loop over `client`, blocking on its consumer `queue`.
     init(client: RDKafkaClient, queue: RDQueue, shared: ConsumerShared) {
@@ -41,19 +54,21 @@ final class ConsumerPollLoop: @unchecked Sendable {
                 defer { state.commands = [] }
                 return (state.commands, state.wantsPause)
             }
-            var closers: [CompletionPromise<Void>] = []
             for command in commands {
                 switch command {
                 case .commit(let promise):
-                    commit(handle, queuePointer, onlyChanged: false, waiter: promise)
+                    heldCommits.append((promise, .now))
                 case .committed(let partitions, let timeout, let promise):
                     promise.fulfill(committedOffsets(handle, partitions, timeout: timeout))
                 case .close(let promise):
-                    closers.append(promise)
+                    heldClosers.append(promise)
+                    closeAskedAt = closeAskedAt ?? .now
                 }
             }
-            if !closers.isEmpty {
-                close(handle, closers)
+            let steady = shared.state.withLock { $0.joinSteady }
+            releaseHeldCommits(handle, queuePointer, steady: steady)
+            if let asked = closeAskedAt, steady || asked.duration(to: .now) >= Self.rejoinWait {
+                close(handle, heldClosers, steady: steady)
                 return
             }
             // A full buffer first only stops the taking of records; fetching pauses if it stays full.
@@ -145,8 +160,30 @@ final class ConsumerPollLoop: @unchecked Sendable {
         return .success(result)
     }
 
-    private func close(_ handle: OpaquePointer, _ closers: [CompletionPromise<Void>]) {
-        var failure = shared.commitBeforeRelease(nil, client: handle)
+    /// Sends the held commits once the member is steady; refuses those that waited ``rejoinWait`` in vain.
+    private func releaseHeldCommits(_ handle: OpaquePointer, _ queuePointer: OpaquePointer, steady: Bool) {
+        guard !heldCommits.isEmpty else { return }
+        let now = ContinuousClock.now
+        var waiting: [(promise: CompletionPromise<Void>, since: ContinuousClock.Instant)] = []
+        for held in heldCommits {
+            if steady {
+                commit(handle, queuePointer, onlyChanged: false, waiter: held.promise)
+            } else if held.since.duration(to: now) >= Self.rejoinWait {
+                held.promise.fulfill(.failure(Self.rejoining))
+            } else {
+                waiting.append(held)
+            }
+        }
+        heldCommits = waiting
+    }
+
+    private static let rejoining = KafkaError(.groupRejoining, "not committed: the consumer group is still rebalancing",
+                                              isRetryable: true)
+
+    private func close(_ handle: OpaquePointer, _ closers: [CompletionPromise<Void>], steady: Bool) {
+        for held in heldCommits { held.promise.fulfill(.failure(Self.rejoining)) }
+        heldCommits = []
+        var failure = steady ? shared.commitBeforeRelease(nil, client: handle) : Self.rejoining
         if let failure { shared.events.yield(.error(failure)) }
         // Leaves the group; the revoke of the remaining partitions runs the rebalance callback on this thread.
         let closeError = rd_kafka_consumer_close(handle)

@@ -16,7 +16,7 @@ public final class KafkaConsumer: Sendable {
     public let records: KafkaRecordSequence
     /// Assignments, revocations and errors, in the order they happened. Ends when the consumer closes.
     public let events: AsyncStream<KafkaConsumerEvent>
-    private let shared: ConsumerShared
+    let shared: ConsumerShared
     private let client: RDKafkaClient
 
     /// Joins `configuration.groupID` and subscribes to `topics`; the first assignment follows asynchronously
