@@ -157,8 +157,10 @@ extension BatchActivity {
         if messages.count > limits.messagesPerBatch { messages.removeFirst(messages.count - limits.messagesPerBatch) }
     }
 
+    /// An event without an error code (written by something other than a worker) is shown as such, not given a
+    /// code the contract does not have.
     static func problem(_ error: JSONValue?) -> FileActivity.Problem {
-        FileActivity.Problem(code: error?["code"]?.stringValue ?? "ERR_UNKNOWN", message: error?["message"]?.stringValue ?? "")
+        FileActivity.Problem(code: error?["code"]?.stringValue ?? "(no code)", message: error?["message"]?.stringValue ?? "")
     }
 
     /// The attachment an event carries; its extension and media type follow from its name and mime type, as the
