@@ -9,7 +9,7 @@ import Foundation
 /// (at most `throttlePauseDelay`) the thread does not poll, so they wait that long at most.
 final class ConsumerPollLoop: @unchecked Sendable {
     // @unchecked: created by KafkaConsumer.init and handed to the poll thread; from then on only that thread
-    // touches it (`lastCommit` and `throttledSince` are its only mutable state).
+    // touches it (`lastCommit`, `throttledSince` and the held commits and closes are its only mutable state).
     private let client: RDKafkaClient
     private let queue: RDQueue
     private let shared: ConsumerShared
@@ -18,7 +18,8 @@ final class ConsumerPollLoop: @unchecked Sendable {
     private var throttledSince: ContinuousClock.Instant?
     /// Commits and closes asked for while the member rejoins its group, with when they were asked for: they wait,
     /// polling on, for the rejoin to end (see ``rejoinWait``).
-    private var heldCommits: [(promise: CompletionPromise<Void>, since: ContinuousClock.Instant)] = []
+    private typealias HeldCommit = (promise: CompletionPromise<Void>, since: ContinuousClock.Instant)
+    private var heldCommits: [HeldCommit] = []
     private var heldClosers: [CompletionPromise<Void>] = []
     private var closeAskedAt: ContinuousClock.Instant?
 
@@ -164,7 +165,7 @@ final class ConsumerPollLoop: @unchecked Sendable {
     private func releaseHeldCommits(_ handle: OpaquePointer, _ queuePointer: OpaquePointer, steady: Bool) {
         guard !heldCommits.isEmpty else { return }
         let now = ContinuousClock.now
-        var waiting: [(promise: CompletionPromise<Void>, since: ContinuousClock.Instant)] = []
+        var waiting: [HeldCommit] = []
         for held in heldCommits {
             if steady {
                 commit(handle, queuePointer, onlyChanged: false, waiter: held.promise)
