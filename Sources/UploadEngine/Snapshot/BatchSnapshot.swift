@@ -86,12 +86,13 @@ struct SnapshotWriter {
         if let parent = batch.context.parentMessageId { json.field("parentMessageId", parent) }
         json.field("concurrency", batch.concurrency)
         writeOptions(into: &json)
-        let rejected = batch.entries.filter { $0.state == .rejected }
-        let dropped = max(0, rejected.count - plan.rejectedKept)
-        let skipped = Set(rejected.prefix(dropped).map(\.slot))
+        // Most batches keep every rejection: no list of them, nor of those left out, is made for those.
+        let rejectedCount = batch.entries.count { $0.state == .rejected }
+        let dropped = max(0, rejectedCount - plan.rejectedKept)
+        let skipped: Set<Int> = dropped == 0 ? [] : Set(batch.entries.lazy.filter { $0.state == .rejected }.prefix(dropped).map(\.slot))
         json.key("files")
         json.beginArray()
-        for entry in batch.entries where !skipped.contains(entry.slot) {
+        for entry in batch.entries where dropped == 0 || !skipped.contains(entry.slot) {
             write(entry, into: &json)
         }
         json.endArray()

@@ -3,8 +3,8 @@ import Foundation
 /// The most recently recorded snapshots of batches, encoded, up to `worker.maxCachedBatches` of them: the idle
 /// batches held in memory (DESIGN §4.1). A record for one of them decodes it from here instead of reading the store.
 ///
-/// Memory is the point. A decoded batch with its runner takes about 4 KB where a one-file snapshot takes 600 bytes;
-/// and ten thousand small long-lived allocations, scattered among the short-lived ones of every job, pin the pages
+/// Memory is the point. A decoded batch with its runner takes about 4 KB where a one-file snapshot takes 600 bytes
+/// (under 300 as kept here: ``SnapshotPacking``); and ten thousand small long-lived allocations, scattered among the short-lived ones of every job, pin the pages
 /// around them, so freed memory could not go back to the system. So snapshots (with their batch ids) are appended
 /// to slabs — an eighth of the limit's batches, at most 1 MiB each — and indexed by a hash of the id: per batch, the
 /// bytes and one index entry. The oldest slab leaves whole, taking its batches with it, when the cache is over its
@@ -51,6 +51,8 @@ struct RecentSnapshots {
     private var slabs: [Int: Slab] = [:]
     private var newest = 0
     private var oldest = 0
+    /// Where a snapshot is packed before it is copied into its slab; kept for its capacity.
+    private var packed: [UInt8] = []
 
     init(limit: Int) {
         self.limit = max(0, limit)
@@ -68,17 +70,19 @@ struct RecentSnapshots {
         let key = Self.key(batchId, partition)
         if let old = entries.removeValue(forKey: key) { release(old) }
         let id = Array(batchId.utf8)
-        let size = id.count + snapshot.count
+        packed.removeAll(keepingCapacity: true)
+        SnapshotPacking.pack(snapshot, into: &packed)
+        let size = id.count + packed.count
         if slabs[newest].map({ $0.filled >= perSlab || $0.bytes.count + size > max(Self.slabBytes, $0.bytes.capacity) }) ?? true {
             openSlab(fitting: size)
         }
         let offset = slabs[newest]!.bytes.count
         slabs[newest]!.bytes.append(contentsOf: id)
-        slabs[newest]!.bytes.append(contentsOf: snapshot)
+        slabs[newest]!.bytes.append(contentsOf: packed)
         slabs[newest]!.live += 1
         slabs[newest]!.filled += 1
         slabs[newest]!.liveBytes += size
-        entries[key] = Entry(slab: newest, offset: offset, idLength: id.count, length: snapshot.count, partition: partition)
+        entries[key] = Entry(slab: newest, offset: offset, idLength: id.count, length: packed.count, partition: partition)
         while entries.count > limit { dropOldestSlab() }
     }
 
@@ -88,7 +92,7 @@ struct RecentSnapshots {
         guard let entry = entries[key], let slab = slabs[entry.slab] else { return nil }
         let idEnd = entry.offset + entry.idLength
         guard slab.bytes[entry.offset..<idEnd].elementsEqual(batchId.utf8) else { return nil }
-        let snapshot = Data(slab.bytes[idEnd..<idEnd + entry.length])
+        let snapshot = SnapshotPacking.unpack(slab.bytes[idEnd..<idEnd + entry.length])
         entries[key] = nil
         release(entry)
         return snapshot

@@ -5,7 +5,8 @@ import Testing
 /// The idle batches kept encoded: bounded by the limit, least recently recorded leaving first (an eighth at a time),
 /// taken out on use, and holes never growing the slabs past twice what they hold.
 @Suite struct RecentSnapshotsTests {
-    private static func bytes(_ text: String, size: Int = 0) -> Data { Data(text.utf8) + Data(count: size) }
+    /// Padded with printable bytes: sizes are those of snapshot JSON, which packs no bigger than it is.
+    private static func bytes(_ text: String, size: Int = 0) -> Data { Data(text.utf8) + Data(repeating: UInt8(ascii: "x"), count: size) }
 
     @Test func theCacheNeverHoldsMoreThanItsLimitAndTheLeastRecentlyRecordedLeaveFirst() {
         var cache = RecentSnapshots(limit: 80)
