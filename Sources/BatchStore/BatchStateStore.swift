@@ -13,8 +13,12 @@ import Synchronization
 /// of the cooperative pool. One process uses a store file at a time (a staging directory belongs to one worker).
 public final class BatchStateStore: Sendable {
     private let connection: Mutex<StoreConnection?>
+    /// Its own lock, so that a lookup of a batch the store cannot hold waits for no write transaction; nil once
+    /// closed, so that lookups fail as every call does then.
+    private let rows: Mutex<StoredRowFilter?>
 
-    private init(_ connection: sending StoreConnection) {
+    private init(_ connection: sending StoreConnection, rows: StoredRowFilter) {
+        self.rows = Mutex(rows)
         self.connection = Mutex(connection)
     }
 
@@ -28,7 +32,8 @@ public final class BatchStateStore: Sendable {
     /// opening waits up to `busyTimeout`, then fails with ``BatchStoreError/Code/busy`` and leaves the file alone.
     public static func open(path: String, busyTimeout: Duration = .seconds(5)) throws(BatchStoreError) -> (BatchStateStore, StoreOpening) {
         let (connection, opening) = try StoreConnection.open(path: path, busyTimeout: busyTimeout)
-        return (BatchStateStore(connection), opening)
+        let rows = try connection.rowFilter()
+        return (BatchStateStore(connection, rows: rows), opening)
     }
 
     /// The next changelog offset to read for `partition`, or `nil` when the store has no checkpoint for it.
@@ -42,7 +47,17 @@ public final class BatchStateStore: Sendable {
     /// must not be negative (`SQLITE_CONSTRAINT` otherwise, and nothing is applied).
     public func apply(_ changes: [BatchChange], partition: Int32, checkpoint: Int64) throws(BatchStoreError) {
         try withConnection("apply") { connection throws(BatchStoreError) in
+            // Into the filter before the rows are written: a reader never misses a row it could find.
+            let full = rows.withLock { rows -> Bool in
+                for change in changes where change.snapshot != nil { rows?.insert(partition: partition, batchId: change.batchId) }
+                return rows?.isFull ?? false
+            }
             try connection.apply(changes, partition: partition, checkpoint: checkpoint)
+            // Under the connection's lock, so no write slips between the table read and the swap.
+            if full {
+                let rebuilt = try connection.rowFilter()
+                rows.withLock { $0 = rebuilt }
+            }
         }
     }
 
@@ -57,7 +72,8 @@ public final class BatchStateStore: Sendable {
 
     /// The stored batch `batchId` of `partition`, or `nil`.
     public func batch(partition: Int32, batchId: String) throws(BatchStoreError) -> StoredBatch? {
-        try withConnection("batch") { connection throws(BatchStoreError) in
+        guard rows.withLock({ $0?.mayContain(partition: partition, batchId: batchId) ?? true }) else { return nil }
+        return try withConnection("batch") { connection throws(BatchStoreError) in
             try connection.batch(partition: partition, batchId: batchId)
         }
     }
@@ -98,7 +114,10 @@ public final class BatchStateStore: Sendable {
     /// Closes the connection (checkpointing the WAL into the database file); later calls fail with
     /// ``BatchStoreError/Code/closed``. Closing twice is harmless. Dropping the last reference closes it as well.
     public func close() {
-        connection.withLock { $0 = nil }
+        connection.withLock { connection in
+            connection = nil
+            rows.withLock { $0 = nil }
+        }
     }
 
     private func withConnection<T: Sendable>(

@@ -120,6 +120,12 @@ final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// Lends the bytes of a text column, valid until the next step, without making a `String` of them.
+    func withText(at column: Int32, _ body: (UnsafeRawBufferPointer) -> Void) {
+        guard let text = sqlite3_column_text(pointer, column) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        body(UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(pointer, column))))
+    }
+
     /// A column as bytes, copied out (empty for NULL or a zero-length blob).
     func data(at column: Int32) -> Data {
         guard let bytes = sqlite3_column_blob(pointer, column) else { return Data() }

@@ -116,6 +116,21 @@ final class StoreConnection {
         }
     }
 
+    /// A row filter built from the table as it is, with room for twice its rows (see ``StoredRowFilter``).
+    func rowFilter() throws(BatchStoreError) -> StoredRowFilter {
+        let operation = "row filter"
+        let rows = try statements.countAll.use { statement throws(BatchStoreError) in
+            try statement.step(operation) ? Int(statement.int64(at: 0)) : 0
+        }
+        var filter = StoredRowFilter(capacity: 2 * rows)
+        try statements.allKeys.use { statement throws(BatchStoreError) in
+            while try statement.step(operation) {
+                statement.withText(at: 1) { filter.insert(partition: statement.int32(at: 0), batchIdBytes: $0) }
+            }
+        }
+        return filter
+    }
+
     // MARK: Helpers
 
     /// Runs `body` in one write transaction: it commits if `body` returns, and rolls back if anything throws.

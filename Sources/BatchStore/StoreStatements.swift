@@ -16,6 +16,8 @@ struct StoreStatements {
     let idle: SQLiteStatement
     /// How many rows a partition has.
     let count: SQLiteStatement
+    /// How many rows the table has, and the key of every row (for the row filter).
+    let countAll: SQLiteStatement, allKeys: SQLiteStatement
     /// Delete the rows and the checkpoint of a partition.
     let deletePartitionRows: SQLiteStatement, deleteCheckpoint: SQLiteStatement
     /// The lowest partition with rows above a given one.
@@ -56,6 +58,8 @@ struct StoreStatements {
             ORDER BY updated_at, batch_id LIMIT ?3
             """)
         count = try prepare("SELECT count(*) FROM batches WHERE partition = ?1")
+        countAll = try prepare("SELECT count(*) FROM batches")
+        allKeys = try prepare("SELECT partition, batch_id FROM batches")
         deletePartitionRows = try prepare("DELETE FROM batches WHERE partition = ?1")
         deleteCheckpoint = try prepare("DELETE FROM checkpoints WHERE partition = ?1")
         // One index seek per partition present, however many rows each holds.

@@ -132,9 +132,10 @@ public final class KafkaProducer: Sendable {
         let headers = record.headers.isEmpty ? nil : RDHeaders(record.headers)
         let opaque = Unmanaged.passRetained(handler).toOpaque()
         var error = RD_KAFKA_RESP_ERR__DESTROY
-        // Under the state lock so close() cannot slip between the open check and the hand-over.
-        shared.state.withLock { state in
-            guard !state.isClosed else { return }
+        // Inside the produce gate, not the state lock: senders on several threads hand records over side by side,
+        // and close() still cannot slip between the open check and the hand-over (it waits for those inside).
+        if shared.enterProduce() {
+            defer { shared.leaveProduce() }
             func hand(_ list: OpaquePointer?) -> Bool {
                 error = client.withClientPointer { handle in
                     // `withCString` lends a native string's own bytes; passing the String itself would copy them.

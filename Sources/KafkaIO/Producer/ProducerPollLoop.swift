@@ -54,6 +54,7 @@ final class ProducerPollLoop: @unchecked Sendable {
             }
             return (state.commands, state.spaceWaiters)
         }
+        shared.closeProduces()
         let result = flush(handle, timeout: timeout)
         if case .failure = result {
             // Whatever did not make it gets a delivery report with a purge error instead of waiting forever.

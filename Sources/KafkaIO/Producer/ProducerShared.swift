@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The producer state shared between senders, the poll thread and the delivery-report callback.
@@ -14,6 +15,10 @@ final class ProducerShared: Sendable {
 
     /// The shared state.
     let state = Mutex(State())
+    /// Senders inside a produce call, and in ``closingBit`` whether closing began: records are handed to librdkafka
+    /// without the state lock, which every delivery report and sender on other threads would wait behind.
+    private let producing = Atomic<Int>(0)
+    private static let closingBit = 1 << 62
     /// Feeds ``KafkaProducer/errors``.
     let errors: AsyncStream<KafkaError>.Continuation
     /// Interrupts the poll thread's wait.
@@ -47,6 +52,27 @@ final class ProducerShared: Sendable {
             }
             if closed { continuation.resume() }
         }
+    }
+
+    /// Enters a produce call; false once closing began (the record must be refused). Pair a true with
+    /// ``leaveProduce()``.
+    func enterProduce() -> Bool {
+        guard producing.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue & Self.closingBit == 0 else {
+            leaveProduce()
+            return false
+        }
+        return true
+    }
+
+    func leaveProduce() {
+        producing.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Refuses produce calls from now on and returns once those under way have handed their records over, so a
+    /// flush after it covers every record accepted. Produce calls never block, so the wait is a few microseconds.
+    func closeProduces() {
+        producing.bitwiseOr(Self.closingBit, ordering: .sequentiallyConsistent)
+        while producing.load(ordering: .sequentiallyConsistent) & ~Self.closingBit != 0 { sched_yield() }
     }
 
     /// Wakes the senders waiting for queue room; the poll thread calls it after each poll.

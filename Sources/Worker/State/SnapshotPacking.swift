@@ -6,8 +6,8 @@ import Foundation
 /// JSON as the codec writes it has no raw byte below 0x20 (control characters in strings are escaped, and it writes
 /// no whitespace), so those bytes are free to mean "token": 0x01–0x1E each stand for one of the most frequent names,
 /// 0x1F followed by an index for one of the rest, and 0x00 followed by a byte for that byte itself, so any bytes at all
-/// come back exactly as they went in. Packing costs a pass over the bytes with a table lookup at each `,`, `{`, `]`
-/// and `"`; it runs once per recorded snapshot, off the intake's lanes.
+/// come back exactly as they went in. Packing costs a pass over the bytes with two table reads where a name could
+/// start; it runs once per recorded snapshot, off the intake's lanes.
 enum SnapshotPacking {
     /// The names in the order ``UploadEngine``'s snapshot writer puts them, with the punctuation around them.
     /// Appending keeps packed bytes readable; reordering or removing changes what packed bytes mean, which only
@@ -33,64 +33,88 @@ enum SnapshotPacking {
     private static let singleCodes = 0x1E
     private static let extended: UInt8 = 0x1F
 
-    /// Token indices by their first and third bytes, longest first: every token is at least three bytes long.
-    private static let candidates: [UInt16: [Int]] = {
-        var table: [UInt16: [Int]] = [:]
-        for (index, token) in tokens.enumerated() {
-            precondition(token.count >= 3, "a token shorter than its code saves nothing")
-            table[key(token[0], token[2]), default: []].append(index)
-        }
-        return table.mapValues { $0.sorted { tokens[$0].count > tokens[$1].count } }
-    }()
+    /// The lookup tables of ``pack(_:into:)``, flat so that a position costs two array reads.
+    private struct Index {
+        /// Every token, back to back, and where each starts (one more entry: the end of the last).
+        var bytes: [UInt8] = []
+        var starts: [Int] = []
+        /// By first byte: its row in `heads`, or -1 for a byte no token starts with.
+        var rows = [Int](repeating: -1, count: 256)
+        /// By row and third byte: the longest token starting with those bytes, or -1; `next` chains the rest,
+        /// longest first.
+        var heads: [Int] = []
+        var next: [Int] = []
+    }
 
-    private static func key(_ first: UInt8, _ third: UInt8) -> UInt16 { UInt16(first) << 8 | UInt16(third) }
+    private static let index: Index = {
+        var index = Index()
+        for token in tokens {
+            precondition(token.count >= 3, "a token shorter than its code saves nothing")
+            index.starts.append(index.bytes.count)
+            index.bytes += token
+        }
+        index.starts.append(index.bytes.count)
+        index.next = [Int](repeating: -1, count: tokens.count)
+        // Shortest first, each pushed in front: the chains end up longest first.
+        for token in tokens.indices.sorted(by: { tokens[$0].count < tokens[$1].count }) {
+            let first = Int(tokens[token][0]), third = Int(tokens[token][2])
+            if index.rows[first] < 0 {
+                index.rows[first] = index.heads.count / 256
+                index.heads += [Int](repeating: -1, count: 256)
+            }
+            let slot = index.rows[first] * 256 + third
+            index.next[token] = index.heads[slot]
+            index.heads[slot] = token
+        }
+        return index
+    }()
 
     /// Appends `snapshot`, packed, to `output`; answers how many bytes it took.
     @discardableResult
     static func pack(_ snapshot: Data, into output: inout [UInt8]) -> Int {
         let start = output.count
+        output.reserveCapacity(start + snapshot.count)
+        let index = Self.index
         snapshot.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
-            var at = 0
-            while at < bytes.count {
-                let byte = bytes[at]
-                if byte < 0x20 {
-                    output.append(literal)
+            index.bytes.withUnsafeBufferPointer { tokenBytes in
+                var at = 0
+                while at < bytes.count {
+                    let byte = bytes[at]
+                    if byte < 0x20 {
+                        output.append(literal)
+                        output.append(byte)
+                        at += 1
+                        continue
+                    }
+                    let row = index.rows[Int(byte)]
+                    if row >= 0, at + 2 < bytes.count {
+                        var token = index.heads[row * 256 + Int(bytes[at + 2])]
+                        while token >= 0 {
+                            let tokenStart = index.starts[token], length = index.starts[token + 1] - tokenStart
+                            if at + length <= bytes.count,
+                               memcmp(tokenBytes.baseAddress! + tokenStart, bytes.baseAddress! + at, length) == 0 {
+                                break
+                            }
+                            token = index.next[token]
+                        }
+                        if token >= 0 {
+                            if token < singleCodes {
+                                output.append(UInt8(token + 1))
+                            } else {
+                                output.append(extended)
+                                output.append(UInt8(token - singleCodes))
+                            }
+                            at += index.starts[token + 1] - index.starts[token]
+                            continue
+                        }
+                    }
                     output.append(byte)
                     at += 1
-                    continue
                 }
-                if at + 2 < bytes.count, let index = match(in: bytes, at: at) {
-                    if index < singleCodes {
-                        output.append(UInt8(index + 1))
-                    } else {
-                        output.append(extended)
-                        output.append(UInt8(index - singleCodes))
-                    }
-                    at += tokens[index].count
-                    continue
-                }
-                output.append(byte)
-                at += 1
             }
         }
         return output.count - start
-    }
-
-    private static func match(in bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Int? {
-        let first = bytes[start]
-        guard first == UInt8(ascii: ",") || first == UInt8(ascii: "{") || first == UInt8(ascii: "]")
-            || first == UInt8(ascii: "\"") || first == UInt8(ascii: "f") || first == UInt8(ascii: "t")
-            || first == UInt8(ascii: "n") else { return nil }
-        guard let indices = candidates[key(first, bytes[start + 2])] else { return nil }
-        for index in indices {
-            let token = tokens[index]
-            guard start + token.count <= bytes.count else { continue }
-            if token.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress! + start, token.count) == 0 }) {
-                return index
-            }
-        }
-        return nil
     }
 
     /// The snapshot `packed` was made from.
