@@ -53,9 +53,10 @@ public final class BatchStateStore: Sendable {
                 return rows?.isFull ?? false
             }
             try connection.apply(changes, partition: partition, checkpoint: checkpoint)
-            // Under the connection's lock, so no write slips between the table read and the swap.
-            if full {
-                let rebuilt = try connection.rowFilter()
+            // Under the connection's lock, so no write slips between the table read and the swap. The rows are in
+            // by now: a rebuild that fails keeps the full filter, which still hides no row (it only lets more
+            // unknown ids through to a query).
+            if full, let rebuilt = try? connection.rowFilter() {
                 rows.withLock { $0 = rebuilt }
             }
         }
