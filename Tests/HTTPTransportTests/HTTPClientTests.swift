@@ -284,16 +284,19 @@ import WireFormat
         #expect(error?.code == .invalidURL)
     }
 
-    /// Starts `count` slow downloads of one 512 KiB file at once and waits for all of them.
+    /// Starts `count` slow downloads of one file at once and waits for all of them. `/paced/` sends 64 KiB a second
+    /// after a first second's worth (nginx lets `limit_rate` start with one second of it at once), so a 128 KiB file
+    /// takes about a second: transfers started together overlap however loaded the machine is. `/slow/` at 2 MB/s
+    /// sent 512 KiB in that first burst, and under a load average near 30 the transfers once ran one after another.
     private func downloadSlowlyAtOnce(_ count: Int, with client: HTTPClient, name: String) async throws {
         let scratch = try TemporaryDirectory(prefix: "attache-http")
         defer { scratch.remove() }
-        try Data(count: 512 << 10).write(to: URL(fileURLWithPath: "\(nginx.root)/files/\(name).bin"))
+        try Data(count: 128 << 10).write(to: URL(fileURLWithPath: "\(nginx.root)/files/\(name).bin"))
         try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<count {
                 group.addTask {
                     try await client.download(
-                        HTTPRequest(url: nginx.url("/slow/\(name).bin")), toFile: scratch.path("\(name)\(index)")
+                        HTTPRequest(url: nginx.url("/paced/\(name).bin")), toFile: scratch.path("\(name)\(index)")
                     ).status
                 }
             }
@@ -303,7 +306,7 @@ import WireFormat
 
     @Test func theGlobalCapBoundsHowManyTransfersRunAtOnce() async throws {
         let client = try HTTPClient(configuration: .init(maxConcurrentTransfers: 2, transferThreads: 1))
-        try await downloadSlowlyAtOnce(6, with: client, name: "capped")
+        try await downloadSlowlyAtOnce(4, with: client, name: "capped")
         #expect(client.loops[0].peakRunningCount == 2)
         #expect(client.runningTransfers == 0)
     }
