@@ -66,11 +66,12 @@ import WireFormat
     }
 
     /// Uploads `f1` holding `bytes`, and applies `change` to its source while storage holds the upload, after its
-    /// first MiB; returns once the batch completed.
-    static func upload(_ bytes: Data, in harness: TransferHarness, changing change: () throws -> Void) async throws {
+    /// first `stallAfter` bytes (a MiB); returns once the batch completed.
+    static func upload(_ bytes: Data, in harness: TransferHarness, stallAfter: Int = 1 << 20,
+                       changing change: () throws -> Void) async throws {
         try harness.writeSource("f1.bin", bytes)
         let store = harness.services.store
-        store.faults.inject(.stall(afterBodyBytes: 1 << 20), target: .fileId("f1"), times: 1)
+        store.faults.inject(.stall(afterBodyBytes: stallAfter), target: .fileId("f1"), times: 1)
         harness.runner.upload([Self.item("f1")], requestId: TransferHarness.requestId)
         #expect(await eventually { store.faults.stalledRequests == 1 })
         try change()
@@ -106,12 +107,20 @@ import WireFormat
         try await Self.expectUploaded(bytes, in: harness)
     }
 
-    @Test func aSourceChangedInPlaceDuringItsUploadFailsTheAttemptAndTheRetryUploadsTheNewBytes() async throws {
+    /// Large: the change lands while the upload still reads the source, and the digest still misses bytes when the
+    /// attempt ends. Small: the whole file went out with the request head, so the attempt's end only compares the
+    /// descriptor's size and time (no trip off the pool).
+    @Test(arguments: ["large", "small"])
+    func aSourceChangedInPlaceDuringItsUploadFailsTheAttemptAndTheRetryUploadsTheNewBytes(size: String) async throws {
         let harness = try TransferHarness(.init(maxAttempts: 2))
         defer { harness.stop() }
-        let changed = Self.largeBytes(seed: 2)
+        let small = size == "small"
+        let original = small ? TestBytes.make(16 * 1024, seed: 1) : Self.largeBytes(seed: 1)
+        let changed = small ? TestBytes.make(16 * 1024, seed: 2) : Self.largeBytes(seed: 2)
 
-        try await Self.upload(Self.largeBytes(seed: 1), in: harness) { try Self.overwrite(harness, "f1", with: changed) }
+        try await Self.upload(original, in: harness, stallAfter: small ? 8 * 1024 : 1 << 20) {
+            try Self.overwrite(harness, "f1", with: changed)
+        }
 
         let failure = try #require(harness.failures(of: "f1").first)
         #expect(failure.error.code == .sourceFetchFailed)
@@ -210,11 +219,16 @@ extension PathSourceTests {
             maxAttempts: 2, presigner: { DigestSigningPresigner(inner: $0, record: record) }, signsDigest: true)
     }
 
-    @Test func aPathSourceIsHashedBeforeItsUploadAndStorageVerifiesTheSignedDigest() async throws {
+    /// Sizes on both sides of `StagingArea.inlineDigestBytes`: hashed in the trip that opens the source, or in a
+    /// pass of its own under the per-core cap.
+    static let digestSizes = [16 * 1024, 900_000]
+
+    @Test(arguments: digestSizes)
+    func aPathSourceIsHashedBeforeItsUploadAndStorageVerifiesTheSignedDigest(size: Int) async throws {
         let record = SignedDigests()
         let harness = try TransferHarness(Self.s3Mode(record))
         defer { harness.stop() }
-        let bytes = TestBytes.make(900_000, seed: 4)
+        let bytes = TestBytes.make(size, seed: 4)
         try harness.writeSource("f1.bin", bytes)
 
         let result = try #require(await harness.run([Self.item("f1")]))
@@ -227,11 +241,12 @@ extension PathSourceTests {
         #expect(harness.stagedFiles.isEmpty)
     }
 
-    @Test func aSourceChangedAfterItsDigestWasSignedIsRefusedByStorageAndTheRetryHashesItAgain() async throws {
+    @Test(arguments: digestSizes)
+    func aSourceChangedAfterItsDigestWasSignedIsRefusedByStorageAndTheRetryHashesItAgain(size: Int) async throws {
         let record = SignedDigests()
         let harness = try TransferHarness(Self.s3Mode(record))
         defer { harness.stop() }
-        let original = TestBytes.make(900_000, seed: 5), changed = TestBytes.make(900_000, seed: 6)
+        let original = TestBytes.make(size, seed: 5), changed = TestBytes.make(size, seed: 6)
         try harness.writeSource("f1.bin", original)
         record.beforeFirstAnswer.update { $0 = { try PathSourceTests.overwrite(harness, "f1", with: changed) } }
 

@@ -128,6 +128,9 @@ final class OpenSource: OpenSourceFile {
         return digest.sha256 ?? ""
     }
 
+    /// Every byte of the staged size has been read and hashed: ``sha256()`` reads nothing more.
+    var digestComplete: Bool { digest.missing == nil }
+
     /// Throws `ERR_SOURCE_FETCH_FAILED` (retryable) when the file's size or modification time is no longer what it
     /// was when opened: it was changed in place, and the bytes read from it may mix two versions.
     func checkUnchanged() throws {
