@@ -181,6 +181,22 @@ import WireFormat
         #expect(second.subtracting(first).isEmpty, "\(second.subtracting(first).count) new connections in the second burst")
     }
 
+    /// Exchanges do not wait for the transfer cap, so a burst of them (a presign call for each of hundreds of new
+    /// jobs) used to open a connection each, and close all but a cache's worth as they finished. A host gets at
+    /// most as many connections as the cache keeps (4 here); the rest of the burst waits for one and reuses it.
+    @Test func aBurstOfExchangesSharesTheHostsCachedConnections() async throws {
+        let client = try HTTPClient(configuration: .init(maxConcurrentTransfers: 2, transferThreads: 1))
+        let connections = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<24 {
+                group.addTask { String(decoding: try await client.send(HTTPRequest(url: nginx.url("/connection"))).body, as: UTF8.self) }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+
+        #expect(connections.count == 24)
+        #expect(Set(connections).count <= 4, "\(Set(connections).count) connections for 24 exchanges")
+    }
+
     @Test func sendReturnsErrorStatusesInsteadOfThrowing() async throws {
         let client = try HTTPClient()
 

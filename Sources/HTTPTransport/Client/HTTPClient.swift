@@ -33,11 +33,12 @@ public final class HTTPClient: Sendable {
     init(configuration: Configuration, idlePoll: Duration) throws {
         let configuration = configuration.validated()
         self.configuration = configuration
-        // Each transfer under the cap holds one connection, to a presign endpoint, storage or a message API:
-        // twice the cap keeps a full set for the two hosts a worker talks to most.
+        // Each transfer under the cap holds one connection, to storage or a source. A host gets twice a loop's
+        // share of the cap: uploads to it never wait for one, and exchanges that do not count against the cap
+        // (presign calls, message posts) still find connections when the endpoint shares the storage's host.
         let threads = configuration.transferThreads
-        let idle = max(4, 2 * configuration.maxConcurrentTransfers / threads)
-        loops = try (0..<threads).map { _ in try CurlMultiLoop(idlePoll: idlePoll, idleConnections: idle) }
+        let perHost = max(4, 2 * configuration.maxConcurrentTransfers / threads)
+        loops = try (0..<threads).map { _ in try CurlMultiLoop(idlePoll: idlePoll, hostConnections: perHost) }
         assigned = Mutex([Int](repeating: 0, count: threads))
         slots = FairSlots(capacity: configuration.maxConcurrentTransfers)
     }
