@@ -46,6 +46,30 @@ import Testing
         #expect(copy.state(of: "late") == .queued, "a file in flight comes back queued, to resume")
     }
 
+    /// A snapshot is owed when durable state changes (§4.1), not at every step of an upload: staging and presigning
+    /// keep the file "pending", so only the job that added it and its upload's outcome are changes; a failure (its
+    /// next attempt counted) is one too, and so is resuming a restored batch, recorded under its new owner.
+    @Test func onlyDurableChangesMoveTheStateVersion() throws {
+        var h = BatchHarness(configure: { $0.retry.maxAttempts = 2 }, concurrency: 2)
+        h.add([Self.file("a"), Self.file("b")])
+        let added = h.batch.stateVersion
+        h.stageAll()
+        h.presignAll()
+        #expect(h.batch.stateVersion == added, "staged and presigned: still pending")
+        #expect(try roundTrip(h.batch).batch.stateVersion == added)
+
+        h.finishUpload("a")
+        let uploaded = h.batch.stateVersion
+        #expect(uploaded > added)
+        h.finishUpload("b", error: UploadError(.s3UploadFailed, "HTTP 500", retryable: true))
+        #expect(h.batch.stateVersion > uploaded, "a failure counts the next attempt")
+
+        var restored = try roundTrip(h.batch).batch
+        let before = restored.stateVersion
+        _ = restored.resume(now: h.now.addingTimeInterval(60))
+        #expect(restored.stateVersion > before, "resumed work is recorded again under the new owner")
+    }
+
     @Test func aPendingInlineFileKeepsItsRecordInsteadOfItsBytes() throws {
         var h = BatchHarness()
         var item = Self.file("f", .data(Data(repeating: 7, count: 4096)))

@@ -150,8 +150,13 @@ extension UploadBatch {
     }
 
     /// Ends an input: reports `completed` when the batch has just become idle (or, for an upload call, is idle),
-    /// asks for the send an auto-mode drain calls for, and starts the send that is due. An input that changed
-    /// anything (or is a record or control, `changed`) counts as a change of durable state.
+    /// asks for the send an auto-mode drain calls for, and starts the send that is due.
+    ///
+    /// A record or control (`changed`), an input that emitted an event, or one that starts a message post counts as
+    /// a change of durable state (§4.1), and so is owed a snapshot: every change of what a snapshot holds — a file
+    /// settled, failed with its next attempt counted, removed; a send due or done; the event sequence — comes with
+    /// one of those. A file only moving between pending phases (staged, presigned, uploading) is not one: it is
+    /// written "pending" either way, and a small upload used to cost three snapshots instead of one or two.
     mutating func finishInput(wasPending: Bool, reportIfIdle: Bool = false, changed: Bool = false, now: Date,
                               into effects: inout BatchEffects) {
         trimRejections()
@@ -162,7 +167,7 @@ extension UploadBatch {
             if sending.options.send == .auto { sending.requested = true }
         }
         pumpSend(now: now, into: &effects)
-        if changed || !effects.events.isEmpty || !effects.actions.isEmpty {
+        if changed || !effects.events.isEmpty || effects.actions.contains(where: \.startsAPost) {
             stateVersion += 1
             updatedAt = now
         }

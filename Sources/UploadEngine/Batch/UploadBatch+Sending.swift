@@ -119,10 +119,16 @@ extension UploadBatch {
 
     /// Starts what a batch restored from a snapshot has pending: queued files (the restore queues every file that
     /// was in flight) and a send that was under way or due.
+    /// A batch that resumes work is recorded again at once, under its new owner's group generation: a snapshot
+    /// its previous owner still writes (a zombie, §4.1 *Fencing*) is then ignored at the next restore.
     public mutating func resume(now: Date) -> BatchEffects {
         var effects = BatchEffects()
         schedule(now: now, into: &effects)
         pumpSend(now: now, into: &effects)
+        if !effects.actions.isEmpty {
+            stateVersion += 1
+            updatedAt = now
+        }
         return effects
     }
 }

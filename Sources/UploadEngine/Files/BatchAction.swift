@@ -29,6 +29,14 @@ public enum BatchAction: Sendable, Hashable {
     case post(SendToken, PlannedMessage)
 }
 
+extension BatchAction {
+    /// A message post starting: a send under way is durable state (§4.1), resumed by the batch's next owner.
+    var startsAPost: Bool {
+        if case .post = self { return true }
+        return false
+    }
+}
+
 /// One file of a presign call, with the attempt it belongs to.
 public struct PresignCall: Sendable, Hashable {
     public var token: AttemptToken
