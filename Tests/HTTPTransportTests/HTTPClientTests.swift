@@ -107,6 +107,27 @@ import WireFormat
         #expect(String(decoding: response.body, as: UTF8.self) == seen)
     }
 
+    /// Finished transfers leave their easy handle for the next one, reset: a request that follows a PUT with a body
+    /// and a content type on the same handle carries neither.
+    @Test func aReusedHandleCarriesNothingOfTheTransferBefore() async throws {
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
+        defer { scratch.remove() }
+        let source = try scratch.patternFile("body.bin", size: 2048)
+        let client = try HTTPClient(configuration: .init(transferThreads: 1))
+        let pool = try #require(client.loops.first?.easyHandles)
+
+        let put = try await client.upload(
+            fromFile: source,
+            request: HTTPRequest(method: "PUT", url: nginx.url("/request-line"), headers: [HTTPHeader("Content-Type", "image/png")]))
+        #expect(String(decoding: put.body, as: UTF8.self) == "PUT content-type=image/png length=2048")
+        #expect(pool.count == 1, "the PUT's handle was kept")
+
+        let get = try await client.send(HTTPRequest(url: nginx.url("/request-line")))
+
+        #expect(String(decoding: get.body, as: UTF8.self) == "GET content-type= length=")
+        #expect(pool.count == 1, "the GET took the PUT's handle and gave it back")
+    }
+
     /// Work reaches a sleeping transfer thread through its wake-up alone. The thread here sleeps 20 s when idle,
     /// so requests left waiting for that sleep to end (a wake-up skipped, or posted as the thread went to sleep)
     /// take minutes and break the time limit instead of passing late; done right, they take milliseconds.

@@ -8,20 +8,25 @@ final class CurlEasy {
     let handle: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// Where the handle goes back when this object ends (nil: it is cleaned up).
+    private let pool: EasyHandlePool?
 
-    /// Creates the handle and points libcurl's error buffer at storage this object owns.
-    init() throws(HTTPTransportError) {
-        guard CurlRuntime.isInitialized, let handle = curl_easy_init() else {
+    /// Takes a handle from `pool` (or creates one) and points libcurl's error buffer at storage this object owns.
+    init(pool: EasyHandlePool? = nil) throws(HTTPTransportError) {
+        guard CurlRuntime.isInitialized, let handle = pool?.take() ?? curl_easy_init() else {
             throw HTTPTransportError(.transport, "libcurl could not create a transfer handle", retryable: true)
         }
         self.handle = handle
+        self.pool = pool
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         _ = attache_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
     }
 
+    /// The handle must no longer be attached to a multi handle: its transfer was removed from the loop first.
     deinit {
-        curl_easy_cleanup(handle)
+        // Reset (in the pool) or cleaned up before the header list and error buffer it points at are freed.
+        if let pool { pool.giveBack(handle) } else { curl_easy_cleanup(handle) }
         curl_slist_free_all(headerList)
         errorBuffer.deallocate()
     }

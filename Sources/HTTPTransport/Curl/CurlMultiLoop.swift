@@ -41,6 +41,8 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let activeCount = Atomic<Int>(0)
     private let peakActiveCount = Atomic<Int>(0)
     private var active: [UInt64: Transfer] = [:]
+    /// Easy handles of finished transfers, reused by the next ones: as many as the connections the loop keeps.
+    let easyHandles: EasyHandlePool
 
     /// The longest the loop sleeps when nothing is due.
     private let idlePoll: Duration
@@ -65,6 +67,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         _ = attache_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 2 * max(1, hostConnections))
         self.multi = multi
         self.idlePoll = idlePoll
+        easyHandles = EasyHandlePool(capacity: 2 * max(1, hostConnections))
         let thread = Thread { [self] in run() }
         thread.name = "attache-curl"
         thread.start()
@@ -165,7 +168,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     private func start(_ transfer: Transfer) {
         do {
-            try transfer.prepare()
+            try transfer.prepare(handles: easyHandles)
         } catch {
             transfer.finish(.failure(error))
             return

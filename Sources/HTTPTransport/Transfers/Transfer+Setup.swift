@@ -8,9 +8,9 @@ import Glibc
 /// Building the libcurl handle for a transfer; runs on the transfer thread just before the handle joins the multi.
 extension Transfer {
     /// Opens the body, creates the easy handle and sets every option; the handle is kept in `easy`.
-    func prepare() throws(HTTPTransportError) {
+    func prepare(handles: EasyHandlePool? = nil) throws(HTTPTransportError) {
         try openBody()
-        let easy = try CurlEasy()
+        let easy = try CurlEasy(pool: handles)
         self.easy = easy
         let context = Unmanaged.passUnretained(self).toOpaque()
         let request = spec.request
