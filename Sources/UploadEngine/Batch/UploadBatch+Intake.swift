@@ -24,6 +24,29 @@ extension UploadBatch {
         return effects
     }
 
+    /// An upload job applied: its message options and concurrency, then its files (``add(_:requestId:now:)``) — what
+    /// ``BatchRunner/upload(_:requestId:options:concurrency:offset:observer:)`` applies.
+    public mutating func takeJob(_ items: [FileItem], requestId: String, options: MessageOptions?, concurrency: Int?,
+                                 now: Date) -> BatchEffects {
+        if let options { setMessageOptions(options) }
+        var effects = concurrency.map { setConcurrency($0, now: now) } ?? BatchEffects()
+        let added = add(items, requestId: requestId, now: now)
+        effects.events += added.events
+        effects.actions += added.actions
+        return effects
+    }
+
+    /// An upload job applied to the batch as a value, by a driver that keeps no runner for it: the job's record
+    /// noted as applied at `offset`, and its events numbered. Worth it only when nothing follows — no action to
+    /// perform and the batch quiescent (every file refused at intake); otherwise a runner must drive the batch.
+    public mutating func applyJob(_ items: [FileItem], requestId: String, options: MessageOptions?, concurrency: Int?,
+                                  offset: Int64, now: Date) -> BatchEffects {
+        var effects = takeJob(items, requestId: requestId, options: options, concurrency: concurrency, now: now)
+        noteApplied(offset: offset, now: now)
+        stampSequence(&effects.events)
+        return effects
+    }
+
     /// Takes one file in. Lookups go through the directory: a call with n files costs O(n), however many files the
     /// batch already holds or the call repeats.
     private mutating func admit(_ item: FileItem, requestId: String, replacing replaced: inout Set<Int>,

@@ -106,12 +106,7 @@ public final class BatchRunner: Sendable {
     public func upload(_ items: [FileItem], requestId: String, options: MessageOptions? = nil, concurrency: Int? = nil,
                        offset: Int64? = nil, observer: UploadObserver? = nil) {
         apply(registering: observer.map { (requestId, $0) }, offset: offset) { batch, now in
-            if let options { batch.setMessageOptions(options) }
-            var effects = concurrency.map { batch.setConcurrency($0, now: now) } ?? BatchEffects()
-            let added = batch.add(items, requestId: requestId, now: now)
-            effects.events += added.events
-            effects.actions += added.actions
-            return effects
+            batch.takeJob(items, requestId: requestId, options: options, concurrency: concurrency, now: now)
         }
     }
 

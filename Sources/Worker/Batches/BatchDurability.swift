@@ -10,6 +10,10 @@ protocol BatchDurability: Sendable {
     func load(batchId: String, partition: Int32) -> UploadBatch?
     /// The batch changed durable state: a snapshot of it is due (coalesced within `state.flushInterval`).
     func changed(batchId: String, partition: Int32, runner: BatchRunner)
+    /// A record was applied to the batch as a value, which left it settled, with no runner in memory: a snapshot of
+    /// `batch` is due, and ``load(batchId:partition:)`` gives `batch` back until a snapshot that new is recorded.
+    /// Its events must have been handed to the publisher first ("events before snapshot").
+    func settled(batchId: String, partition: Int32, batch: UploadBatch)
     /// The batch was cleared or expired: a tombstone replaces its snapshots.
     func forget(batchId: String, partition: Int32)
     /// Runs `action` once a snapshot of the batch at `version` or later — or its tombstone — was delivered.
@@ -22,6 +26,7 @@ protocol BatchDurability: Sendable {
 struct VolatileBatchState: BatchDurability {
     func load(batchId: String, partition: Int32) -> UploadBatch? { nil }
     func changed(batchId: String, partition: Int32, runner: BatchRunner) {}
+    func settled(batchId: String, partition: Int32, batch: UploadBatch) {}
     func forget(batchId: String, partition: Int32) {}
     func whenRecorded(batchId: String, version: Int, _ action: @escaping @Sendable () -> Void) { action() }
     var keepsBatches: Bool { false }

@@ -85,7 +85,15 @@ public final class BatchRegistry: Sendable {
         let offset = record.offset
         let now = dependencies.clock.now()
         let job: UploadJob? = if case .upload(let job) = command { job } else { nil }
-        guard let runner = takeIn(batchId, partition: partition, creatingFor: job, record: record, now: now) else {
+        var loaded: UploadBatch?
+        if let job {
+            switch settleAtIntake(job, record: record, now: now) {
+            case .settled: return
+            case .needsRunner(let batch): loaded = batch
+            case .inMemory: break
+            }
+        }
+        guard let runner = takeIn(batchId, partition: partition, creatingFor: job, loaded: loaded, record: record, now: now) else {
             dependencies.logger.warn("control for a batch this worker does not hold: nothing to do",
                                      ["batchId": batchId, "control": "\(command)"])
             heldRecords?.commit([record])
@@ -113,10 +121,52 @@ public final class BatchRegistry: Sendable {
         finishIntake(batchId)
     }
 
-    /// The batch's runner with the record registered as waiting on it: from memory, else from the store, else — for
-    /// an upload job — a new batch. nil for a control about a batch that exists nowhere.
-    private func takeIn(_ batchId: String, partition: Int32, creatingFor job: UploadJob?, record: RecordPosition,
-                        now: Date) -> BatchRunner? {
+    /// What ``settleAtIntake(_:record:now:)`` did with a job.
+    private enum IntakeSettling {
+        /// Applied to the batch as a value, which it left settled: the record waits only for its events and snapshot.
+        case settled
+        /// The batch (from the store, or new) needs a runner for this job: the batch as it was before the job.
+        case needsRunner(UploadBatch?)
+        /// The batch is in memory, with its runner.
+        case inMemory
+    }
+
+    /// A job for a batch not in memory that leaves it settled at once — every file refused at intake: nothing to
+    /// stage, upload or send — is applied to the batch as a value, without a runner, a session or their teardown
+    /// (most of the cost of a refused job): its events are published, its snapshot is owed from the value, and the
+    /// record is committed once both are delivered, as a settled batch's records are. Anything else takes the usual
+    /// path, with the batch as it was. Only where the durable state can give the batch back to a later record.
+    private func settleAtIntake(_ job: UploadJob, record: RecordPosition, now: Date) -> IntakeSettling {
+        let durability = dependencies.durability
+        let batchId = job.batchId
+        guard durability.keepsBatches, let records = heldRecords else { return .needsRunner(nil) }
+        guard withSessions({ $0.read(batchId) { _ in true } }) == nil else { return .inMemory }
+        let base = durability.load(batchId: batchId, partition: record.partition)
+            ?? UploadBatch(context: job.context, configuration: configuration, concurrency: job.concurrency, options: job.message)
+        // A replay waits for its batch to settle on the usual path.
+        if let applied = base.appliedThrough, record.offset <= applied { return .needsRunner(base) }
+        var batch = base
+        let effects = batch.applyJob(job.files, requestId: job.requestId, options: job.message, concurrency: job.concurrency,
+                                     offset: record.offset, now: now)
+        guard effects.actions.isEmpty, batch.isQuiescent else { return .needsRunner(base) }
+        // Events first: a snapshot is never taken ahead of the events of its transitions (§4.1).
+        effects.events.forEach(observe)
+        durability.settled(batchId: batchId, partition: record.partition, batch: batch)
+        let version = batch.stateVersion
+        dependencies.publisher.whenDelivered { [self] in
+            durability.whenRecorded(batchId: batchId, version: version) { [self] in
+                records.commit([record])
+                // Its value went from the owed snapshots to the store: a batch that left memory, as an evicted one.
+                evictions.add(1, ordering: .relaxed)
+            }
+        }
+        return .settled
+    }
+
+    /// The batch's runner with the record registered as waiting on it: from memory, else `loaded` or the store, else
+    /// — for an upload job — a new batch. nil for a control about a batch that exists nowhere.
+    private func takeIn(_ batchId: String, partition: Int32, creatingFor job: UploadJob?, loaded: UploadBatch? = nil,
+                        record: RecordPosition, now: Date) -> BatchRunner? {
         let take = { (session: inout BatchSession) -> BatchRunner in
             // A job after a `clear` starts the batch afresh: it stays, and no tombstone replaces it.
             if job != nil { session.cleared = false }
@@ -126,7 +176,7 @@ public final class BatchRegistry: Sendable {
             return session.runner
         }
         if let runner = withSessions({ $0.update(batchId, take) }) { return runner }
-        let batch = dependencies.durability.load(batchId: batchId, partition: partition)
+        let batch = loaded ?? dependencies.durability.load(batchId: batchId, partition: partition)
             ?? job.map { UploadBatch(context: $0.context, configuration: configuration, concurrency: $0.concurrency, options: $0.message) }
         guard let batch else { return nil }
         let made = makeSession(for: batch, partition: partition)

@@ -20,10 +20,22 @@ import UploadEngine
 /// follows the batches being changed, not all batches ever seen. Idle batches out of the registry's memory are kept
 /// encoded, the most recently recorded `worker.maxCachedBatches` of them (``RecentSnapshots``).
 final class ChangelogBatchState: BatchDurability {
+    /// What the next flush takes a snapshot of. Boxed: `owed` keeps the capacity of its busiest moment, so its
+    /// entries stay a few words each (a batch inline made the table hold kilobytes per batch of a burst, long after).
+    private indirect enum Dirty {
+        /// A batch in memory, driven by its runner: its state at the flush.
+        case runner(BatchRunner)
+        /// A batch a record settled as a value, with no runner (``settled(batchId:partition:batch:)``).
+        case value(UploadBatch)
+    }
+
     private struct Owed {
         var partition: Int32
-        /// The runner to snapshot at the next flush; nil when nothing changed since the snapshot in flight.
-        var dirty: BatchRunner?
+        /// What to snapshot at the next flush; nil when nothing changed since the snapshot in flight.
+        var dirty: Dirty?
+        /// The newest batch settled as a value, until a snapshot at least that new is delivered: what `load` gives
+        /// back meanwhile, since no runner holds it and the store does not have it yet.
+        var settled: SettledBatch?
         /// A tombstone is due instead of a snapshot.
         var tombstone = false
         /// Snapshots of the batch produced and not yet delivered.
@@ -32,11 +44,22 @@ final class ChangelogBatchState: BatchDurability {
         var delivered = -1
         var waiters: [(version: Int, action: @Sendable () -> Void)] = []
 
-        var isDone: Bool { dirty == nil && !tombstone && inFlight == 0 && waiters.isEmpty }
+        var isDone: Bool { dirty == nil && !tombstone && inFlight == 0 && waiters.isEmpty && settled == nil }
+        /// A snapshot or tombstone is due at the next flush.
+        var isDue: Bool { dirty != nil || tombstone }
+    }
+
+    /// A batch settled as a value, boxed (see ``Dirty``).
+    private final class SettledBatch: Sendable {
+        let batch: UploadBatch
+        init(_ batch: UploadBatch) { self.batch = batch }
     }
 
     private struct State {
         var owed: [String: Owed] = [:]
+        /// The batches of `owed` that are due (``Owed/isDue``), each once: a flush visits these, not every batch
+        /// whose snapshot is still on its way (tens of thousands in a burst, every `state.flushInterval`).
+        var due: [String] = []
         var flushScheduled = false
         /// Per partition: the changelog offset the local store is restored up to, and offsets written by this
         /// worker beyond it, so the checkpoint advances only over a contiguous run of what it has applied.
@@ -133,7 +156,11 @@ final class ChangelogBatchState: BatchDurability {
 
     func load(batchId: String, partition: Int32) -> UploadBatch? {
         do {
-            let cached = state.withLock { $0.recent.take(batchId, partition: partition) }
+            let (settled, cached) = state.withLock { state -> (UploadBatch?, Data?) in
+                if let owed = state.owed[batchId], owed.partition == partition, let settled = owed.settled { return (settled.batch, nil) }
+                return (nil, state.recent.take(batchId, partition: partition))
+            }
+            if let settled { return settled }
             guard let snapshot = try cached ?? store.batch(partition: partition, batchId: batchId)?.snapshot else { return nil }
             return try BatchSnapshot.decode(snapshot, configuration: configuration).batch
         } catch {
@@ -145,12 +172,20 @@ final class ChangelogBatchState: BatchDurability {
     }
 
     func changed(batchId: String, partition: Int32, runner: BatchRunner) {
-        owe(batchId, partition: partition) { $0.dirty = runner; $0.tombstone = false }
+        owe(batchId, partition: partition) { $0.dirty = .runner(runner); $0.tombstone = false }
+    }
+
+    func settled(batchId: String, partition: Int32, batch: UploadBatch) {
+        owe(batchId, partition: partition) { owed in
+            owed.dirty = .value(batch)
+            owed.settled = SettledBatch(batch)
+            owed.tombstone = false
+        }
     }
 
     func forget(batchId: String, partition: Int32) {
         state.withLock { $0.recent.remove(batchId, partition: partition) }
-        owe(batchId, partition: partition) { $0.dirty = nil; $0.tombstone = true }
+        owe(batchId, partition: partition) { $0.dirty = nil; $0.settled = nil; $0.tombstone = true }
     }
 
     func whenRecorded(batchId: String, version: Int, _ action: @escaping @Sendable () -> Void) {
@@ -203,6 +238,12 @@ final class ChangelogBatchState: BatchDurability {
         state.withLock { state in
             state.checkpoints.removeValue(forKey: partition)
             state.recent.removePartition(partition)
+            // Its next owner may change them: a later assignment reads them back from the changelog instead.
+            let leaving = state.owed.compactMap { $0.value.partition == partition && $0.value.settled != nil ? $0.key : nil }
+            for batchId in leaving {
+                state.owed[batchId]!.settled = nil
+                if state.owed[batchId]!.isDone { state.owed.removeValue(forKey: batchId) }
+            }
         }
     }
 
@@ -211,7 +252,9 @@ final class ChangelogBatchState: BatchDurability {
     private func owe(_ batchId: String, partition: Int32, _ change: (inout Owed) -> Void) {
         let schedule = state.withLock { state -> Bool in
             state.owed[batchId, default: Owed(partition: partition)].partition = partition
+            let wasDue = state.owed[batchId]!.isDue
             change(&state.owed[batchId]!)
+            if !wasDue, state.owed[batchId]!.isDue { state.due.append(batchId) }
             return state.scheduleFlushIfNeeded()
         }
         if schedule { scheduleFlush() }
@@ -229,13 +272,15 @@ final class ChangelogBatchState: BatchDurability {
     /// delivered. Snapshots are taken now, so one record carries all of a batch's changes since its last flush; a
     /// batch whose latest events are still on their way to the publisher waits for the next flush.
     private func flushNow() {
-        let due = state.withLock { state -> [(String, Int32, BatchRunner?)] in
+        let due = state.withLock { state -> [(String, Int32, Dirty?)] in
             state.flushScheduled = false
-            let due = state.owed.compactMap { batchId, owed -> (String, Int32, BatchRunner?)? in
-                owed.dirty != nil || owed.tombstone ? (batchId, owed.partition, owed.dirty) : nil
-            }
-            // Changed after the pass over them: writing while iterating would copy the whole table.
-            for (batchId, _, _) in due {
+            let ids = state.due
+            state.due = []
+            var due: [(String, Int32, Dirty?)] = []
+            due.reserveCapacity(ids.count)
+            for batchId in ids {
+                guard let owed = state.owed[batchId], owed.isDue else { continue }
+                due.append((batchId, owed.partition, owed.dirty))
                 state.owed[batchId]!.dirty = nil
                 state.owed[batchId]!.tombstone = false
                 state.owed[batchId]!.inFlight += 1
@@ -245,14 +290,17 @@ final class ChangelogBatchState: BatchDurability {
         var taken: [Taken] = []
         taken.reserveCapacity(due.count)
         var unready: [(batchId: String, runner: BatchRunner)] = []
-        for (batchId, partition, runner) in due {
-            if let runner {
+        for (batchId, partition, dirty) in due {
+            switch dirty {
+            case .runner(let runner):
                 if let batch = runner.recordableSnapshot {
                     taken.append(.snapshot(batch, batchId: batchId, partition: partition))
                 } else {
                     unready.append((batchId, runner))
                 }
-            } else {
+            case .value(let batch):
+                taken.append(.snapshot(batch, batchId: batchId, partition: partition))
+            case nil:
                 taken.append(.tombstone(batchId: batchId, partition: partition))
             }
         }
@@ -276,7 +324,10 @@ final class ChangelogBatchState: BatchDurability {
         let schedule = state.withLock { state -> Bool in
             for (batchId, runner) in unready {
                 state.owed[batchId]!.inFlight -= 1
-                if state.owed[batchId]!.dirty == nil && !state.owed[batchId]!.tombstone { state.owed[batchId]!.dirty = runner }
+                if !state.owed[batchId]!.isDue {
+                    state.owed[batchId]!.dirty = .runner(runner)
+                    state.due.append(batchId)
+                }
             }
             return state.scheduleFlushIfNeeded()
         }
@@ -415,6 +466,8 @@ final class ChangelogBatchState: BatchDurability {
                     guard var owed = state.owed.removeValue(forKey: delivery.batchId) else { continue }
                     owed.inFlight -= 1
                     owed.delivered = max(owed.delivered, delivery.version)
+                    // The store (and the cache above) has it now.
+                    if let settled = owed.settled, owed.delivered >= settled.batch.stateVersion { owed.settled = nil }
                     if owed.dirty == nil && !owed.tombstone && !owed.waiters.isEmpty {
                         let delivered = owed.delivered, idle = owed.inFlight == 0
                         if idle || owed.waiters.allSatisfy({ $0.version <= delivered }) {

@@ -76,6 +76,32 @@ import TestSupport
         #expect(fixture.state.load(batchId: "trip", partition: 2) == nil)
     }
 
+    /// A batch a record settled as a value (no runner holds it) is what a load gives back until its snapshot is
+    /// recorded; then the cache answers, and a partition that leaves takes the value with it.
+    @Test func aBatchSettledAsAValueIsLoadedFromItUntilItsSnapshotIsRecorded() async throws {
+        let fixture = try Fixture(cachedBatches: 10)
+        fixture.state.restored(partition: 2, through: 0)
+        var batch = UploadBatch(context: BatchContext(batchId: "trip", receiver: Receiver(id: "u", type: .user)),
+                                configuration: EngineConfiguration(), options: MessageOptions(send: .none))
+        _ = batch.applyJob([FileItem(fileId: "a", name: "a.png", mimeType: "image/png", source: .data(Data()))], requestId: "r",
+                           options: nil, concurrency: nil, offset: 5, now: Date())
+
+        fixture.state.settled(batchId: "trip", partition: 2, batch: batch)
+
+        #expect(fixture.state.load(batchId: "trip", partition: 2)?.appliedThrough == 5, "before its snapshot is taken")
+        #expect(fixture.state.load(batchId: "trip", partition: 3) == nil, "another partition's batch of the same id is not this one")
+        await fixture.handed(1)
+        #expect(fixture.state.load(batchId: "trip", partition: 2)?.appliedThrough == 5, "while its snapshot is on its way")
+        await fixture.deliver(0, offset: 0)
+        #expect(fixture.state.pendingCount == 0 && fixture.state.cachedCount == 1)
+        #expect(fixture.state.load(batchId: "trip", partition: 2)?.state(of: "a") == .rejected)
+        #expect(fixture.state.cachedCount == 0, "taken from the cache: the value itself is no longer held")
+
+        fixture.state.settled(batchId: "later", partition: 2, batch: batch)
+        fixture.state.released(partition: 2)
+        #expect(fixture.state.load(batchId: "later", partition: 2) == nil, "the partition's next owner may change it")
+    }
+
     @Test func forgettingABatchOrReleasingItsPartitionDropsItsCachedSnapshot() async throws {
         let fixture = try Fixture(cachedBatches: 10)
         fixture.state.restored(partition: 2, through: 0)

@@ -165,6 +165,55 @@ import TestSupport
         #expect(await fixture.registry.holdForHandover(partitions: [9], timeout: .zero) == 0, "no batch there: nothing to wait for")
     }
 
+    /// A job whose every file is refused at intake (empty data).
+    private static func refusedJob(_ batchId: String = "trip", files: [String]) -> JobCommand {
+        .upload(UploadJob(requestId: "req-\(files.joined())", batchId: batchId, receiver: Receiver(id: "u", type: .user), sender: "s",
+                          parentMessageId: nil, concurrency: nil,
+                          files: files.map { FileItem(fileId: $0, name: "\($0).png", mimeType: "image/png", source: .data(Data())) },
+                          message: MessageOptions(send: .auto)))
+    }
+
+    /// A job whose files are all refused leaves its batch settled at once: it is applied to the batch as a value —
+    /// no runner, no session — its events go out in order, and its record still waits for the snapshot.
+    @Test func aJobRefusedWholeSettlesWithoutARunnerAndItsRecordWaitsForItsSnapshot() async {
+        let fixture = Fixture()
+        let record = RecordCompletion()
+
+        fixture.registry.handle(Self.refusedJob(files: ["a", "b"]), partition: 1, offset: 7, done: record.done)
+
+        #expect(fixture.publisher.types == ["attache.file.rejected", "attache.file.rejected", "attache.batch.completed"])
+        #expect(fixture.publisher.published.map(\.sequence) == [1, 2, 3])
+        #expect(fixture.registry.batchCount == 0, "no runner was made for it")
+        #expect(record.calls == 0, "its snapshot is still owed")
+        fixture.durability.flush()
+        await record.wait()
+        let stored = fixture.durability.stored["trip"]
+        #expect(stored?.appliedThrough == 7)
+        #expect(stored?.result.rejected.map(\.fileId) == ["a", "b"])
+        #expect(fixture.sender.messages.isEmpty, "nothing uploaded: nothing to send")
+        #expect(fixture.registry.evictedCount == 1, "it counts as a batch that left memory")
+    }
+
+    /// The next job for that batch, before the first one's snapshot is recorded, finds the batch as the first left
+    /// it — its rejection kept, its event numbers continued — and takes the usual path with a runner.
+    @Test func aBatchSettledAsAValueIsContinuedByTheNextJobBeforeItsSnapshotIsRecorded() async {
+        let fixture = Fixture()
+        let first = RecordCompletion(), second = RecordCompletion()
+
+        fixture.registry.handle(Self.refusedJob(files: ["a"]), partition: 1, offset: 7, done: first.done)
+        fixture.registry.handle(Self.job(files: ["b"]), partition: 1, offset: 8, done: second.done)
+        await fixture.publisher.wait(forType: "attache.batch.completed", count: 2)
+
+        let sequences = fixture.publisher.published.map(\.sequence)
+        #expect(sequences == Array(1...UInt64(sequences.count)), "one batch, numbered on")
+        fixture.durability.flush()
+        await first.wait()
+        await second.wait()
+        let stored = fixture.durability.stored["trip"]
+        #expect(stored?.appliedThrough == 8)
+        #expect(stored?.state(of: "a") == .rejected && stored?.state(of: "b") == .uploaded)
+    }
+
     @Test func clearingABatchTombstonesItAndForgetsIt() async {
         let fixture = Fixture()
         fixture.registry.handle(Self.job(files: ["a"]), partition: 0, offset: 1, done: {})

@@ -9,6 +9,8 @@ final class MemoryDurability: BatchDurability, Sendable {
     private struct State {
         var stored: [String: UploadBatch] = [:]
         var dirty: [String: BatchRunner] = [:]
+        /// Batches settled as values, not yet "recorded".
+        var settled: [String: UploadBatch] = [:]
         var recorded: [String: Int] = [:]
         var waiters: [(batchId: String, version: Int, action: @Sendable () -> Void)] = []
         var forgotten: [String] = []
@@ -23,12 +25,16 @@ final class MemoryDurability: BatchDurability, Sendable {
     func load(batchId: String, partition: Int32) -> UploadBatch? {
         state.withLock { state in
             state.loads += 1
-            return state.stored[batchId]
+            return state.settled[batchId] ?? state.stored[batchId]
         }
     }
 
     func changed(batchId: String, partition: Int32, runner: BatchRunner) {
         state.withLock { $0.dirty[batchId] = runner }
+    }
+
+    func settled(batchId: String, partition: Int32, batch: UploadBatch) {
+        state.withLock { $0.settled[batchId] = batch }
     }
 
     /// A tombstone is recorded at once.
@@ -37,13 +43,15 @@ final class MemoryDurability: BatchDurability, Sendable {
             state.forgotten.append(batchId)
             state.stored.removeValue(forKey: batchId)
             state.dirty.removeValue(forKey: batchId)
+            state.settled.removeValue(forKey: batchId)
             state.recorded[batchId] = .max
         }
     }
 
     func whenRecorded(batchId: String, version: Int, _ action: @escaping @Sendable () -> Void) {
         let now = state.withLock { state -> Bool in
-            if state.dirty[batchId] == nil, (state.recorded[batchId] ?? -1) >= version || state.stored[batchId] != nil { return true }
+            if state.dirty[batchId] == nil, state.settled[batchId] == nil,
+               (state.recorded[batchId] ?? -1) >= version || state.stored[batchId] != nil { return true }
             state.waiters.append((batchId, version, action))
             return false
         }
@@ -55,11 +63,11 @@ final class MemoryDurability: BatchDurability, Sendable {
     /// Takes the snapshots owed and runs the records waiting for them.
     func flush() {
         // Snapshots are taken outside the lock: runners tell of changes under theirs.
-        let dirty = state.withLock { state in
-            defer { state.dirty = [:] }
-            return state.dirty
+        let (dirty, settled) = state.withLock { state in
+            defer { state.dirty = [:]; state.settled = [:] }
+            return (state.dirty, state.settled)
         }
-        let batches = dirty.mapValues(\.snapshot)
+        let batches = settled.merging(dirty.mapValues(\.snapshot)) { _, runner in runner }
         let ready = state.withLock { state -> [@Sendable () -> Void] in
             for (batchId, batch) in batches {
                 state.stored[batchId] = batch
@@ -76,5 +84,5 @@ final class MemoryDurability: BatchDurability, Sendable {
     var stored: [String: UploadBatch] { state.withLock { $0.stored } }
     var forgotten: [String] { state.withLock { $0.forgotten } }
     var loads: Int { state.withLock { $0.loads } }
-    var owed: Int { state.withLock { $0.dirty.count } }
+    var owed: Int { state.withLock { $0.dirty.count + $0.settled.count } }
 }
