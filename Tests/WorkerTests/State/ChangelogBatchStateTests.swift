@@ -102,6 +102,27 @@ import TestSupport
         #expect(fixture.state.load(batchId: "later", partition: 2) == nil, "the partition's next owner may change it")
     }
 
+    /// A burst of batches owed at once grows the table of what is owed; once their snapshots are delivered the
+    /// table gives that room back instead of keeping it for good.
+    @Test func theOwedTableGivesBackTheRoomABurstTook() async throws {
+        let fixture = try Fixture()
+        fixture.state.restored(partition: 2, through: 0)
+        let batch = UploadBatch(context: BatchContext(batchId: "b", receiver: Receiver(id: "u", type: .user)),
+                                configuration: EngineConfiguration(), options: MessageOptions(send: .none))
+        let burst = 3000
+        for index in 0..<burst { fixture.state.settled(batchId: "b\(index)", partition: 2, batch: batch) }
+        await fixture.handed(burst)
+        #expect(fixture.state.owedCapacity >= burst)
+
+        for index in 0..<burst {
+            fixture.producer.report(index, .success(KafkaDeliveryReport(topic: "attache.batches", partition: 2, offset: Int64(index))))
+        }
+        await fixture.state.storeWritesDone()
+
+        #expect(fixture.state.pendingCount == 0)
+        #expect(fixture.state.owedCapacity <= 1024, "\(fixture.state.owedCapacity) entries of room kept")
+    }
+
     @Test func forgettingABatchOrReleasingItsPartitionDropsItsCachedSnapshot() async throws {
         let fixture = try Fixture(cachedBatches: 10)
         fixture.state.restored(partition: 2, through: 0)
