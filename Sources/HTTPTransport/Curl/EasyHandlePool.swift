@@ -24,9 +24,9 @@ final class EasyHandlePool: Sendable {
         self.capacity = max(0, capacity)
     }
 
-    /// A reset handle from the pool, or a new one; nil when libcurl cannot make one.
+    /// A reset handle from the pool; nil when none is kept (the caller makes a new one).
     func take() -> UnsafeMutableRawPointer? {
-        handles.withLock { $0.free.popLast() } ?? curl_easy_init()
+        handles.withLock { $0.free.popLast() }
     }
 
     /// Gives a handle back, no longer attached to a multi handle: reset and kept, or cleaned up when the pool is full.
