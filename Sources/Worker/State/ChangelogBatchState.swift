@@ -20,13 +20,14 @@ import UploadEngine
 /// follows the batches being changed, not all batches ever seen. Idle batches out of the registry's memory are kept
 /// encoded, the most recently recorded `worker.maxCachedBatches` of them (``RecentSnapshots``).
 final class ChangelogBatchState: BatchDurability {
-    /// What the next flush takes a snapshot of. Boxed: `owed` keeps the capacity of its busiest moment, so its
-    /// entries stay a few words each (a batch inline made the table hold kilobytes per batch of a burst, long after).
-    private indirect enum Dirty {
+    /// What the next flush takes a snapshot of. Both cases are references: `owed` keeps the capacity of its busiest
+    /// moment, so its entries stay a few words each (a batch inline held kilobytes per batch of a burst, long after).
+    private enum Dirty {
         /// A batch in memory, driven by its runner: its state at the flush.
         case runner(BatchRunner)
-        /// A batch a record settled as a value, with no runner (``settled(batchId:partition:batch:)``).
-        case value(UploadBatch)
+        /// A batch a record settled as a value, with no runner (``settled(batchId:partition:batch:)``): the same box
+        /// as ``Owed/settled``.
+        case value(SettledBatch)
     }
 
     private struct Owed {
@@ -49,7 +50,7 @@ final class ChangelogBatchState: BatchDurability {
         var isDue: Bool { dirty != nil || tombstone }
     }
 
-    /// A batch settled as a value, boxed (see ``Dirty``).
+    /// A batch settled as a value, boxed (see ``Dirty``), shared by what is due and what `load` answers with.
     private final class SettledBatch: Sendable {
         let batch: UploadBatch
         init(_ batch: UploadBatch) { self.batch = batch }
@@ -180,8 +181,9 @@ final class ChangelogBatchState: BatchDurability {
 
     func settled(batchId: String, partition: Int32, batch: UploadBatch) {
         owe(batchId, partition: partition) { owed in
-            owed.dirty = .value(batch)
-            owed.settled = SettledBatch(batch)
+            let settled = SettledBatch(batch)
+            owed.dirty = .value(settled)
+            owed.settled = settled
             owed.tombstone = false
         }
     }
@@ -301,8 +303,8 @@ final class ChangelogBatchState: BatchDurability {
                 } else {
                     unready.append((batchId, runner))
                 }
-            case .value(let batch):
-                taken.append(.snapshot(batch, batchId: batchId, partition: partition))
+            case .value(let settled):
+                taken.append(.snapshot(settled.batch, batchId: batchId, partition: partition))
             case nil:
                 taken.append(.tombstone(batchId: batchId, partition: partition))
             }
