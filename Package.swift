@@ -42,12 +42,15 @@ let package = Package(
 
         // What every test target shares: doubles for the engine's collaborators, the manual clock, `eventually`, loopback
         // helpers (the curl CLI, free ports, held sockets), nginx as a test server, temporary files. Never in a product.
-        .target(name: "TestSupport", dependencies: ["UploadEngine", "EmbeddedHTTP"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["UploadEngine", "EmbeddedHTTP", "CProcessSpawn"], path: "Tests/TestSupport"),
+        // glibc's posix_spawn file actions that spawn.h hides behind _GNU_SOURCE, for the tests' child processes.
+        .systemLibrary(name: "CProcessSpawn", path: "Tests/CProcessSpawn"),
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
         .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "WireFormat", "TestSupport"]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "UploadEngine", "WireFormat", "TestSupport"]),
         .testTarget(name: "S3Tests", dependencies: ["S3", "HTTPTransport", "UploadEngine", "WireFormat", "TestSupport"]),
-        .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
+        .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO", "TestSupport"]),
         .testTarget(name: "BatchStoreTests", dependencies: ["BatchStore", "TestSupport"]),
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "TestSupport"]),
         .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "TestSupport"]),

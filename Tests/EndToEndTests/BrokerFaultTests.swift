@@ -99,13 +99,13 @@ import Testing
                 let partitions = Set(delivered.compactMap { line in line.range(of: "partition=").map { String(line[$0.upperBound...].prefix { $0.isNumber }) } })
                 var logs = ""
                 for partition in partitions {
-                    logs += try Self.offsets(brokers, partition: partition)
+                    logs += try await Self.offsets(brokers, partition: partition)
                 }
                 Issue.record("\(batchId) events: \(own.map(\.type))\ndelivery reports:\n\(delivered.joined(separator: "\n"))\nevents partition:\n\(logs)")
             }
         }
         let port = try #require(Self.adminPort(in: worker.standardError), "the worker logs its admin port")
-        #expect(try Self.status(of: "http://127.0.0.1:\(port)/healthz") == 200, "healthy after the faults")
+        #expect(try await Self.status(of: "http://127.0.0.1:\(port)/healthz") == 200, "healthy after the faults")
 
         worker.signal(SIGTERM)
         let status = await worker.waitForExit(timeout: .seconds(40))
@@ -138,15 +138,9 @@ import Testing
     }
 
     /// offset, key and type of every record on one partition of the events topic.
-    static func offsets(_ brokers: String, partition: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/kcat")
-        process.arguments = ["-b", brokers, "-t", eventsTopic, "-p", partition, "-C", "-o", "beginning", "-e", "-q", "-f", "%p:%o %k %s\n"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+    static func offsets(_ brokers: String, partition: String) async throws -> String {
+        let text = try await Kcat.readFromStart(brokers: brokers, topic: eventsTopic, partition: partition,
+                                                format: ["-f", "%p:%o %k %s\n"])
         return text.split(separator: "\n").map { line in
             let type = line.range(of: "\"type\":\"").map { String(line[$0.upperBound...].prefix { $0 != "\"" }) } ?? "?"
             return "\(line.prefix { $0 != "{" }) \(type)"
@@ -159,14 +153,8 @@ import Testing
         return Int(line[range.upperBound...].prefix { $0.isNumber })
     }
 
-    static func status(of url: String) throws -> Int {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", url]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        process.waitUntilExit()
-        return Int(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)) ?? 0
+    static func status(of url: String) async throws -> Int {
+        let run = try await Subprocess.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", url])
+        return Int(run.outputText) ?? 0
     }
 }

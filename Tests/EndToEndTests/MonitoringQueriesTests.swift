@@ -121,24 +121,8 @@ import Testing
         })
     }
 
-    /// The body `curl` gets from `url`; run and waited for off the cooperative pool.
+    /// The body `curl` gets from `url`.
     private static func get(_ url: String) async throws -> String {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-                process.arguments = ["-fsS", "--max-time", "5", url]
-                let output = Pipe()
-                process.standardOutput = output
-                do {
-                    try process.run()
-                    let data = output.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    continuation.resume(returning: String(decoding: data, as: UTF8.self))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+        try await Subprocess.run("/usr/bin/curl", ["-fsS", "--max-time", "5", url]).outputText
     }
 }

@@ -4,33 +4,11 @@ import Testing
 
 /// `submit --watch` on a real terminal: tmux gives it one of a known size, and its screen is read back.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct WatchTerminalTests {
-    /// Runs tmux on a server of its own; `capture` returns its output.
+    /// Runs tmux on a server of its own; its output. `Subprocess.run` hands it a file, not a pipe: a tmux client
+    /// passes its standard output on to the server, which would keep a pipe open long after the client exited.
     @discardableResult
-    private static func tmux(_ socket: String, _ arguments: [String], capture: Bool = true) async throws -> String {
-        // Off Swift's cooperative pool, which the other suites share.
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try tmuxBlocking(socket, arguments, capture: capture) })
-            }
-        }
-    }
-
-    /// Output goes through a file: a tmux client hands its standard output to the server, which would keep a pipe
-    /// open long after the client exited.
-    private static func tmuxBlocking(_ socket: String, _ arguments: [String], capture: Bool, wait: Bool = true) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
-        process.arguments = ["-L", socket] + arguments
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString).out")
-        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: file) }
-        process.standardOutput = capture ? try FileHandle(forWritingTo: file) : FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        guard wait else { return "" }
-        process.waitUntilExit()
-        return capture ? (try String(contentsOf: file, encoding: .utf8)) : ""
+    private static func tmux(_ socket: String, _ arguments: [String]) async throws -> String {
+        try await Subprocess.run("/usr/bin/tmux", ["-L", socket] + arguments).outputText
     }
 
     @Test func barsAppearReachAHundredPercentAndEndClean() async throws {
@@ -46,10 +24,9 @@ import Testing
         let command = "env \(variables) \(EndToEndEnvironment.attacheBinary) submit --to user:uid-1 --send none --watch "
             + "--path-root \(environment.sourceRoot.path) \(paths); echo $? > \(status); sleep 60"
         let socket = "attache-test-\(run)"
-        // The client that starts the server is not waited for: the server it forks keeps a descriptor of Foundation's
-        // open that would hold `waitUntilExit` as long as the server runs.
-        _ = try Self.tmuxBlocking(socket, ["new-session", "-d", "-s", "watch", "-x", "100", "-y", "30", command], capture: false, wait: false)
-        defer { _ = try? Self.tmuxBlocking(socket, ["kill-server"], capture: false) }
+        try await Self.tmux(socket, ["new-session", "-d", "-s", "watch", "-x", "100", "-y", "30", command])
+        // A defer cannot await; stopping a tmux server is quick.
+        defer { _ = try? Subprocess.runBlocking("/usr/bin/tmux", ["-L", socket, "kill-server"]) }
 
         var sawBar = false
         let exit = try await eventually("the watch to end", timeout: .seconds(60)) { () async throws -> String? in

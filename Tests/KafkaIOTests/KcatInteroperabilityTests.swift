@@ -1,29 +1,18 @@
 import Foundation
-import Testing
 import KafkaIO
+import TestSupport
+import Testing
 
 /// kcat is a Kafka client we did not write; it talks to the mock cluster over its TCP listeners.
 @Suite(.timeLimit(.minutes(2))) struct KcatInteroperabilityTests {
-    private static func kcat(_ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/kcat")
-        process.arguments = arguments
-        let output = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    private static func kcat(_ arguments: [String], input: String = "") async throws -> (status: Int32, output: String) {
+        let run = try await Subprocess.run("/usr/bin/kcat", arguments, input: Data(input.utf8))
+        return (run.status, run.outputText)
     }
 
     @Test func aRecordProducedByKcatIsConsumedWithItsKeyAndHeader() async throws {
         let (cluster, topic) = try await SharedMockCluster.topic("from-kcat")
-        let produced = try Self.kcat(["-b", cluster.bootstrapServers, "-P", "-t", topic, "-k", "trip-42",
+        let produced = try await Self.kcat(["-b", cluster.bootstrapServers, "-P", "-t", topic, "-k", "trip-42",
                                       "-H", "origin=kcat"], input: "{\"kind\":\"upload\"}\n")
         let consumer = try KafkaConsumer(
             configuration: SharedMockCluster.configuration(cluster, group: SharedMockCluster.unique("group")),
@@ -43,7 +32,7 @@ import KafkaIO
         let report = try await producer.send(topic: topic, key: Data("trip-7".utf8), value: Data("hello".utf8),
                                              headers: [KafkaHeader("attache.error", "none")])
         try await producer.close()
-        let consumed = try Self.kcat(["-b", cluster.bootstrapServers, "-C", "-t", topic, "-o", "beginning",
+        let consumed = try await Self.kcat(["-b", cluster.bootstrapServers, "-C", "-t", topic, "-o", "beginning",
                                       "-c", "1", "-e", "-f", "%k|%s|%p|%o|%h\n"])
         #expect(consumed.status == 0)
         #expect(consumed.output == "trip-7|hello|\(report.partition)|\(report.offset)|attache.error=none\n")

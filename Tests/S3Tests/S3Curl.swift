@@ -1,5 +1,6 @@
 import Foundation
 @testable import S3
+import TestSupport
 import WireFormat
 
 /// Debian's `curl` command line as the HTTP client of the integration tests: sends a signed request exactly as
@@ -35,10 +36,9 @@ enum S3Curl {
             arguments += ["-H", "Expect:"]
         }
         arguments.append(url)
-        let outcome = try await S3TestProcess.run("/usr/bin/curl", arguments)
-        guard outcome.status == 0, let status = Int(String(decoding: outcome.stdout, as: UTF8.self)) else {
-            throw S3IntegrationFailure(
-                "curl failed (\(outcome.status)): \(String(decoding: outcome.stderr, as: UTF8.self))")
+        let outcome = try await Subprocess.run("/usr/bin/curl", arguments)
+        guard outcome.status == 0, let status = Int(outcome.outputText) else {
+            throw S3IntegrationFailure("curl failed (\(outcome.status)): \(outcome.errorText)")
         }
         let rawHeaders = (try? String(contentsOf: headersOut, encoding: .utf8)) ?? ""
         let parsed = rawHeaders.split(whereSeparator: \.isNewline).compactMap { line -> HTTPHeader? in

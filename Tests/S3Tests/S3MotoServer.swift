@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// A moto S3 server on 127.0.0.1 with an ephemeral port, started once for a suite by the `.motoServer` trait and
@@ -21,7 +22,7 @@ struct S3MotoServer: Sendable {
 
     static func executable() throws -> String {
         if let configured = ProcessInfo.processInfo.environment["ATTACHE_MOTO_SERVER"] { return configured }
-        if let found = S3TestProcess.findOnPath("moto_server") { return found }
+        if let found = Subprocess.findOnPath("moto_server") { return found }
         let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let venv = packageRoot.appendingPathComponent(".venv/bin/moto_server").path
@@ -49,17 +50,13 @@ struct S3MotoServer: Sendable {
     static func withServer(
         environment: [String: String] = [:], _ body: @Sendable (S3MotoServer) async throws -> Void
     ) async throws {
-        let process = Process()
-        // Children of the test runner inherit its blocked signals (SIGTERM, SIGCHLD among them), so moto could not
-        // be stopped by a signal. It runs under a small Python prologue instead that unblocks them and exits the
-        // moment its stdin (our pipe) closes: at `stop`, or when the test process dies for any reason.
+        // moto runs under a small Python prologue that exits the moment its stdin (our pipe) closes: at `stop`, or
+        // when the test process dies for any reason, even killed.
         // Port 0: the OS picks a free port and werkzeug prints it, so parallel suites never collide.
-        process.executableURL = URL(fileURLWithPath: try interpreter(of: try executable()))
-        process.arguments = [
+        let arguments = [
             "-c",
             """
-            import os, signal, sys, threading
-            signal.pthread_sigmask(signal.SIG_SETMASK, [])
+            import os, sys, threading
             def leash():
                 sys.stdin.buffer.read()
                 os._exit(0)
@@ -68,15 +65,14 @@ struct S3MotoServer: Sendable {
             main(["-H", "127.0.0.1", "-p", "0"])
             """,
         ]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let leash = Pipe()
-        process.standardInput = leash
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
+        let process = try Subprocess(
+            try interpreter(of: try executable()), arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            input: .pipe, output: .pipe, error: .standardOutput)
+        guard let leash = process.input, let output = process.output else { preconditionFailure("pipes asked for") }
         let startup = S3MotoStartup()
         // The handler keeps draining after start-up: werkzeug logs every request, and a full pipe would stall it.
-        output.fileHandleForReading.readabilityHandler = { handle in
+        output.readabilityHandler = { handle in
             let chunk = handle.availableData
             if chunk.isEmpty {
                 handle.readabilityHandler = nil
@@ -84,8 +80,7 @@ struct S3MotoServer: Sendable {
             }
             startup.received(chunk)
         }
-        process.terminationHandler = { startup.exited(status: $0.terminationStatus) }
-        try process.run()
+        process.whenExited { startup.exited(status: $0) }
         let port: Int
         do {
             port = try await startup.port()
@@ -103,8 +98,8 @@ struct S3MotoServer: Sendable {
         await stop(leash, startup)
     }
 
-    private static func stop(_ leash: Pipe, _ startup: S3MotoStartup) async {
-        try? leash.fileHandleForWriting.close()
+    private static func stop(_ leash: FileHandle, _ startup: S3MotoStartup) async {
+        try? leash.close()
         await startup.waitForExit()
     }
 }

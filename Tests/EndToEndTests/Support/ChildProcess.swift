@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TestSupport
 
 /// A process the tests started: output goes to files, and it never outlives the test run.
 ///
@@ -9,54 +9,38 @@ final class ChildProcess: Sendable {
     let name: String
     let stdoutPath: String
     let stderrPath: String
-    private let process: Process
-    private let watchdog: Process
-    private let lifeline: Pipe
+    private let process: Subprocess
+    private let watchdog: Subprocess
 
-    /// `input`, when given, becomes the child's standard input (else it reads nothing).
+    /// With `takesInput`, the child reads what `input` is given; else it reads nothing.
     init(name: String, executable: String, arguments: [String], environment: [String: String] = [:], directory: URL,
-         input: Pipe? = nil) throws {
+         takesInput: Bool = false) throws {
         self.name = name
         stdoutPath = directory.appendingPathComponent("\(name).out").path
         stderrPath = directory.appendingPathComponent("\(name).err").path
-        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        // Its working directory too: defaults relative to it (the staging dir, `./.attache/staging`) stay apart from
-        // those of processes other tests run at the same time.
-        process.currentDirectoryURL = directory
         var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("ATTACHE_") }
         merged.merge(environment) { $1 }
-        process.environment = merged
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        process.standardInput = input ?? FileHandle.nullDevice
-        try process.run()
-        let lifeline = Pipe()
-        let watchdog = Process()
-        watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
-        watchdog.arguments = ["-c", "read _; kill -9 \"$1\" 2>/dev/null", "watchdog", String(process.processIdentifier)]
-        watchdog.standardInput = lifeline
-        watchdog.standardOutput = FileHandle.nullDevice
-        watchdog.standardError = FileHandle.nullDevice
-        try watchdog.run()
-        self.process = process
-        self.watchdog = watchdog
-        self.lifeline = lifeline
+        // Its working directory too: defaults relative to it (the staging dir, `./.attache/staging`) stay apart from
+        // those of processes other tests run at the same time.
+        process = try Subprocess(executable, arguments, environment: merged, directory: directory.path,
+                                 input: takesInput ? .pipe : .null, output: .file(stdoutPath), error: .file(stderrPath))
+        watchdog = try Subprocess("/bin/sh", ["-c", "read _; kill -9 \"$1\" 2>/dev/null", "watchdog", String(process.pid)],
+                                  input: .pipe)
     }
 
     deinit {
-        try? lifeline.fileHandleForWriting.close()
+        try? watchdog.input?.close()
     }
 
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
 
     var isRunning: Bool { process.isRunning }
 
+    /// The writing end of the child's standard input, when it takes input.
+    var input: FileHandle? { process.input }
+
     func signal(_ number: Int32) {
-        kill(process.processIdentifier, number)
+        process.signal(number)
     }
 
     /// Waits for the exit; nil when it did not exit in time.

@@ -62,7 +62,6 @@ struct InProcessCluster: FaultyCluster {
 final class ProcessCluster: FaultyCluster {
     let bootstrapServers: String
     private let process: ChildProcess
-    private let input = Pipe()
     private let answered = Locked(0)
 
     init(brokers: Int, workspace: URL) async throws {
@@ -70,11 +69,11 @@ final class ProcessCluster: FaultyCluster {
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".venv/bin/python").path
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("mock_kafka.py").path
         process = try ChildProcess(name: "mock-kafka-\(UUID().uuidString.prefix(6))", executable: python,
-                                   arguments: [script, "--brokers", String(brokers)], directory: workspace, input: input)
+                                   arguments: [script, "--brokers", String(brokers)], directory: workspace, takesInput: true)
         bootstrapServers = try await process.firstLine(timeout: .seconds(20))
     }
 
-    deinit { try? input.fileHandleForWriting.close() }
+    deinit { try? process.input?.close() }
 
     /// Sends one command and waits for its answer.
     private func send(_ words: String...) async throws {
@@ -82,7 +81,7 @@ final class ProcessCluster: FaultyCluster {
             count += 1
             return count
         }
-        input.fileHandleForWriting.write(Data((words.joined(separator: " ") + "\n").utf8))
+        process.input?.write(Data((words.joined(separator: " ") + "\n").utf8))
         let answer = try await eventually("mock_kafka.py to answer \(words.joined(separator: " "))", timeout: .seconds(10),
                                           every: .milliseconds(20)) { () -> String? in
             let lines = self.process.standardOutput.split(separator: "\n")

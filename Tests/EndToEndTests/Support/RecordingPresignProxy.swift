@@ -39,20 +39,10 @@ final class RecordingPresignProxy: Sendable {
 
     /// POSTs `body` to `target`; a transport failure answers 502, which the worker treats like any failed call.
     private static func forward(_ body: Data, to target: String) -> (Int, Data) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["--silent", "--noproxy", "*", "--max-time", "30", "-H", "Content-Type: application/json",
-                             "--data-binary", "@-", "-w", "\n%{http_code}", target]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return (502, Data()) }
-        input.fileHandleForWriting.write(body)
-        try? input.fileHandleForWriting.close()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard let newline = printed.lastIndex(of: UInt8(ascii: "\n")),
+        guard let printed = try? Subprocess.runBlocking(
+            "/usr/bin/curl", ["--silent", "--noproxy", "*", "--max-time", "30", "-H", "Content-Type: application/json",
+                              "--data-binary", "@-", "-w", "\n%{http_code}", target], input: body).output,
+              let newline = printed.lastIndex(of: UInt8(ascii: "\n")),
               let status = Int(String(decoding: printed[printed.index(after: newline)...], as: UTF8.self)), status > 0
         else { return (502, Data()) }
         return (status, Data(printed[..<newline]))

@@ -2,8 +2,8 @@ import Foundation
 
 /// Runs Debian's `curl` command-line tool, a client independent of our own code, against the servers under test.
 ///
-/// The process is awaited through its termination handler, so no cooperative thread blocks on it. Output goes to
-/// files, so a large body can never fill a pipe and wedge the child.
+/// The process is awaited without holding a cooperative thread. Output goes to files, so a large body can never fill
+/// a pipe and wedge the child.
 public struct Curl {
     /// What one curl run produced.
     public struct Result: Sendable {
@@ -27,25 +27,16 @@ public struct Curl {
         let headerFile = directory.appendingPathComponent("headers")
         let statusFile = directory.appendingPathComponent("status")
         let errorFile = directory.appendingPathComponent("stderr")
-        for file in [bodyFile, headerFile, statusFile, errorFile] {
+        for file in [bodyFile, headerFile] {
             _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["--silent", "--show-error", "--noproxy", "*",
-                             "-o", bodyFile.path, "-D", headerFile.path, "-w", "%{http_code}"] + arguments
-        let statusHandle = try FileHandle(forWritingTo: statusFile)
-        let errorHandle = try FileHandle(forWritingTo: errorFile)
-        defer {
-            try? statusHandle.close()
-            try? errorHandle.close()
-        }
-        process.standardOutput = statusHandle
-        process.standardError = errorHandle
-        process.standardInput = try stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
-
-        let exitCode = try await process.runUntilExit()
+        let process = try Subprocess(
+            "/usr/bin/curl",
+            ["--silent", "--show-error", "--noproxy", "*", "-o", bodyFile.path, "-D", headerFile.path,
+             "-w", "%{http_code}"] + arguments,
+            input: stdin.map { .file($0.path) } ?? .null, output: .file(statusFile.path), error: .file(errorFile.path))
+        let exitCode = await process.exitStatus()
 
         var headers: [String: String] = [:]
         for line in String(decoding: (try? Data(contentsOf: headerFile)) ?? Data(), as: UTF8.self)

@@ -16,7 +16,7 @@ public final class NginxServer: Sendable {
     public let port: Int
     /// The temporary directory holding everything of this server.
     public let directory: String
-    private let process: Process
+    private let process: Subprocess
 
     /// The server of the enclosing `.nginx` suite.
     @TaskLocal public static var current: NginxServer?
@@ -29,7 +29,7 @@ public final class NginxServer: Sendable {
     /// The URL of `path` on this server.
     public func url(_ path: String) -> String { baseURL + path }
 
-    private init(port: Int, directory: String, process: Process) {
+    private init(port: Int, directory: String, process: Subprocess) {
         self.port = port
         self.directory = directory
         self.process = process
@@ -46,12 +46,8 @@ public final class NginxServer: Sendable {
         let port = try LoopbackPort.free()
         try configuration(directory: directory, port: port)
             .write(toFile: "\(directory)/nginx.conf", atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = ["-p", directory, "-c", "\(directory)/nginx.conf", "-g", "daemon off;"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
+        let process = try Subprocess("/usr/sbin/nginx",
+                                     ["-p", directory, "-c", "\(directory)/nginx.conf", "-g", "daemon off;"])
         let server = NginxServer(port: port, directory: directory, process: process)
         try server.waitUntilListening()
         return server
@@ -60,8 +56,8 @@ public final class NginxServer: Sendable {
     /// Stops nginx and removes its directory.
     public func stop() {
         if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+            process.signal(SIGTERM)
+            _ = process.waitBlocking()
         }
         try? FileManager.default.removeItem(atPath: directory)
     }
