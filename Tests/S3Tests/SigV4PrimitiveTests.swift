@@ -1,6 +1,7 @@
 import Foundation
 @testable import S3
 import Testing
+import WireFormat
 
 @Suite struct SigV4PrimitiveTests {
     @Test func sha256OfAbcIsTheFIPSVector() {
@@ -60,12 +61,27 @@ import Testing
         #expect(time.date == Date(timeIntervalSince1970: 1_369_353_600))
     }
 
+    @Test func canonicalHeaderValuesAreTrimmedAndCollapsedWhateverTheirShape() {
+        let headers = [
+            HTTPHeader("X-Plain", "a b"), HTTPHeader("x-trailing", "a "), HTTPHeader("X-TAB", "a\tb"),
+            HTTPHeader("x-empty", ""), HTTPHeader("x-spaces", "  a   b  "), HTTPHeader("x-only-spaces", "   "),
+            HTTPHeader("x-repeated", "2"), HTTPHeader("X-Repeated", " 1"),
+        ]
+
+        let canonical = SigV4Signer.canonicalHeaders(headers)
+
+        #expect(canonical.block == "x-empty:\nx-only-spaces:\nx-plain:a b\nx-repeated:2,1\nx-spaces:a b\nx-tab:a b\nx-trailing:a\n")
+        #expect(canonical.signedHeaders == "x-empty;x-only-spaces;x-plain;x-repeated;x-spaces;x-tab;x-trailing")
+    }
+
     @Test func uriEncodingKeepsOnlyUnreservedCharacters() {
         #expect(SigV4Encoding.uriEncode("a b+c/d~e_f.g-h") == "a%20b%2Bc%2Fd~e_f.g-h")
         #expect(SigV4Encoding.uriEncode("/a b/c$d", encodeSlash: false) == "/a%20b/c%24d")
         #expect(SigV4Encoding.uriEncode("naïve") == "na%C3%AFve")
         #expect(SigV4Encoding.uriEncode("%2F") == "%252F")
         #expect(SigV4Encoding.uriEncode("=&?#*'()!") == "%3D%26%3F%23%2A%27%28%29%21")
+        #expect(SigV4Encoding.uriEncode("X-Amz-Algorithm") == "X-Amz-Algorithm")
+        #expect(SigV4Encoding.uriEncode("") == "")
     }
 
     @Test func credentialsNeverPrintTheirSecrets() {

@@ -22,9 +22,9 @@ public enum SigV4Digest {
         return digest
     }
 
-    /// The SHA-256 digest of a string's UTF-8 bytes.
+    /// The SHA-256 digest of a string's UTF-8 bytes (read in place when the string is contiguous, as native ones are).
     public static func sha256(_ text: String) -> [UInt8] {
-        sha256(Array(text.utf8))
+        text.utf8.withContiguousStorageIfAvailable { sha256(UnsafeRawBufferPointer($0)) } ?? sha256(Array(text.utf8))
     }
 
     /// The HMAC-SHA256 of `message` under `key`.
@@ -47,19 +47,24 @@ public enum SigV4Digest {
 
     /// The HMAC-SHA256 of a string's UTF-8 bytes under `key`.
     public static func hmacSHA256(key: some ContiguousBytes, message: String) -> [UInt8] {
-        hmacSHA256(key: key, message: Array(message.utf8))
+        message.utf8.withContiguousStorageIfAvailable { hmacSHA256(key: key, message: UnsafeRawBufferPointer($0)) }
+            ?? hmacSHA256(key: key, message: Array(message.utf8))
     }
 
     /// Lower-case hexadecimal of `bytes`, as SigV4 writes digests and signatures.
     public static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(64)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
+        let bytes = Array(bytes)
+        return String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            for (index, byte) in bytes.enumerated() {
+                out[2 * index] = digit(byte >> 4)
+                out[2 * index + 1] = digit(byte & 0x0f)
+            }
+            return bytes.count * 2
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func digit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     /// The bytes a hexadecimal string spells, or nil when it is not an even-length run of hex digits.

@@ -4,19 +4,25 @@ public enum SigV4Encoding {
     /// Encodes `text`; `/` is kept when `encodeSlash` is false (object key paths) and encoded otherwise
     /// (query names and values).
     public static func uriEncode(_ text: String, encodeSlash: Bool = true) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(text.utf8.count)
+        // Most names and values a signer sees need no encoding: they come back as they are, without a copy.
+        guard text.utf8.contains(where: { !keeps($0, encodeSlash: encodeSlash) }) else { return text }
+        var bytes: [UInt8] = []
+        append(text, encodeSlash: encodeSlash, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the encoding of `text` to `bytes`, which it grows at most once.
+    public static func append(_ text: String, encodeSlash: Bool = true, to bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + text.utf8.count * 3)
         for byte in text.utf8 {
-            if isUnreserved(byte) || (byte == UInt8(ascii: "/") && !encodeSlash) {
-                out.append(byte)
+            if keeps(byte, encodeSlash: encodeSlash) {
+                bytes.append(byte)
             } else {
-                out.append(UInt8(ascii: "%"))
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0f)])
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(upperHexDigit(byte >> 4))
+                bytes.append(upperHexDigit(byte & 0x0f))
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Whether `byte` is one of RFC 3986's unreserved characters.
@@ -29,5 +35,13 @@ public enum SigV4Encoding {
         default:
             false
         }
+    }
+
+    private static func keeps(_ byte: UInt8, encodeSlash: Bool) -> Bool {
+        isUnreserved(byte) || (byte == UInt8(ascii: "/") && !encodeSlash)
+    }
+
+    private static func upperHexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
     }
 }

@@ -40,18 +40,38 @@ public struct SigV4Request: Sendable, Hashable {
     /// The path as it appears in the URL and in the canonical request.
     public var encodedPath: String {
         let encoded = SigV4Encoding.uriEncode(path, encodeSlash: false)
-        return encoded.hasPrefix("/") ? encoded : "/" + encoded
+        return encoded.utf8.first == UInt8(ascii: "/") ? encoded : "/" + encoded
     }
 
     /// The headers that get signed: the request's own plus `host`, unless the caller set one.
     var headersWithHost: [HTTPHeader] {
-        if headers.contains(where: { $0.name.lowercased() == "host" }) { return headers }
+        if headers.contains(where: { $0.isNamed("host") }) { return headers }
         return [HTTPHeader("host", authority)] + headers
     }
 
     /// `scheme://authority/path?query` with the query already in canonical form.
     func url(canonicalQuery: String) -> String {
-        let base = scheme + "://" + authority + encodedPath
-        return canonicalQuery.isEmpty ? base : base + "?" + canonicalQuery
+        url(encodedPath: encodedPath, canonicalQuery: canonicalQuery, signature: nil)
+    }
+
+    /// `scheme://authority/path?query[&X-Amz-Signature=…]`, written into one string.
+    func url(encodedPath: String, canonicalQuery: String, signature: String?) -> String {
+        let signatureField = "&X-Amz-Signature="
+        var url = ""
+        url.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + encodedPath.utf8.count + 1
+                            + canonicalQuery.utf8.count + signatureField.utf8.count + (signature?.utf8.count ?? 0))
+        url += scheme
+        url += "://"
+        url += authority
+        url += encodedPath
+        if !canonicalQuery.isEmpty {
+            url += "?"
+            url += canonicalQuery
+        }
+        if let signature {
+            url += canonicalQuery.isEmpty ? "?X-Amz-Signature=" : signatureField
+            url += signature
+        }
+        return url
     }
 }

@@ -14,22 +14,24 @@ extension SigV4Signer {
                 "a presigned URL must live between 1 and \(Self.maximumPresignLifetime) seconds (7 days); asked for \(lifetime)")
         }
         let time = SigV4Timestamp(date)
-        let headers = request.headersWithHost
+        // Each canonical part is made once and used for both the signature and the URL.
+        let headers = Self.canonicalHeaders(request.headersWithHost)
         var query = request.query
         query.append(SigV4QueryItem("X-Amz-Algorithm", Self.algorithm))
         query.append(SigV4QueryItem("X-Amz-Credential", "\(credentials.accessKeyId)/\(credentialScope(time))"))
         query.append(SigV4QueryItem("X-Amz-Date", time.amzDate))
         query.append(SigV4QueryItem("X-Amz-Expires", String(lifetime)))
-        query.append(SigV4QueryItem("X-Amz-SignedHeaders", Self.canonicalHeaders(headers).signedHeaders))
+        query.append(SigV4QueryItem("X-Amz-SignedHeaders", headers.signedHeaders))
         if let token = credentials.sessionToken {
             query.append(SigV4QueryItem("X-Amz-Security-Token", token))
         }
-        let canonical = canonicalRequest(request, query: query, headers: headers)
+        let path = request.encodedPath
+        let canonicalQuery = Self.canonicalQuery(query)
+        let canonical = Self.canonicalRequest(request, encodedPath: path, canonicalQuery: canonicalQuery, headers: headers)
         let signature = signature(stringToSign: stringToSign(canonicalRequest: canonical, at: time), at: time)
-        let url = request.url(canonicalQuery: Self.canonicalQuery(query) + "&X-Amz-Signature=" + signature)
+        let url = request.url(encodedPath: path, canonicalQuery: canonicalQuery, signature: signature)
         return SigV4SignedRequest(
-            method: request.method.uppercased(), url: url,
-            headers: request.headers.filter { $0.name.lowercased() != "host" },
+            method: request.method.uppercased(), url: url, headers: request.headers.filter { !$0.isNamed("host") },
             signature: signature, expiresAt: time.date.addingTimeInterval(TimeInterval(lifetime)))
     }
 }

@@ -36,25 +36,34 @@ public struct SigV4Signer: Sendable, Hashable {
 
     /// The canonical request of `request` with `query` in place of its own query items.
     public func canonicalRequest(_ request: SigV4Request, query: [SigV4QueryItem], headers: [HTTPHeader]) -> String {
-        let canonical = Self.canonicalHeaders(headers)
-        return [
-            request.method.uppercased(),
-            request.encodedPath,
-            Self.canonicalQuery(query),
-            canonical.block,
-            canonical.signedHeaders,
-            request.payloadHash,
-        ].joined(separator: "\n")
+        Self.canonicalRequest(request, encodedPath: request.encodedPath, canonicalQuery: Self.canonicalQuery(query),
+                              headers: Self.canonicalHeaders(headers))
+    }
+
+    /// The canonical request from parts already in canonical form, written into one string. Signing is per file
+    /// in `s3` mode, so its allocations count.
+    static func canonicalRequest(_ request: SigV4Request, encodedPath: String, canonicalQuery: String,
+                                 headers: (block: String, signedHeaders: String)) -> String {
+        let method = request.method.uppercased()
+        let parts = [method, encodedPath, canonicalQuery, headers.block, headers.signedHeaders, request.payloadHash]
+        return Self.lines(parts)
     }
 
     /// The string to sign for a canonical request made at `time`.
     public func stringToSign(canonicalRequest: String, at time: SigV4Timestamp) -> String {
-        [
-            Self.algorithm,
-            time.amzDate,
-            credentialScope(time),
-            SigV4Digest.hex(SigV4Digest.sha256(canonicalRequest)),
-        ].joined(separator: "\n")
+        Self.lines([Self.algorithm, time.amzDate, credentialScope(time),
+                    SigV4Digest.hex(SigV4Digest.sha256(canonicalRequest))])
+    }
+
+    /// `parts` joined by newlines into a string of exactly their size.
+    private static func lines(_ parts: [String]) -> String {
+        var text = ""
+        text.reserveCapacity(parts.reduce(parts.count) { $0 + $1.utf8.count })
+        for (index, part) in parts.enumerated() {
+            if index > 0 { text += "\n" }
+            text += part
+        }
+        return text
     }
 
     /// The day's signing key: HMAC chain of date, region, service and `aws4_request` from `AWS4` + secret. Derived
@@ -80,29 +89,72 @@ public struct SigV4Signer: Sendable, Hashable {
     /// Query items encoded, sorted by encoded name then value, and joined as `name=value&…`.
     public static func canonicalQuery(_ items: [SigV4QueryItem]) -> String {
         // Encoded forms are plain ASCII, so String ordering is the byte ordering SigV4 asks for.
-        let encoded: [(name: String, value: String)] = items.map {
+        var encoded: [(name: String, value: String)] = items.map {
             (SigV4Encoding.uriEncode($0.name), SigV4Encoding.uriEncode($0.value))
         }
-        let sorted = encoded.sorted { lhs, rhs in
+        encoded.sort { lhs, rhs in
             lhs.name == rhs.name ? lhs.value < rhs.value : lhs.name < rhs.name
         }
-        return sorted.map { $0.name + "=" + $0.value }.joined(separator: "&")
+        var query = ""
+        query.reserveCapacity(encoded.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
+        for (index, item) in encoded.enumerated() {
+            if index > 0 { query += "&" }
+            query += item.name
+            query += "="
+            query += item.value
+        }
+        return query
     }
 
     /// The canonical header block (`name:value\n` per header, names lower-cased and sorted, values trimmed with
-    /// inner runs of spaces collapsed, repeated names joined with `,`) and the `;`-joined signed header names.
+    /// inner runs of spaces collapsed, repeated names joined with `,` in the order given) and the `;`-joined
+    /// signed header names.
     public static func canonicalHeaders(_ headers: [HTTPHeader]) -> (block: String, signedHeaders: String) {
-        var values: [String: [String]] = [:]
-        for header in headers {
-            values[header.name.lowercased(), default: []].append(normalizedValue(header.value))
+        // Sorted by name, then by position, so that a repeated name's values keep their order.
+        typealias Field = (name: String, value: String, position: Int)
+        var fields: [Field] = []
+        fields.reserveCapacity(headers.count)
+        for (position, header) in headers.enumerated() {
+            fields.append((header.lowercasedName, normalizedValue(header.value), position))
         }
-        let names = values.keys.sorted()
-        let block = names.map { "\($0):\(values[$0]!.joined(separator: ","))\n" }.joined()
-        return (block, names.joined(separator: ";"))
+        fields.sort { (lhs: Field, rhs: Field) -> Bool in
+            lhs.name == rhs.name ? lhs.position < rhs.position : lhs.name < rhs.name
+        }
+        var block = ""
+        var signedHeaders = ""
+        block.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
+        signedHeaders.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + 1 })
+        var previous: String?
+        for field in fields {
+            if field.name == previous {
+                block.removeLast()
+                block += ","
+            } else {
+                if previous != nil { signedHeaders += ";" }
+                signedHeaders += field.name
+                block += field.name
+                block += ":"
+            }
+            block += field.value
+            block += "\n"
+            previous = field.name
+        }
+        return (block, signedHeaders)
     }
 
+    /// The value trimmed, with inner runs of spaces and tabs collapsed to one space: the value itself when it has
+    /// none to collapse, as almost every value signed has not.
     private static func normalizedValue(_ value: String) -> String {
-        value.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
+        // A leading space, a trailing one, a tab or two spaces in a row: the only things normalising changes.
+        var afterSpace = true
+        var plain = true
+        for byte in value.utf8 where plain {
+            let space = byte == UInt8(ascii: " ")
+            plain = byte != UInt8(ascii: "\t") && !(space && afterSpace)
+            afterSpace = space
+        }
+        if plain && !(afterSpace && !value.isEmpty) { return value }
+        return value.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
     }
 }
 
