@@ -15,6 +15,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Linux system calls glibc has no wrapper for (openat2), behind typed inline functions. Headers only.
+        .systemLibrary(name: "CLinuxFiles"),
 
         // Wire-format values every layer speaks: JSON (value, parser, writer, field reader), HTTP header fields, name-based
         // UUIDs, RFC 3339 times.
@@ -31,7 +33,8 @@ let package = Package(
         // The libmicrohttpd server wrapper shared by the dev services and the worker's admin endpoints.
         .target(name: "EmbeddedHTTP", dependencies: ["WireFormat", "CMicroHTTPD"]),
         .target(name: "DevServices", dependencies: ["WireFormat", "EmbeddedHTTP", "CCrypto"]),
-        .target(name: "Worker", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "S3", "KafkaIO", "EmbeddedHTTP", "BatchStore"]),
+        .target(name: "Worker", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "S3", "KafkaIO", "EmbeddedHTTP", "BatchStore",
+                                               "CLinuxFiles"]),
         // What the command line builds and presents, kept out of the executable so it can be unit-tested: job and
         // control records, the changelog read back into batches, dead letters, event watching.
         .target(name: "OperatorTools", dependencies: ["Worker", "KafkaIO", "UploadEngine", "WireFormat"]),
@@ -60,7 +63,7 @@ let package = Package(
         .testTarget(name: "TransferIntegrationTests", dependencies: ["WireFormat", "UploadEngine", "TestSupport", "HTTPTransport", "S3", "DevServices", "EmbeddedHTTP", "Worker"]),
         .testTarget(name: "OperatorToolsTests", dependencies: ["OperatorTools", "Worker", "KafkaIO", "UploadEngine", "WireFormat", "TestSupport"]),
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "OperatorTools", "Worker", "EmbeddedHTTP", "UploadEngine", "WireFormat", "TestSupport"]),
-        .testTarget(name: "WorkerTests", dependencies: ["Worker", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "S3", "UploadEngine", "WireFormat", "TestSupport"]),
+        .testTarget(name: "WorkerTests", dependencies: ["Worker", "CLinuxFiles", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "S3", "UploadEngine", "WireFormat", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import CLinuxFiles
 import Foundation
 import UploadEngine
 
@@ -8,6 +9,21 @@ extension SourceStaging {
     /// A path that climbs out of the root by its own `..` components is refused before the file system is asked,
     /// so an escape attempt is refused whether or not its target exists.
     func resolve(_ relative: String) throws -> String {
+        let root = try checkedRoot(for: relative)
+        guard let resolved = realpath(root + "/" + relative, nil) else {
+            let reason = String(cString: strerror(errno))
+            throw UploadError(.sourceUnresolvable, "source.path cannot be resolved: \(reason)", retryable: false)
+        }
+        defer { free(resolved) }
+        let path = String(cString: resolved)
+        guard path.hasPrefix(root + "/") else {
+            throw UploadError(.sourceForbidden, "source.path resolves outside the source root", retryable: false)
+        }
+        return path
+    }
+
+    /// The source root, once `relative` has passed the checks made on its text alone.
+    private func checkedRoot(for relative: String) throws -> String {
         guard let root = sourceRoot else {
             throw UploadError(.sourceForbidden, "path sources are not enabled (sources.root)", retryable: false)
         }
@@ -24,16 +40,36 @@ extension SourceStaging {
                 throw UploadError(.sourceForbidden, "source.path leads outside the source root", retryable: false)
             }
         }
-        guard let resolved = realpath(root + "/" + relative, nil) else {
-            let reason = String(cString: strerror(errno))
-            throw UploadError(.sourceUnresolvable, "source.path cannot be resolved: \(reason)", retryable: false)
+        return root
+    }
+
+    /// Opens a `path` source inside the root. Blocks: call off the pool.
+    ///
+    /// The kernel resolves the path beneath the root in one atomic lookup (`openat2`, `RESOLVE_BENEATH`): no
+    /// `realpath` walk, no second look through `/proc/self/fd`. Whatever that lookup does not open as a regular
+    /// file takes the long way, `resolve` then `openSource`, which decides and explains it: an error, an absolute
+    /// symlink (refused by the lookup even when it points inside the root), a kernel or sandbox without `openat2`.
+    func openInRoot(_ relative: String) throws -> OpenSource {
+        let root = try checkedRoot(for: relative)
+        if let source = Self.openBeneath(root, relative, keptSources: keptSources) { return source }
+        return try Self.openSource(try resolve(relative), root: root, keptSources: keptSources)
+    }
+
+    /// A regular file opened beneath `root` by the kernel's own check, or nil for anything else.
+    private static func openBeneath(_ root: String, _ relative: String, keptSources: FairSlots?) -> OpenSource? {
+        let directory = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { return nil }
+        defer { close(directory) }
+        let input = attache_open_beneath(directory, relative, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard input >= 0 else { return nil }
+        var info = stat()
+        guard fstat(input, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(input)
+            return nil
         }
-        defer { free(resolved) }
-        let path = String(cString: resolved)
-        guard path.hasPrefix(root + "/") else {
-            throw UploadError(.sourceForbidden, "source.path resolves outside the source root", retryable: false)
-        }
-        return path
+        // As in `openSource`: the flag only kept a FIFO from hanging the open.
+        _ = fcntl(input, F_SETFL, 0)
+        return OpenSource(descriptor: input, info: info, keptSources: keptSources)
     }
 
     /// Opens a `path` source to be read in place — never copied: the size limit is checked on the opened file, the
@@ -45,7 +81,7 @@ extension SourceStaging {
         // it costs less than another trip — the digest: each trip is two thread hand-offs, which for a 16 KiB file
         // cost more than the work itself.
         let (source, shown, smallDigest) = try await StagingArea.offPool { [self] in
-            let source = try Self.openSource(try resolve(relative), root: sourceRoot, keptSources: keptSources)
+            let source = try openInRoot(relative)
             guard source.size <= sizeLimit else { throw StagingStream.sizeExceeded(sizeLimit) }
             let shown = try Self.sniff(source)
             let digest = signsDigest && source.size <= StagingArea.inlineDigestBytes ? try source.sha256() : nil

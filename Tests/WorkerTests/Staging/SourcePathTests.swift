@@ -1,3 +1,4 @@
+import CLinuxFiles
 import Foundation
 import S3
 import Testing
@@ -91,6 +92,59 @@ import UploadEngine
         await fixture.stager.release(staged)
     }
 
+    @Test func anAbsoluteSymlinkToAFileInsideTheRootIsFollowed() async throws {
+        // The kernel's beneath-the-root lookup refuses every absolute symlink; the long way decides this one.
+        let fixture = try await StagingFixture()
+        defer { fixture.stop() }
+        try fixture.writeSource("real/notes.pdf", SampleBytes.pdf)
+        try FileManager.default.createSymbolicLink(
+            atPath: fixture.sourceRoot.appendingPathComponent("absolute.pdf").path,
+            withDestinationPath: fixture.sourceRoot.appendingPathComponent("real/notes.pdf").path)
+
+        let staged = try await fixture.stage(.path("absolute.pdf"))
+
+        #expect(try staged.contents() == Data(SampleBytes.pdf))
+        await fixture.stager.release(staged)
+    }
+
+    @Test func thePathOfTheRootItselfIsRefused() async throws {
+        let fixture = try await StagingFixture()
+        defer { fixture.stop() }
+        try FileManager.default.createDirectory(at: fixture.sourceRoot.appendingPathComponent("sub"), withIntermediateDirectories: true)
+
+        #expect(await fixture.stagingError(.path("."))?.code == .sourceForbidden)
+        #expect(await fixture.stagingError(.path("sub/.."))?.code == .sourceForbidden)
+    }
+
+    @Test func aPathWithANULByteIsInvalidEvenWhenItsFirstPartNamesAFile() async throws {
+        let fixture = try await StagingFixture()
+        defer { fixture.stop() }
+        try fixture.writeSource("notes.pdf", SampleBytes.pdf)
+
+        #expect(await fixture.stagingError(.path("notes.pdf\u{0}../../etc/passwd"))?.code == .invalidFileObject)
+    }
+
+    @Test func theKernelLookupOpensOnlyBeneathItsDirectory() throws {
+        let fixture = try TemporaryDirectoryForLookup()
+        defer { fixture.remove() }
+        let root = open(fixture.root, O_RDONLY | O_DIRECTORY)
+        defer { close(root) }
+
+        func opens(_ path: String) -> Int32 {
+            let descriptor = attache_open_beneath(root, path, O_RDONLY)
+            if descriptor >= 0 { close(descriptor); return 0 }
+            return errno
+        }
+
+        #expect(opens("inside.txt") == 0)
+        #expect(opens("relative-link") == 0, "a relative symlink that stays beneath")
+        #expect(opens("../outside.txt") == EXDEV)
+        #expect(opens(fixture.root + "/inside.txt") == EXDEV, "an absolute path, even to a file beneath")
+        #expect(opens("absolute-link") == EXDEV, "an absolute symlink, even to a file beneath")
+        #expect(opens("escaping-link") == EXDEV)
+        #expect(opens("missing") == ENOENT)
+    }
+
     @Test func aFIFOIsRefusedWithoutHanging() async throws {
         let fixture = try await StagingFixture()
         defer { fixture.stop() }
@@ -122,4 +176,23 @@ import UploadEngine
             _ = try await stager.stage(FileItem(fileId: "f", name: "n", source: .path("notes.pdf")), batchId: "b", sizeLimit: 100)
         }
     }
+}
+
+/// A directory `root` holding `inside.txt` and three symlinks, next to `outside.txt`.
+private struct TemporaryDirectoryForLookup {
+    let base: String
+    var root: String { base + "/root" }
+
+    init() throws {
+        base = FileManager.default.temporaryDirectory.appendingPathComponent("beneath-\(UUID().uuidString)").path
+        let files = FileManager.default
+        try files.createDirectory(atPath: base + "/root", withIntermediateDirectories: true)
+        try Data("in".utf8).write(to: URL(fileURLWithPath: base + "/root/inside.txt"))
+        try Data("out".utf8).write(to: URL(fileURLWithPath: base + "/outside.txt"))
+        try files.createSymbolicLink(atPath: base + "/root/relative-link", withDestinationPath: "inside.txt")
+        try files.createSymbolicLink(atPath: base + "/root/absolute-link", withDestinationPath: base + "/root/inside.txt")
+        try files.createSymbolicLink(atPath: base + "/root/escaping-link", withDestinationPath: "../outside.txt")
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: base) }
 }
