@@ -12,7 +12,7 @@ public enum SigV4Encoding {
     }
 
     /// Appends the encoding of `text` to `bytes`, which it grows at most once.
-    public static func append(_ text: String, encodeSlash: Bool = true, to bytes: inout [UInt8]) {
+    private static func append(_ text: String, encodeSlash: Bool, to bytes: inout [UInt8]) {
         bytes.reserveCapacity(bytes.count + text.utf8.count * 3)
         for byte in text.utf8 {
             if keeps(byte, encodeSlash: encodeSlash) {
