@@ -17,7 +17,9 @@ extension Transfer {
         if bytes.starts(with: "HTTP/".utf8) {
             let fields = bytes.split(separator: UInt8(ascii: " "), maxSplits: 2)
             status = fields.count > 1 ? Int(String(decoding: fields[1], as: UTF8.self)) ?? 0 : 0
+            // Room for a usual response's fields at once, rather than growing the array at 1, 2, 4 and 8 of them.
             headers = []
+            headers.reserveCapacity(16)
             contentLength = nil
             memoryBody = Data()
             return line.count

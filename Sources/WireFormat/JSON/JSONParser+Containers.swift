@@ -80,6 +80,15 @@ extension JSONParser {
         /// The name of the member each open object is waiting for.
         var keys: [String] = []
 
+        /// Stacks with room for what a job, a presign answer or a snapshot holds, so that parsing one grows none
+        /// of them: from empty, each would be reallocated at 1, 2, 4, 8… entries.
+        init() {
+            kinds.reserveCapacity(8)
+            elements.reserveCapacity(16)
+            members.reserveCapacity(32)
+            keys.reserveCapacity(8)
+        }
+
         /// Takes the innermost object's members off the stack; a repeated name keeps its last value.
         mutating func closeObject(from first: Int) -> [String: JSONValue] {
             var object = [String: JSONValue](minimumCapacity: members.count - first)
