@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// A child process the tests start with `posix_spawn`, and its exit.
 ///
@@ -50,7 +51,7 @@ public final class Subprocess: Sendable {
         try plan.closeTheRest()
         if let directory { try plan.changeDirectory(to: directory) }
         let variables = environment.map { $0.map { "\($0.key)=\($0.value)" } }
-        pid = try plan.spawn(executable, [executable] + arguments, environment: variables)
+        pid = try Self.spawning.withLock { _ in try plan.spawn(executable, [executable] + arguments, environment: variables) }
         self.input = plan.parentEnds[0]
         self.output = plan.parentEnds[1]
         self.errorOutput = plan.parentEnds[2]
@@ -80,6 +81,18 @@ public final class Subprocess: Sendable {
 
     /// Calls `handler` once, on the exit (at once when it has happened), from any thread.
     public func whenExited(_ handler: @escaping @Sendable (Int32) -> Void) { exit.whenExited(handler) }
+
+    /// Held while a child is being started.
+    private static let spawning = Mutex(())
+
+    /// Runs `body` while no child is being started.
+    ///
+    /// From the moment a child is cloned until it has started its program, it holds a copy of every descriptor of
+    /// the test process: a socket closed meanwhile stays open, and listening, in the child. Code that closes a
+    /// listener and expects its port back at once (an in-process mock broker taken down and up) runs here.
+    public static func excludingStarts<T>(_ body: () throws -> T) rethrows -> T {
+        try spawning.withLock { _ in try body() }
+    }
 }
 
 /// Why a child process could not be started.
