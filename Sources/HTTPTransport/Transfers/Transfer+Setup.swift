@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import WireFormat
 
 #if canImport(Glibc)
 import Glibc

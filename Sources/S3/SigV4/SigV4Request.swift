@@ -45,7 +45,7 @@ public struct SigV4Request: Sendable, Hashable {
 
     /// The headers that get signed: the request's own plus `host`, unless the caller set one.
     var headersWithHost: [HTTPHeader] {
-        if headers.contains(where: { $0.isNamed("host") }) { return headers }
+        if headers.contains(where: { $0.name.equalsIgnoringASCIICase("host") }) { return headers }
         return [HTTPHeader("host", authority)] + headers
     }
 

@@ -38,6 +38,6 @@ public struct SigV4SignedRequest: Sendable, Hashable {
 
     /// The value of the first header called `name` (case-insensitive), if any.
     public func header(_ name: String) -> String? {
-        headers.first { $0.isNamed(name) }?.value
+        headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 }

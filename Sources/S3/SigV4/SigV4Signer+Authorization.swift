@@ -20,7 +20,7 @@ extension SigV4Signer {
         let authorization =
             "\(Self.algorithm) Credential=\(credentials.accessKeyId)/\(credentialScope(time)), "
             + "SignedHeaders=\(Self.canonicalHeaders(headers).signedHeaders), Signature=\(signature)"
-        let sent = (request.headers + added).filter { !$0.isNamed("host") }
+        let sent = (request.headers + added).filter { !$0.name.equalsIgnoringASCIICase("host") }
         return SigV4SignedRequest(
             method: request.method.uppercased(), url: request.url(canonicalQuery: Self.canonicalQuery(request.query)),
             headers: sent + [HTTPHeader("Authorization", authorization)], body: body, signature: signature)

@@ -1,4 +1,5 @@
 import Foundation
+import WireFormat
 
 extension SigV4Signer {
     /// Signs `request` into its URL (query-string authentication), valid `lifetime` seconds from `date`.
@@ -31,7 +32,7 @@ extension SigV4Signer {
         let signature = signature(stringToSign: stringToSign(canonicalRequest: canonical, at: time), at: time)
         let url = request.url(encodedPath: path, canonicalQuery: canonicalQuery, signature: signature)
         return SigV4SignedRequest(
-            method: request.method.uppercased(), url: url, headers: request.headers.filter { !$0.isNamed("host") },
+            method: request.method.uppercased(), url: url, headers: request.headers.filter { !$0.name.equalsIgnoringASCIICase("host") },
             signature: signature, expiresAt: time.date.addingTimeInterval(TimeInterval(lifetime)))
     }
 }

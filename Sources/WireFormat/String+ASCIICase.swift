@@ -4,7 +4,7 @@ extension String {
     /// Byte by byte: Foundation's `caseInsensitiveCompare` goes through CFString and the locale, which made header
     /// lookups a visible share of a small transfer's CPU; and field names are ASCII, so Unicode case rules would
     /// be wrong anyway.
-    func equalsIgnoringASCIICase(_ other: String) -> Bool {
+    public func equalsIgnoringASCIICase(_ other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
         return utf8.elementsEqual(other.utf8) { Self.foldASCII($0) == Self.foldASCII($1) }
     }
