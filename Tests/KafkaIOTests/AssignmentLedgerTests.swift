@@ -27,6 +27,19 @@ import Testing
         #expect(ledger.committedPositions.map(\.0) == [jobs1], "a partition given up is not reported")
     }
 
+    @Test func readingGoesOnAfterTheLastDeliveredRecordWhateverIsFinished() {
+        var ledger = AssignmentLedger()
+        let jobs2 = TopicPartition("jobs", 2)
+        ledger.assign([jobs0, jobs1, jobs2])
+        #expect(ledger.readPositions.isEmpty, "nothing delivered: no position of this member's own")
+        let delivered = ledger.accept([record(jobs0, 40), record(jobs0, 41), record(jobs1, 7)])
+        ledger.finish(delivered[0].position)
+        #expect(ledger.readPositions.map(\.0) == [jobs0, jobs1])
+        #expect(ledger.readPositions.map(\.1) == [42, 8], "the next record to read, not the commit position (41)")
+        ledger.beginRevoke([jobs1])
+        #expect(ledger.readPositions.map(\.0) == [jobs0], "a partition on its way out is not read again")
+    }
+
     @Test func progressSaysHowManyRecordsArePastTheCommittedOffset() {
         #expect(PartitionProgress(partition: jobs0, committed: 40, end: 45).lag == 5)
         #expect(PartitionProgress(partition: jobs0, committed: 45, end: 40).lag == 0, "an end from an older fetch never makes it negative")

@@ -33,6 +33,14 @@ struct AssignmentLedger: Sendable {
         assignment.map { ($0, entries[$0]?.confirmed ?? entries[$0]?.watermark.firstDelivered) }
     }
 
+    /// Where reading goes on in each owned, not-revoking partition that delivered something since its assignment.
+    var readPositions: [(TopicPartition, Int64)] {
+        assignment.compactMap { partition in
+            guard let entry = entries[partition], !entry.isRevoking, let next = entry.watermark.nextToDeliver else { return nil }
+            return (partition, next)
+        }
+    }
+
     /// Takes ownership of `partitions`, each with a fresh watermark and a new generation.
     mutating func assign(_ partitions: [TopicPartition]) {
         for partition in partitions {

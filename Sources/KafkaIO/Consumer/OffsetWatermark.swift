@@ -53,6 +53,11 @@ public struct OffsetWatermark: Sendable, Hashable {
         return lastDelivered.map { $0 + 1 }
     }
 
+    /// The offset after the last delivered one: where reading goes on. `nil` when nothing has been delivered.
+    public var nextToDeliver: Int64? {
+        lastDelivered.map { $0 + 1 }
+    }
+
     /// How many delivered offsets are neither finished nor behind the watermark.
     public var pendingCount: Int {
         slots.elements.reduce(0) { $0 + ($1.isFinished ? 0 : 1) }
