@@ -48,18 +48,10 @@ final class DeliveryLog: Sendable {
 
 @Suite(.timeLimit(.minutes(2))) struct ConsumerFlowTests {
     @Test func pauseStopsDeliveryAndResumeRestartsItWhileTheConsumerStaysInTheGroup() async throws {
-        let (cluster, topic) = try await SharedMockCluster.topic("pause")
-        let producer = try KafkaProducer(configuration: SharedMockCluster.configuration(cluster))
         // max.poll.interval.ms of 4 s (the session must outlast the mock's 3 s join delay, and the poll interval
         // may not be shorter than the session): a consumer that stopped polling while paused would leave the
         // group during the pause below and report an error and a lost or revoked assignment.
-        let consumer = try KafkaConsumer(
-            configuration: SharedMockCluster.configuration(cluster, group: SharedMockCluster.unique("group"),
-                                                           properties: ["max.poll.interval.ms": "4000"]),
-            topics: [topic])
-        let log = DeliveryLog(consumer)
-        _ = try await producer.send(topic: topic, key: nil, value: Data("before".utf8))
-        await log.waitForRecords(1)
+        let (topic, producer, consumer, log) = try await consumerPastOneRecord("pause", ["max.poll.interval.ms": "4000"])
 
         consumer.pause()
         // Let the poll thread apply the pause before producing: a commit goes through the same thread, after it.
@@ -89,15 +81,7 @@ final class DeliveryLog: Sendable {
     /// idle (its last fetch waits at most 50 ms here): without a wakeup every round's record came 0.70 s after the
     /// resume, with one under 5 ms.
     @Test func resumeFetchesAtOnceAfterTheFetcherWentIdle() async throws {
-        let (cluster, topic) = try await SharedMockCluster.topic("resume")
-        let producer = try KafkaProducer(configuration: SharedMockCluster.configuration(cluster))
-        let consumer = try KafkaConsumer(
-            configuration: SharedMockCluster.configuration(cluster, group: SharedMockCluster.unique("group"),
-                                                           properties: ["fetch.wait.max.ms": "50"]),
-            topics: [topic])
-        let log = DeliveryLog(consumer)
-        _ = try await producer.send(topic: topic, key: nil, value: Data("before".utf8))
-        await log.waitForRecords(1)
+        let (topic, producer, consumer, log) = try await consumerPastOneRecord("resume", ["fetch.wait.max.ms": "50"])
         var latencies: [Duration] = []
         for round in 0..<6 {
             consumer.pause()
@@ -115,6 +99,22 @@ final class DeliveryLog: Sendable {
         #expect(log.records.map { String(decoding: $0.value ?? Data(), as: UTF8.self) }
             == ["before"] + (0..<6).map { "paused-\($0)" })
         #expect(latencies.allSatisfy { $0 < .milliseconds(500) }, "delivery after each resume: \(latencies)")
+    }
+
+    /// A consumer in a group of its own on a fresh topic, with a producer, once it has delivered a first record
+    /// ("before"): it holds its partition and is reading.
+    private func consumerPastOneRecord(_ name: String, _ properties: [String: String]) async throws
+        -> (topic: String, producer: KafkaProducer, consumer: KafkaConsumer, log: DeliveryLog) {
+        let (cluster, topic) = try await SharedMockCluster.topic(name)
+        let producer = try KafkaProducer(configuration: SharedMockCluster.configuration(cluster))
+        let consumer = try KafkaConsumer(
+            configuration: SharedMockCluster.configuration(cluster, group: SharedMockCluster.unique("group"),
+                                                           properties: properties),
+            topics: [topic])
+        let log = DeliveryLog(consumer)
+        _ = try await producer.send(topic: topic, key: nil, value: Data("before".utf8))
+        await log.waitForRecords(1)
+        return (topic, producer, consumer, log)
     }
 
     @Test(arguments: [Duration.seconds(1), .zero])
