@@ -81,8 +81,12 @@ import Testing
                     if case .string(let id) = request.message?.data.metadata?["batchId"] { return id }
                     return nil
                 })
+                // Whether the job is in the jobs topic at all tells a worker that lost or stalled it from a produce
+                // that never landed.
+                let jobs = Set(try await Kcat.consume(brokers: brokers, topic: Self.jobsTopic).map(\.key))
                 let detail = missing.prefix(10).map { batchId in
-                    "\(batchId): events \(events.filter { $0.subject == batchId }.map(\.type)), message captured: \(captured.contains(batchId))"
+                    "\(batchId): job record in the topic: \(jobs.contains(batchId)), events \(events.filter { $0.subject == batchId }.map(\.type)), "
+                        + "message captured: \(captured.contains(batchId))"
                 }
                 Issue.record("\(missing.count) batches without message.sent:\n\(detail.joined(separator: "\n"))\nworker log:\n\(worker.standardError.suffix(3000))")
                 return
