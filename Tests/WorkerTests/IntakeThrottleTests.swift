@@ -4,7 +4,7 @@ import TestSupport
 @testable import Worker
 
 /// Backpressure follows the counts it is told about: paused at either mark, resumed below both, never after stop.
-@Suite struct IntakeThrottleTests {
+@Suite(.timeLimit(.minutes(1))) struct IntakeThrottleTests {
     private final class Counts: Sendable {
         let batches = Atomic<Int>(0)
         let transfers = Atomic<Int>(0)
@@ -33,6 +33,48 @@ import TestSupport
         counts.batches.store(2, ordering: .relaxed)
         throttle.recheck()
         #expect(counts.actions.value == ["pause", "resume"] && !throttle.isPaused)
+    }
+
+    @Test func intakeWaitsForRoomAtAMarkAndGoesOnBelowBoth() async {
+        let counts = Counts()
+        let throttle = throttle(counts)
+        await throttle.waitForRoom()
+        #expect(throttle.room == 3, "below both marks: no wait, and room for the batch mark's three")
+        counts.batches.store(3, ordering: .relaxed)
+        throttle.recheck()
+        #expect(throttle.room == 1, "a take is never empty")
+        let taken = Locked(false)
+        let intake = Task {
+            await throttle.waitForRoom()
+            taken.update { $0 = true }
+        }
+        while throttle.waitingCount == 0 { await Task.yield() }
+        #expect(!taken.value, "at the batches mark: intake waits")
+        counts.batches.store(1, ordering: .relaxed)
+        throttle.recheck()
+        await intake.value
+        #expect(taken.value && throttle.room == 2)
+    }
+
+    @Test func stoppingOrCancellingReleasesAWaitingIntake() async {
+        let counts = Counts()
+        counts.transfers.store(2, ordering: .relaxed)
+        let stopped = throttle(counts)
+        stopped.recheck()
+        let waiting = Task { await stopped.waitForRoom() }
+        while stopped.waitingCount == 0 { await Task.yield() }
+        stopped.stop()
+        await waiting.value
+        await stopped.waitForRoom()
+        #expect(stopped.waitingCount == 0, "after a stop nothing waits: intake only skips what it takes")
+
+        let cancelled = throttle(counts)
+        cancelled.recheck()
+        let shutdown = Task { await cancelled.waitForRoom() }
+        while cancelled.waitingCount == 0 { await Task.yield() }
+        shutdown.cancel()
+        await shutdown.value
+        #expect(cancelled.waitingCount == 0 && cancelled.isPaused, "a cancelled wait ends; the pause stands")
     }
 
     @Test func afterStopNothingResumesIntake() {

@@ -53,9 +53,15 @@ final class JobIntake: Sendable {
     /// Each fetched batch is decoded in order, then applied in lanes that run side by side, one per core: every
     /// record of a batch id goes to the same lane, in fetch order, so a batch sees its records in the order they
     /// were written, while different batches do not wait for each other.
+    ///
+    /// Records are taken only below the backpressure marks, and no more at once than the room left under the batch
+    /// mark: what waits beyond the marks waits as fetched records (bounded by the consumer's buffer, whose limit
+    /// pauses the fetch), not as batches holding their state, tasks and transfers.
     func consume() async {
         var records = consumer.records.makeAsyncIterator()
-        while let batch = await records.nextBatch(maximum: 512) {
+        while true {
+            await throttle.waitForRoom()
+            guard let batch = await records.nextBatch(maximum: min(512, throttle.room)) else { return }
             guard !stopped.load(ordering: .relaxed) else { continue }
             let decoded = batch.map(decode)
             // A partition's records apply only once its batches are restored (§4.1); a failed restore is fatal,
