@@ -18,6 +18,17 @@ import TestSupport
                        logger: .silent)
     }
 
+    /// An intake task that has started waiting for room (it is registered with the throttle); `then` runs once the
+    /// wait ends.
+    private func waiting(on throttle: IntakeThrottle, then: @escaping @Sendable () -> Void = {}) async -> Task<Void, Never> {
+        let intake = Task {
+            await throttle.waitForRoom()
+            then()
+        }
+        while throttle.waitingCount == 0 { await Task.yield() }
+        return intake
+    }
+
     @Test func eitherMarkPausesAndOnlyBothBelowResume() {
         let counts = Counts()
         let throttle = throttle(counts)
@@ -44,11 +55,7 @@ import TestSupport
         throttle.recheck()
         #expect(throttle.room == 1, "a take is never empty")
         let taken = Locked(false)
-        let intake = Task {
-            await throttle.waitForRoom()
-            taken.update { $0 = true }
-        }
-        while throttle.waitingCount == 0 { await Task.yield() }
+        let intake = await waiting(on: throttle) { taken.update { $0 = true } }
         #expect(!taken.value, "at the batches mark: intake waits")
         counts.batches.store(1, ordering: .relaxed)
         throttle.recheck()
@@ -61,17 +68,15 @@ import TestSupport
         counts.transfers.store(2, ordering: .relaxed)
         let stopped = throttle(counts)
         stopped.recheck()
-        let waiting = Task { await stopped.waitForRoom() }
-        while stopped.waitingCount == 0 { await Task.yield() }
+        let intake = await waiting(on: stopped)
         stopped.stop()
-        await waiting.value
+        await intake.value
         await stopped.waitForRoom()
         #expect(stopped.waitingCount == 0, "after a stop nothing waits: intake only skips what it takes")
 
         let cancelled = throttle(counts)
         cancelled.recheck()
-        let shutdown = Task { await cancelled.waitForRoom() }
-        while cancelled.waitingCount == 0 { await Task.yield() }
+        let shutdown = await waiting(on: cancelled)
         shutdown.cancel()
         await shutdown.value
         #expect(cancelled.waitingCount == 0 && cancelled.isPaused, "a cancelled wait ends; the pause stands")

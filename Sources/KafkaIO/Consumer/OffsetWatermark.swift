@@ -49,8 +49,7 @@ public struct OffsetWatermark: Sendable, Hashable {
 
     /// The offset to commit (next record to read), or `nil` when nothing has been delivered.
     public var commitPosition: Int64? {
-        if let front = slots.first { return front.offset }
-        return lastDelivered.map { $0 + 1 }
+        slots.first?.offset ?? nextToDeliver
     }
 
     /// The offset after the last delivered one: where reading goes on. `nil` when nothing has been delivered.

@@ -101,4 +101,3 @@ final class IntakeThrottle: Sendable {
         woken.forEach { $0.resume() }
     }
 }
-
