@@ -1,10 +1,16 @@
+import CRdKafka
 import Foundation
 
 /// Starts work on a thread of its own, outside Swift's cooperative pool, for C calls that block.
 enum DedicatedThread {
     /// Runs `body` on a new thread named `name`; the thread ends when `body` returns.
     static func start(name: String, _ body: @escaping @Sendable () -> Void) {
-        let thread = Thread(block: body)
+        let thread = Thread {
+            // Named from inside: Foundation does not pass a name set before `start` on to the system thread, and
+            // `top -H`, `ps -L` and `perf` show what the system has (15 bytes at most).
+            _ = attache_name_this_thread(String(name.utf8.prefix(15))!)
+            body()
+        }
         thread.name = name
         thread.start()
     }

@@ -6,7 +6,7 @@ import shutil
 import time
 from dataclasses import dataclass
 
-from .cpu import reaped_children_cpu
+from .cpu import cpu_by_thread_group, reaped_children_cpu
 from .event_watcher import EventWatcher
 from .failure import BenchFailure
 from .jobs import inline_job, record
@@ -27,6 +27,7 @@ class AttacheRun(TimedRun):
     results: dict  # batchId -> the result of its batch.completed
     first_event: float  # seconds from the start to the first job's first event (staging, presigning: until progress)
     cpu_per_job: float  # the workers' CPU seconds per measured job
+    cpu_per_job_by_thread: dict  # one worker: thread group -> its CPU seconds per measured job (empty for several)
 
 
 def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, measure_rss=False):
@@ -60,6 +61,7 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
         ids = [b for b, _ in jobs]
         recording = rig.profiler.start(scenario, started[0]) if workers == 1 else None
         cpu_before = sum(w.cpu_seconds() for w in started)
+        threads_before = started[0].thread_cpu_seconds() if workers == 1 else {}
         account = rig.services_cpu({"worker": [w.pid for w in started], "kcat": [watcher.pid]})
         reaped = reaped_children_cpu()
         start = time.time()
@@ -67,13 +69,18 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
         end = watcher.wait(ids, timeout=timeout)
         account.add("kcat", reaped_children_cpu() - reaped)
         account.stop()
+        threads_after = started[0].thread_cpu_seconds() if workers == 1 else {}
         if recording:
             recording.stop()
+        used = sum(w.cpu_seconds() for w in started) - cpu_before
+        by_thread = cpu_by_thread_group(threads_before, threads_after, used) if workers == 1 else {}
         run = AttacheRun(seconds=end - start, events=watcher.events_of(ids),
                          peak_rss_kib=max(w.peak_rss_kib() for w in started) if measure_rss else None,
                          results={b: watcher.result(b) for b in ids},
                          first_event=watcher.first_event(ids[0]) / 1000 - start,
-                         cpu_per_job=(sum(w.cpu_seconds() for w in started) - cpu_before) / len(jobs), account=account)
+                         cpu_per_job=used / len(jobs),
+                         cpu_per_job_by_thread={group: seconds / len(jobs) for group, seconds in by_thread.items()},
+                         account=account)
     finally:
         for worker in started:
             worker.stop()

@@ -16,6 +16,51 @@ def process_cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+# A worker's threads by what they run, from their names: Swift's task pool and libdispatch's global queues share the
+# names of the queue's priority ("com.apple.root.default-qos", cut to 15 bytes), serial queues run on "overcommit"
+# threads, and Attache names its own (the curl loop; the Kafka poll threads) as librdkafka names its.
+THREAD_GROUPS = [
+    ("curl loop", lambda name: name == "attache-curl"),
+    ("Kafka (librdkafka, poll threads)", lambda name: name.startswith(("rdk:", "kafka-"))),
+    ("staging queue", lambda name: "utility" in name),
+    ("serial queues (snapshots, store)", lambda name: "overcommit" in name),
+    ("tasks (Swift's pool)", lambda name: "default-qos" in name or "user-initiated" in name),
+]
+
+
+def thread_cpu_seconds(pid):
+    """CPU each live thread of a process has used so far: thread id -> (group (THREAD_GROUPS, else "other"),
+    seconds). From schedstat, in nanoseconds: a thread's stat counts whole clock ticks, and with a dozen threads
+    their truncations add up to more than a small run's differences."""
+    threads = {}
+    try:
+        tids = os.listdir("/proc/{}/task".format(pid))
+    except OSError:
+        return threads
+    for tid in tids:
+        try:
+            with open("/proc/{}/task/{}/comm".format(pid, tid)) as f:
+                name = f.read().rstrip("\n")
+            with open("/proc/{}/task/{}/schedstat".format(pid, tid)) as f:
+                nanoseconds = int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+        group = next((label for label, matches in THREAD_GROUPS if matches(name)), "other")
+        threads[tid] = (group, nanoseconds / 1e9)
+    return threads
+
+
+def cpu_by_thread_group(before, after, used):
+    """What a process used between two `thread_cpu_seconds` readings, by thread group; `used` is what the whole
+    process used meanwhile (whole clock ticks), and what the threads alive at the end do not account for is "rest":
+    threads that ended within the window, and that total's rounding."""
+    groups = {}
+    for tid, (group, seconds) in after.items():
+        groups[group] = groups.get(group, 0.0) + seconds - before.get(tid, (group, 0.0))[1]
+    groups["rest"] = max(0.0, used - sum(groups.values()))
+    return groups
+
+
 def child_pids(pid):
     """The live processes whose parent is `pid` (nginx's workers under its master)."""
     found = []

@@ -22,7 +22,13 @@ NOTES = """How the figures are taken:
   `--parallel --parallel-max 32`. In `endpoint` presign mode Attache presigns each job's file with
   ops/bench/presign.py; in `s3` mode it signs path-style SigV4 URLs itself (nginx's WebDAV PUT ignores the
   signature). Events/s counts every event about the measured batches (progress, uploaded, completed). "CPU per job"
-  is the worker's CPU ÷ jobs; curl's "CPU per file" is curl's own CPU ÷ files (neither counts nginx).
+  is the worker's CPU ÷ jobs; curl's "CPU per file" is curl's own CPU ÷ files (neither counts nginx). "By thread"
+  splits the worker's CPU per job by the threads it ran on (each thread's schedstat, grouped by name): the curl loop
+  (uploads, and presign calls in `endpoint` mode, with the progress events their callbacks publish), Kafka
+  (librdkafka's threads and the consumer's and producer's poll threads), the staging queue (opening, sniffing and
+  hashing sources), the serial queues (snapshots encoded and produced, the local store's writes) and Swift's task
+  pool (intake, the batches' transitions, presigning in `s3` mode, the other events); "rest" is what threads that
+  ended meanwhile used, and rounding.
 - Floor (DESIGN §8): next to curl, what curl and nginx used plus what the contract adds, each addition measured alone
   in the same run on the same bytes: SHA-256 of every byte (`openssl dgst -sha256`, the library the worker hashes
   with), the presign calls (curl posting the same requests to ops/bench/presign.py, both their CPU; none in `s3`

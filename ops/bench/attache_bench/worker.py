@@ -6,7 +6,7 @@ import urllib.request
 from dataclasses import dataclass
 
 from .children import Child, free_port, proc_status_kib
-from .cpu import process_cpu_seconds
+from .cpu import process_cpu_seconds, thread_cpu_seconds
 from .failure import BenchFailure
 from .run_names import changelog_of
 
@@ -86,6 +86,10 @@ class Worker:
     def cpu_seconds(self):
         """User + system CPU time the worker has used so far."""
         return process_cpu_seconds(self.child.pid)
+
+    def thread_cpu_seconds(self):
+        """CPU each of its live threads used so far, with its thread group (cpu.thread_cpu_seconds)."""
+        return thread_cpu_seconds(self.pid)
 
     def _status_kib(self, field):
         return proc_status_kib(self.child.pid, field)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from ..attache_run import run_attache
 from ..contender_cpu import ContenderCPU, cpu_rows
+from ..cpu import THREAD_GROUPS
 from ..figures import Figure
 from .. import floor
 from ..jobs import path_job
@@ -38,6 +39,8 @@ class SmallRun:
     cpu: dict = field(default_factory=dict)  # worker count, S3 or "curl" -> ContenderCPU
     curl_cpu_per_file_us: Figure = field(default_factory=Figure)  # curl's own CPU per file
     additions: dict = field(default_factory=dict)  # 1 (endpoint mode) or S3 -> floor.Additions
+    # 1 (endpoint mode) or S3 -> thread group -> Figure of the worker's CPU per job on those threads, µs
+    thread_us: dict = field(default_factory=dict)
 
     def __post_init__(self):
         for who in self.contenders:
@@ -45,6 +48,7 @@ class SmallRun:
         for workers in self.attache_runs:
             self.events_per_s[workers], self.cpu_per_job_us[workers] = Figure(), Figure()
         self.additions = {1: floor.Additions(), S3: floor.Additions()}
+        self.thread_us = {1: {}, S3: {}}
 
     @property
     def attache_runs(self):
@@ -99,6 +103,8 @@ def measure(rig, worker_counts, with_curl):
         else:
             small.events_per_s[who].add(measured.events / measured.seconds)
             small.cpu_per_job_us[who].add(measured.cpu_per_job * 1e6)
+            for group, seconds in measured.cpu_per_job_by_thread.items():
+                small.thread_us[who].setdefault(group, Figure()).add(seconds * 1e6)
             log("small run {}: attache ×{} {:.3f} s ({:.0f} jobs/s, {:.0f} events/s)".format(
                 run, who, measured.seconds, count / measured.seconds, measured.events / measured.seconds))
     if with_curl:
@@ -128,9 +134,18 @@ def rows(small):
                          per_file, SMALL_CPU_VS_CURL, (per_file,)))
         table += floor.rows("small, {} mode".format(mode), "curl", curl, small.cpu["curl"].total(), small.additions[who],
                             small.times[who], small.cpu[who].total(), SMALL_VS_CURL)
+        table.append(thread_row(mode, small.thread_us[who]))
     table += cpu_rows("small, 1 worker, endpoint mode", small.cpu[1], "curl", small.cpu["curl"])
     table += cpu_rows("small, 1 worker, s3 mode", small.cpu[S3], "curl", small.cpu["curl"])
     return table + [rate_row(small, 1)]
+
+
+def thread_row(mode, groups):
+    """Where the worker's CPU per job went, by thread group (medians of each group, so they need not add up to the
+    median total)."""
+    order = [label for label, _ in THREAD_GROUPS] + ["other", "rest"]
+    parts = ["{} {:.0f}".format(label, groups[label].median) for label in order if label in groups]
+    return Row("small, {} mode: worker CPU per job by thread, µs (medians)".format(mode), " · ".join(parts) or "—")
 
 
 def rate_row(small, workers):
