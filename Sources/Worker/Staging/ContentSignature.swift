@@ -1,3 +1,5 @@
+import Glibc
+
 /// A file format recognised from its first bytes (its magic number), and the mime type it stands for.
 ///
 /// Only formats with an unambiguous signature are recognised; anything else is unknown, and unknown content never
@@ -47,40 +49,46 @@ enum ContentSignature: String, Sendable, Hashable, CaseIterable {
 
     /// The format of content starting with `prefix` (up to `window` bytes), or nil when unknown.
     static func sniff(_ prefix: [UInt8]) -> ContentSignature? {
-        func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
-            prefix.count >= offset + magic.count && prefix[offset..<offset + magic.count].elementsEqual(magic)
+        prefix.withUnsafeBytes { sniff($0) }
+    }
+
+    /// The format of content starting with `prefix`, read in place: every staged file is sniffed, so nothing here
+    /// allocates (magic numbers written as array literals cost sixteen allocations a file).
+    static func sniff(_ prefix: UnsafeRawBufferPointer) -> ContentSignature? {
+        func starts(_ magic: StaticString, at offset: Int = 0) -> Bool {
+            let count = magic.utf8CodeUnitCount
+            guard prefix.count >= offset + count else { return false }
+            return memcmp(prefix.baseAddress! + offset, magic.utf8Start, count) == 0
         }
-        let ascii = { (text: String) in Array(text.utf8) }
-        if starts([0xFF, 0xD8, 0xFF]) { return .jpeg }
-        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
-        if starts(ascii("GIF87a")) || starts(ascii("GIF89a")) { return .gif }
-        if starts(ascii("RIFF")), starts(ascii("WEBP"), at: 8) { return .webp }
-        if starts(ascii("RIFF")), starts(ascii("WAVE"), at: 8) { return .wav }
-        if starts(ascii("ftyp"), at: 4) { return isoMedia(prefix) }
-        if starts([0x1A, 0x45, 0xDF, 0xA3]) { return contains(ascii("webm"), in: prefix) ? .webm : .matroska }
-        if starts(ascii("OggS")) { return .ogg }
-        if starts(ascii("%PDF-")) { return .pdf }
-        if starts(ascii("PK")), starts([0x03, 0x04], at: 2) || starts([0x05, 0x06], at: 2) || starts([0x07, 0x08], at: 2) {
+        func byte(_ index: Int) -> UInt8? { index < prefix.count ? prefix[index] : nil }
+        if byte(0) == 0xFF, byte(1) == 0xD8, byte(2) == 0xFF { return .jpeg }
+        if byte(0) == 0x89, starts("PNG\r\n\u{1A}\n", at: 1) { return .png }
+        if starts("GIF87a") || starts("GIF89a") { return .gif }
+        if starts("RIFF"), starts("WEBP", at: 8) { return .webp }
+        if starts("RIFF"), starts("WAVE", at: 8) { return .wav }
+        if starts("ftyp", at: 4) { return isoMedia(prefix) }
+        if starts("\u{1A}E"), byte(2) == 0xDF, byte(3) == 0xA3 { return contains("webm", in: prefix) ? .webm : .matroska }
+        if starts("OggS") { return .ogg }
+        if starts("%PDF-") { return .pdf }
+        if starts("PK"), starts("\u{03}\u{04}", at: 2) || starts("\u{05}\u{06}", at: 2) || starts("\u{07}\u{08}", at: 2) {
             return .zip
         }
-        if starts(ascii("ID3")) || isMPEGAudioFrame(prefix) { return .mp3 }
+        if starts("ID3") || isMPEGAudioFrame(prefix) { return .mp3 }
         return nil
     }
 
     /// An ISO base media file (`ftyp` box): a specific brand (HEIC, QuickTime, M4A…) wins over a generic one
     /// (`isom`, `mif1`), and the major brand over the compatible ones.
-    private static func isoMedia(_ prefix: [UInt8]) -> ContentSignature? {
+    private static func isoMedia(_ prefix: UnsafeRawBufferPointer) -> ContentSignature? {
         guard prefix.count >= 12 else { return nil }
         let boxSize = prefix[0..<4].reduce(0) { $0 << 8 | Int($1) }
         let end = min(prefix.count, max(16, boxSize))
-        var brands = [String(decoding: prefix[8..<12], as: UTF8.self)]
-        var offset = 16
-        while offset + 4 <= end {
-            brands.append(String(decoding: prefix[offset..<offset + 4], as: UTF8.self))
-            offset += 4
-        }
+        func brand(at offset: Int) -> String { String(decoding: prefix[offset..<offset + 4], as: UTF8.self) }
+        // The major brand, then the compatible ones after the minor version.
+        var offsets = [8]
+        offsets.append(contentsOf: stride(from: 16, through: end - 4, by: 4))
         for table in [specificBrands, genericBrands] {
-            if let format = brands.lazy.compactMap({ table[$0] }).first { return format }
+            if let format = offsets.lazy.compactMap({ table[brand(at: $0)] }).first { return format }
         }
         return nil
     }
@@ -107,7 +115,7 @@ enum ContentSignature: String, Sendable, Hashable, CaseIterable {
     }()
 
     /// An MPEG audio frame header: 11 sync bits, then no reserved version, layer, bit rate or sample rate.
-    private static func isMPEGAudioFrame(_ prefix: [UInt8]) -> Bool {
+    private static func isMPEGAudioFrame(_ prefix: UnsafeRawBufferPointer) -> Bool {
         guard prefix.count >= 4, prefix[0] == 0xFF, prefix[1] & 0xE0 == 0xE0 else { return false }
         let version = (prefix[1] >> 3) & 0x03
         let layer = (prefix[1] >> 1) & 0x03
@@ -116,8 +124,9 @@ enum ContentSignature: String, Sendable, Hashable, CaseIterable {
         return version != 0x01 && layer != 0x00 && bitrate != 0x0F && sampleRate != 0x03
     }
 
-    private static func contains(_ needle: [UInt8], in haystack: [UInt8]) -> Bool {
-        guard haystack.count >= needle.count else { return false }
-        return (0...(haystack.count - needle.count)).contains { haystack[$0..<$0 + needle.count].elementsEqual(needle) }
+    private static func contains(_ needle: StaticString, in haystack: UnsafeRawBufferPointer) -> Bool {
+        let count = needle.utf8CodeUnitCount
+        guard haystack.count >= count else { return false }
+        return (0...(haystack.count - count)).contains { memcmp(haystack.baseAddress! + $0, needle.utf8Start, count) == 0 }
     }
 }

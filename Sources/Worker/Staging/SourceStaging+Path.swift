@@ -159,16 +159,17 @@ extension SourceStaging {
 
     /// What the first bytes of a source show, read as a staging copy would have seen them. Blocks.
     private static func sniff(_ source: OpenSource) throws -> ContentSignature? {
-        var prefix = [UInt8](repeating: 0, count: Int(min(Int64(ContentSignature.window), source.size)))
-        var filled = 0
-        while filled < prefix.count {
-            let count = try prefix.withUnsafeMutableBytes { buffer in
-                try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), at: Int64(filled))
+        // On the stack: every `path` source is sniffed.
+        try withUnsafeTemporaryAllocation(byteCount: ContentSignature.window, alignment: 16) { buffer in
+            let wanted = Int(min(Int64(buffer.count), source.size))
+            var filled = 0
+            while filled < wanted {
+                let count = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<wanted]), at: Int64(filled))
+                guard count > 0 else { break }
+                filled += count
             }
-            guard count > 0 else { break }
-            filled += count
+            return ContentSignature.sniff(UnsafeRawBufferPointer(rebasing: buffer[0..<filled]))
         }
-        return ContentSignature.sniff(Array(prefix[0..<filled]))
     }
 
     /// The path the kernel has for an open descriptor, from `/proc/self/fd`; nil where that is unavailable.
