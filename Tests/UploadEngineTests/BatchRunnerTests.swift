@@ -170,6 +170,35 @@ import TestSupport
         #expect(recorder.events.map(\.kind) == [.removed, .completed(UploadResult(batchId: "trip-42"))])
     }
 
+    @Test func anAttemptStagesPresignsAndUploadsInOneTask() async {
+        let tasks = Mutex<[String: Int]>([:])
+        @Sendable func note(_ step: String) {
+            let task = withUnsafeCurrentTask { $0?.hashValue }
+            tasks.withLock { $0[step] = task }
+        }
+        let stager = ScriptedStager { file in
+            note("stage")
+            return try await ScriptedStager.fromInlineData(file)
+        }
+        let presigner = ScriptedPresigner { files in
+            note("presign")
+            return try await ScriptedPresigner.validTargets(files)
+        }
+        let uploader = ScriptedUploader { transfer, progress in
+            note("upload")
+            progress(transfer.staged.size, transfer.staged.size)
+        }
+        let recorder = EventRecorder()
+        let runner = runner(presigner: presigner, uploader: uploader, stager: stager)
+        runner.setGlobalObserver(recorder.observer)
+        runner.upload([Self.photo], requestId: "r1")
+        await recorder.waitForCompletions(1)
+        let seen = tasks.withLock { $0 }
+        #expect(seen.keys.sorted() == ["presign", "stage", "upload"])
+        // The presign task would still be alive when a separate upload task was made, so equal ids are one task.
+        #expect(Set(seen.values).count == 1, "\(seen)")
+    }
+
     /// A runner of one attempt per file that took the photo to its end (by default: failed for good), its events
     /// recorded.
     private func settledPhoto(

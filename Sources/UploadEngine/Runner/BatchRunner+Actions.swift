@@ -2,39 +2,19 @@ import Foundation
 
 extension BatchRunner {
     /// Starts the I/O an action asks for. Called under the state lock: it only creates tasks and cancels them, and
-    /// asks the stager's non-blocking `keep`.
-    func perform(_ action: BatchAction, in state: inout State) {
+    /// asks the stager's non-blocking `keep`. A stage, presign or upload goes to the task `claim` offers, if it has
+    /// not taken one already, and otherwise to a new task.
+    func perform(_ action: BatchAction, in state: inout State, claim: inout WorkClaim) {
         let context = state.batch.context
         switch action {
         case .stage(let token, let item, let sizeLimit):
-            state.attempts[token] = Task {
-                let outcome: Result<StagedFile, UploadError>
-                do {
-                    outcome = .success(try await stager.stage(item, batchId: context.batchId, sizeLimit: sizeLimit))
-                } catch {
-                    outcome = .failure(Self.classify(error, default: .sourceFetchFailed))
-                }
-                self.finish(token, staged: try? outcome.get()) { $0.staged(token, outcome, now: $1) }
-            }
+            start(.stage(token, item, sizeLimit: sizeLimit, batchId: context.batchId), in: &state, claim: &claim)
         case .presign(let calls):
             var context = context
             context.trace = calls.first.flatMap { state.batch.trace(of: $0.token) }
-            Task {
-                let outcome: Result<[String: PresignOutcome], UploadError>
-                do {
-                    outcome = .success(try await presigner.presign(calls.map(\.file), in: context))
-                } catch {
-                    outcome = .failure(Self.classify(error, default: .presignedURLFailed))
-                }
-                self.finish(nil) { $0.presigned(calls, outcome, now: $1) }
-            }
+            start(.presign(calls, context), in: &state, claim: &claim)
         case .upload(let token, let transfer):
-            state.attempts[token] = Task {
-                let outcome = await upload(transfer, token: token)
-                self.finish(token) { batch, now in
-                    batch.uploaded(token, outcome.map { _ in () }, sha256: try? outcome.get(), now: now)
-                }
-            }
+            start(.upload(token, transfer), in: &state, claim: &claim)
         case .cancel(let token):
             state.attempts.removeValue(forKey: token)?.cancel()
         case .release(let staged):
@@ -42,7 +22,7 @@ extension BatchRunner {
         case .keep(let token, let staged):
             guard !stager.keep(staged) else { return }
             // Refused: the batch gives the bytes back at once, before anything else can start the file again.
-            for action in state.batch.keepRefused(token).actions { perform(action, in: &state) }
+            for action in state.batch.keepRefused(token).actions { perform(action, in: &state, claim: &claim) }
         case .deleteObject(let attachment, let target):
             // Best effort: an object left behind is storage the backend's lifecycle rules reclaim, not a lost file.
             Task { try? await presigner.deleteObject(attachment, target: target) }
@@ -70,6 +50,45 @@ extension BatchRunner {
                     case .failure(let error): batch.messageFailed(token, error, now: now)
                     }
                 }
+            }
+        }
+    }
+
+    private func start(_ work: AttemptWork, in state: inout State, claim: inout WorkClaim) {
+        let task: AttemptTask
+        if let offered = claim.task, claim.work == nil {
+            claim.work = work
+            task = offered
+        } else {
+            task = AttemptTask.start(work, on: self)
+        }
+        if let token = work.token { state.attempts[token] = task }
+    }
+
+    /// Does one piece of attempt work and feeds its outcome to the batch; returns the work the same task goes on
+    /// with.
+    func run(_ work: AttemptWork, in task: AttemptTask) async -> AttemptWork? {
+        switch work {
+        case .stage(let token, let item, let sizeLimit, let batchId):
+            let outcome: Result<StagedFile, UploadError>
+            do {
+                outcome = .success(try await stager.stage(item, batchId: batchId, sizeLimit: sizeLimit))
+            } catch {
+                outcome = .failure(Self.classify(error, default: .sourceFetchFailed))
+            }
+            return finish(token, staged: try? outcome.get(), continuing: task) { $0.staged(token, outcome, now: $1) }
+        case .presign(let calls, let context):
+            let outcome: Result<[String: PresignOutcome], UploadError>
+            do {
+                outcome = .success(try await presigner.presign(calls.map(\.file), in: context))
+            } catch {
+                outcome = .failure(Self.classify(error, default: .presignedURLFailed))
+            }
+            return finish(nil, continuing: task) { $0.presigned(calls, outcome, now: $1) }
+        case .upload(let token, let transfer):
+            let outcome = await upload(transfer, token: token)
+            return finish(token, continuing: task) { batch, now in
+                batch.uploaded(token, outcome.map { _ in () }, sha256: try? outcome.get(), now: now)
             }
         }
     }

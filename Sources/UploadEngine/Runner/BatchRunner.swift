@@ -20,8 +20,8 @@ public final class BatchRunner: Sendable {
 
     struct State {
         var batch: UploadBatch
-        /// The stage or upload under way for an attempt; cancelled by the batch's `cancel` action.
-        var attempts: [AttemptToken: Task<Void, Never>] = [:]
+        /// The task running an attempt's stage or upload; cancelled by the batch's `cancel` action.
+        var attempts: [AttemptToken: AttemptTask] = [:]
         /// The batch's one pending deadline with the shared scheduler.
         var timer: (deadline: Date, ticket: DeadlineScheduler.Ticket)?
         /// Per-call observers by request id; dropped once the request has no file left in the batch.
@@ -192,14 +192,23 @@ public final class BatchRunner: Sendable {
 
     @discardableResult
     private func apply(registering observer: (String, UploadObserver)? = nil, offset: Int64? = nil,
-                       finishing token: AttemptToken? = nil, stagedForAbandoned staged: StagedFile? = nil,
                        firedTimer: DeadlineScheduler.Ticket? = nil,
                        _ transition: (inout UploadBatch, Date) -> BatchEffects) -> ControlOutcome {
+        apply(registering: observer, offset: offset, finishing: nil, continuing: nil, firedTimer: firedTimer, transition).outcome
+    }
+
+    /// Applies a transition and performs its actions. A task that has just finished a piece of attempt work
+    /// (`continuing`) takes over the first stage, presign or upload the transition asks for, instead of a new task
+    /// being made for it: an attempt's stage, presign and upload run one after another in one task, not three.
+    private func apply(registering observer: (String, UploadObserver)?, offset: Int64?, finishing token: AttemptToken?,
+                       stagedForAbandoned staged: StagedFile? = nil, continuing task: AttemptTask?,
+                       firedTimer: DeadlineScheduler.Ticket?,
+                       _ transition: (inout UploadBatch, Date) -> BatchEffects) -> (outcome: ControlOutcome, next: AttemptWork?) {
         let now = clock.now()
-        let outcome = state.withLock { state -> ControlOutcome in
+        let (outcome, next) = state.withLock { state -> (ControlOutcome, AttemptWork?) in
             guard !state.abandoned else {
                 if let staged { stager.releaseInBackground(staged) }
-                return .notApplicable
+                return (.notApplicable, nil)
             }
             if let (requestId, observer) = observer { state.callObservers[requestId] = observer }
             if let token { state.attempts.removeValue(forKey: token) }
@@ -211,7 +220,11 @@ public final class BatchRunner: Sendable {
             for event in effects.events {
                 state.outbox.append(Delivery(event: event, calls: callRecipients(of: event, in: state), global: state.globalObserver))
             }
-            for action in effects.actions { perform(action, in: &state) }
+            // Asked under the lock, where every cancellation happens: a task cancelled for the attempt it has just
+            // ended must not carry the next one. (Today the apply that cancels an attempt also starts what its slot
+            // frees, so a stale outcome hands nothing on; this keeps it so whatever a transition starts.)
+            var claim = WorkClaim(task: task.flatMap { Task.isCancelled ? nil : $0 })
+            for action in effects.actions { perform(action, in: &state, claim: &claim) }
             if !state.callObservers.isEmpty {
                 state.callObservers = state.callObservers.filter { state.batch.hasFiles(from: $0.key) }
             }
@@ -219,10 +232,10 @@ public final class BatchRunner: Sendable {
             // Told under the lock: whoever sees the new version (a record settling on another thread) must find the
             // change already owed a snapshot.
             if state.batch.stateVersion != version { state.changeObserver?() }
-            return effects.outcome
+            return (effects.outcome, claim.work)
         }
         deliver()
-        return outcome
+        return (outcome, next)
     }
 
     private func callRecipients(of event: UploadEvent, in state: State) -> [UploadObserver] {
@@ -270,9 +283,13 @@ public final class BatchRunner: Sendable {
     }
 
     /// An outcome arriving from a task: the attempt's task is done, then the batch hears of it. Bytes staged for an
-    /// abandoned runner are given straight back.
-    func finish(_ token: AttemptToken?, staged: StagedFile? = nil, _ transition: (inout UploadBatch, Date) -> BatchEffects) {
-        apply(finishing: token, stagedForAbandoned: staged, transition)
+    /// abandoned runner are given straight back. Returns the work `task` goes on with, if the transition asked for
+    /// any and `task` may carry it.
+    @discardableResult
+    func finish(_ token: AttemptToken?, staged: StagedFile? = nil, continuing task: AttemptTask? = nil,
+                _ transition: (inout UploadBatch, Date) -> BatchEffects) -> AttemptWork? {
+        apply(registering: nil, offset: nil, finishing: token, stagedForAbandoned: staged, continuing: task,
+              firedTimer: nil, transition).next
     }
 
     func reportProgress(_ token: AttemptToken, sent: Int64) {
