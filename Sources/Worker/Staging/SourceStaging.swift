@@ -93,8 +93,11 @@ public struct SourceStaging: SourceStager {
         _ = try? await StagingArea.offPool { Self.give(back: staged.bytes, cache: cache) }
     }
 
-    /// `release` on the staging queue, without a task or a wait: the engine gives every uploaded file back this way.
+    /// `release` without a task or a wait: the engine gives every uploaded file back this way. A copy is deleted on
+    /// the staging queue (an unlink can block); an open source is given back here, since closing a descriptor does
+    /// not block and a trip to the queue cost more than the close (a block, and a thread woken, per small job).
     public func releaseInBackground(_ staged: StagedFile) {
+        if case .source = staged.bytes { return Self.give(back: staged.bytes, cache: nil) }
         let cache = cache
         StagingArea.queue.async { Self.give(back: staged.bytes, cache: cache) }
     }
