@@ -1,16 +1,15 @@
 #ifndef ATTACHE_CRDKAFKA_SHIM_H
 #define ATTACHE_CRDKAFKA_SHIM_H
 
-/* pthread_setname_np is a GNU extension. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <pthread.h>
 
 #include <librdkafka/rdkafka.h>
 
-/* Names the calling thread as `top -H`, `ps -L` and perf show it (at most 15 bytes are kept). */
-static inline int attache_name_this_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }
+/* Names the calling thread as `top -H`, `ps -L` and perf show it (15 bytes at most). pthread_setname_np is a GNU
+   extension, declared here rather than through _GNU_SOURCE, which would change how <sys/select.h> declares fd_set
+   for this module alone and clash with the other modules that include it. */
+extern int pthread_setname_np(pthread_t thread, const char *name);
+static inline int attache_rdkafka_name_this_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }
 /* The mock cluster API needs the types declared in rdkafka.h. */
 #include <librdkafka/rdkafka_mock.h>
 

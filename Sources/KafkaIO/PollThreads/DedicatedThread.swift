@@ -8,7 +8,7 @@ enum DedicatedThread {
         let thread = Thread {
             // Named from inside: Foundation does not pass a name set before `start` on to the system thread, and
             // `top -H`, `ps -L` and `perf` show what the system has (15 bytes at most).
-            _ = attache_name_this_thread(String(name.utf8.prefix(15))!)
+            _ = attache_rdkafka_name_this_thread(String(name.utf8.prefix(15))!)
             body()
         }
         thread.name = name
