@@ -7,8 +7,8 @@ enum DedicatedThread {
     static func start(name: String, _ body: @escaping @Sendable () -> Void) {
         let thread = Thread {
             // Named from inside: Foundation does not pass a name set before `start` on to the system thread, and
-            // `top -H`, `ps -L` and `perf` show what the system has (15 bytes at most).
-            _ = attache_rdkafka_name_this_thread(String(name.utf8.prefix(15))!)
+            // `top -H`, `ps -L` and `perf` show what the system has.
+            _ = attache_rdkafka_name_this_thread(name)
             body()
         }
         thread.name = name

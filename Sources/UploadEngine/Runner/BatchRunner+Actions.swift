@@ -2,7 +2,7 @@ import Foundation
 
 extension BatchRunner {
     /// Starts the I/O an action asks for. Called under the state lock: it only creates tasks and cancels them, and
-    /// asks the stager's non-blocking `keep`. A stage, presign or upload goes to the task `claim` offers, if it has
+    /// asks the stager's non-blocking `keep` and `releaseInBackground` (which closes an open source at most). A stage, presign or upload goes to the task `claim` offers, if it has
     /// not taken one already, and otherwise to a new task.
     func perform(_ action: BatchAction, in state: inout State, claim: inout WorkClaim) {
         let context = state.batch.context

@@ -85,8 +85,7 @@ enum ContentSignature: String, Sendable, Hashable, CaseIterable {
         let end = min(prefix.count, max(16, boxSize))
         func brand(at offset: Int) -> String { String(decoding: prefix[offset..<offset + 4], as: UTF8.self) }
         // The major brand, then the compatible ones after the minor version.
-        var offsets = [8]
-        offsets.append(contentsOf: stride(from: 16, through: end - 4, by: 4))
+        let offsets = [8] + stride(from: 16, through: end - 4, by: 4)
         for table in [specificBrands, genericBrands] {
             if let format = offsets.lazy.compactMap({ table[brand(at: $0)] }).first { return format }
         }
