@@ -15,8 +15,9 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // Linux system calls glibc has no wrapper for (openat2), behind typed inline functions. Headers only.
-        .systemLibrary(name: "CLinuxFiles"),
+        // Linux calls Swift cannot reach through Glibc — openat2, which glibc does not wrap, and pthread_setname_np, a GNU
+        // extension — behind typed inline functions. Headers only.
+        .systemLibrary(name: "CLinux"),
 
         // Wire-format values every layer speaks: JSON (value, parser, writer, field reader), HTTP header fields, name-based
         // UUIDs, RFC 3339 times.
@@ -24,17 +25,17 @@ let package = Package(
         .target(name: "UploadEngine", dependencies: ["WireFormat"]),
         // libcurl transfers, the address policy and download guard, the presigned-URL uploader and its storage error table
         // (which reads the `<Error>` document every S3-compatible store answers with).
-        .target(name: "HTTPTransport", dependencies: ["UploadEngine", "WireFormat", "CCurl"]),
+        .target(name: "HTTPTransport", dependencies: ["UploadEngine", "WireFormat", "CCurl", "CLinux"]),
         // S3 on top of the transport: SigV4 signing and SHA-256, the S3 presigner, multipart uploads, S3Storage, S3Error.
         .target(name: "S3", dependencies: ["HTTPTransport", "UploadEngine", "WireFormat", "CCrypto"]),
-        .target(name: "KafkaIO", dependencies: ["CRdKafka"]),
+        .target(name: "KafkaIO", dependencies: ["CRdKafka", "CLinux"]),
         // The local SQLite copy of the batch-state changelog (DESIGN.md §4.1).
         .target(name: "BatchStore", dependencies: ["CSQLite"]),
         // The libmicrohttpd server wrapper shared by the dev services and the worker's admin endpoints.
         .target(name: "EmbeddedHTTP", dependencies: ["WireFormat", "CMicroHTTPD"]),
         .target(name: "DevServices", dependencies: ["WireFormat", "EmbeddedHTTP", "CCrypto"]),
         .target(name: "Worker", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "S3", "KafkaIO", "EmbeddedHTTP", "BatchStore",
-                                               "CLinuxFiles"]),
+                                               "CLinux"]),
         // What the command line builds and presents, kept out of the executable so it can be unit-tested: job and
         // control records, the changelog read back into batches, dead letters, event watching.
         .target(name: "OperatorTools", dependencies: ["Worker", "KafkaIO", "UploadEngine", "WireFormat"]),
@@ -63,7 +64,7 @@ let package = Package(
         .testTarget(name: "TransferIntegrationTests", dependencies: ["WireFormat", "UploadEngine", "TestSupport", "HTTPTransport", "S3", "DevServices", "EmbeddedHTTP", "Worker"]),
         .testTarget(name: "OperatorToolsTests", dependencies: ["OperatorTools", "Worker", "KafkaIO", "UploadEngine", "WireFormat", "TestSupport"]),
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "OperatorTools", "Worker", "EmbeddedHTTP", "UploadEngine", "WireFormat", "TestSupport"]),
-        .testTarget(name: "WorkerTests", dependencies: ["Worker", "CLinuxFiles", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "S3", "UploadEngine", "WireFormat", "TestSupport"]),
+        .testTarget(name: "WorkerTests", dependencies: ["Worker", "CLinux", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "S3", "UploadEngine", "WireFormat", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

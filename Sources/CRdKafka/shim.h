@@ -1,21 +1,7 @@
 #ifndef ATTACHE_CRDKAFKA_SHIM_H
 #define ATTACHE_CRDKAFKA_SHIM_H
 
-#include <pthread.h>
-#include <string.h>
-
 #include <librdkafka/rdkafka.h>
-
-/* Names the calling thread as `top -H`, `ps -L` and perf show it (its first 15 bytes). pthread_setname_np is a GNU
-   extension, declared here rather than through _GNU_SOURCE, which would change how <sys/select.h> declares fd_set
-   for this module alone and clash with the other modules that include it. */
-extern int pthread_setname_np(pthread_t thread, const char *name);
-static inline int attache_rdkafka_name_this_thread(const char *name) {
-    char cut[16]; /* the kernel keeps 15 bytes; a longer name would be refused whole */
-    strncpy(cut, name, sizeof cut - 1);
-    cut[sizeof cut - 1] = 0;
-    return pthread_setname_np(pthread_self(), cut);
-}
 /* The mock cluster API needs the types declared in rdkafka.h. */
 #include <librdkafka/rdkafka_mock.h>
 

@@ -1,4 +1,5 @@
 import CCurl
+import CLinux
 import Foundation
 import Synchronization
 
@@ -70,7 +71,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         easyHandles = EasyHandlePool(capacity: 2 * max(1, hostConnections))
         let thread = Thread { [self] in
             // Named from inside: Foundation does not pass a name set before `start` on to the system thread.
-            _ = attache_curl_name_this_thread("attache-curl")
+            _ = attache_name_this_thread("attache-curl")
             run()
         }
         thread.name = "attache-curl"

@@ -1,4 +1,4 @@
-import CRdKafka
+import CLinux
 import Foundation
 
 /// Starts work on a thread of its own, outside Swift's cooperative pool, for C calls that block.
@@ -8,7 +8,7 @@ enum DedicatedThread {
         let thread = Thread {
             // Named from inside: Foundation does not pass a name set before `start` on to the system thread, and
             // `top -H`, `ps -L` and `perf` show what the system has.
-            _ = attache_rdkafka_name_this_thread(name)
+            _ = attache_name_this_thread(name)
             body()
         }
         thread.name = name

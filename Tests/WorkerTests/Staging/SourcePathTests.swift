@@ -1,4 +1,4 @@
-import CLinuxFiles
+import CLinux
 import Foundation
 import S3
 import Testing

@@ -1,7 +1,9 @@
-#ifndef ATTACHE_CLINUXFILES_SHIM_H
-#define ATTACHE_CLINUXFILES_SHIM_H
+#ifndef ATTACHE_CLINUX_SHIM_H
+#define ATTACHE_CLINUX_SHIM_H
 
 #include <errno.h>
+#include <pthread.h>
+#include <string.h>
 #include <linux/openat2.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -22,6 +24,18 @@ static inline int attache_open_beneath(int directory, const char *path, int flag
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+/* Names the calling thread as `top -H`, `ps -L` and perf show it: its first 15 bytes, which is all the kernel keeps
+   (a longer name would be refused whole). pthread_setname_np is a GNU extension, declared here rather than through
+   _GNU_SOURCE, which would change how <sys/select.h> declares fd_set for this module alone and clash with the other
+   modules that include it. */
+extern int pthread_setname_np(pthread_t thread, const char *name);
+static inline int attache_name_this_thread(const char *name) {
+    char cut[16];
+    strncpy(cut, name, sizeof cut - 1);
+    cut[sizeof cut - 1] = 0;
+    return pthread_setname_np(pthread_self(), cut);
 }
 
 #endif
