@@ -1,34 +1,51 @@
 """When the batches of a run completed, as a consumer of the events topic sees it."""
+import json
 import threading
 import time
 
 from .event_feed import EventFeed
 from .failure import BenchFailure
 
+# The worker writes compact JSON, so an event's type appears in its record as exactly this text.
+COMPLETED = b'"type":"attache.batch.completed"'
+SENT = b'"type":"attache.message.sent"'
+
 
 class EventWatcher:
     """Follows an events topic; notes when each `batch.completed` and the first `message.sent` of each batch are
-    seen. Its consumer waits at most 5 ms for records (fetch.wait.max.ms), so a time is not a fetch's wait."""
+    seen. Its consumer waits at most 5 ms for records (fetch.wait.max.ms), so a time is not a fetch's wait.
+
+    It runs on the cores of what it times, so it does as little as it can per event: records are matched by their
+    key (every event is keyed by its batch id, which is also its subject) and their type's text, and a result is
+    parsed only when asked for. Parsing every event, with a waiter woken per completion that looked at every awaited
+    batch, cost 0.2 s of CPU during a 0.5 s run of 2,000 jobs."""
 
     def __init__(self, kafka, topic, workdir):
         self.lock = threading.Condition()
-        self.completed = {}  # batchId -> (seen time.time(), CreateTime ms, result)
+        self.completed = {}  # batchId -> (seen time.time(), CreateTime ms, the event's JSON bytes)
         self.sent = {}  # batchId -> seen time.time() of its first message.sent
         self.first = {}  # batchId -> CreateTime ms of its first event
         self.counts = {}  # batchId -> events seen
-        self.feed = EventFeed(kafka, topic, workdir, self._note, "watch-" + topic, properties=["fetch.wait.max.ms=5"])
+        self.awaited = {}  # "completed" or "sent a message" -> the wait in progress on it (_Awaited)
+        self.feed = EventFeed(kafka, topic, workdir, self._note, "watch-" + topic, properties=["fetch.wait.max.ms=5"],
+                              parse=False)
 
-    def _note(self, seen, created, _key, event):
-        subject = event.get("subject", "")
+    def _note(self, seen, created, subject, value):
         with self.lock:
             self.counts[subject] = self.counts.get(subject, 0) + 1
             self.first.setdefault(subject, created)
-            if event.get("type") == "attache.batch.completed":
-                self.completed[subject] = (seen, created, event["data"]["result"])
-                self.lock.notify_all()
-            elif event.get("type") == "attache.message.sent":
+            if COMPLETED in value:
+                self.completed[subject] = (seen, created, value)
+                self._arrived("completed", subject)
+            elif SENT in value:
                 self.sent.setdefault(subject, seen)
-                self.lock.notify_all()
+                self._arrived("sent a message", subject)
+
+    def _arrived(self, what, subject):
+        """Wakes the wait on `what` only once it is over."""
+        awaited = self.awaited.get(what)
+        if awaited is not None and awaited.arrived(subject):
+            self.lock.notify_all()
 
     @property
     def pid(self):
@@ -56,7 +73,8 @@ class EventWatcher:
     def result(self, batch_id):
         """The result of the batch's latest `batch.completed`."""
         with self.lock:
-            return self.completed[batch_id][2]
+            value = self.completed[batch_id][2]
+        return json.loads(value)["data"]["result"]
 
     def first_event(self, batch_id):
         """The CreateTime (ms) of the batch's first event."""
@@ -67,14 +85,17 @@ class EventWatcher:
         deadline = time.time() + timeout
         count = len(batch_ids) if count is None else count
         with self.lock:
-            while True:
-                missing = [b for b in batch_ids if b not in seen()]
-                if len(batch_ids) - len(missing) >= count:
-                    return
-                if time.time() >= deadline:
-                    raise BenchFailure("only {} of {} batches {} in {} s, {} awaited (not {}, for one)".format(
-                        len(batch_ids) - len(missing), len(batch_ids), what, timeout, count, missing[0]))
-                self.lock.wait(min(1.0, max(0.0, deadline - time.time())))
+            awaited = _Awaited({b for b in batch_ids if b not in seen()}, count, len(batch_ids))
+            self.awaited[what] = awaited
+            try:
+                while not awaited.over:
+                    if time.time() >= deadline:
+                        first = next(b for b in batch_ids if b in awaited.missing)
+                        raise BenchFailure("only {} of {} batches {} in {} s, {} awaited (not {}, for one)".format(
+                            len(batch_ids) - len(awaited.missing), len(batch_ids), what, timeout, count, first))
+                    self.lock.wait(min(1.0, max(0.0, deadline - time.time())))
+            finally:
+                del self.awaited[what]
 
     def events_of(self, batch_ids):
         with self.lock:
@@ -82,3 +103,21 @@ class EventWatcher:
 
     def stop(self):
         self.feed.stop()
+
+
+class _Awaited:
+    """One wait: the awaited batches not seen yet, and how many of the batches must be seen."""
+
+    def __init__(self, missing, count, total):
+        self.missing, self.count, self.total = missing, count, total
+
+    @property
+    def over(self):
+        return self.total - len(self.missing) >= self.count
+
+    def arrived(self, batch_id):
+        """Notes `batch_id` as seen; True when that ends the wait."""
+        if batch_id not in self.missing:
+            return False
+        self.missing.discard(batch_id)
+        return self.over

@@ -13,9 +13,9 @@ NOTES = """How the figures are taken:
   "Time to its first progress event" is the part of Attache's time spent before the first bytes went out.
 - CPU by process: user + system seconds each process used during the timed part of a run (from /proc, and from
   `/usr/bin/time` for curl and rclone), summed with the services it drove (nginx master and workers, the broker,
-  the presign endpoint, kcat producing and following). Total ÷ cores is the shortest time that work could take on
-  this machine if nothing ever waited: when it is close to the measured time, the machine was saturated and the
-  time can only fall with the CPU.
+  the presign endpoint, kcat producing and following) and the bench's own CPU (reading what kcat follows). Total ÷
+  cores is the shortest time that work could take on this machine if nothing ever waited: when it is close to the
+  measured time, the machine was saturated and the time can only fall with the CPU.
 - Peak RSS: the worker's VmHWM at the end of the run; curl/rclone from `/usr/bin/time`. "Flat" = the 8×256 MiB
   median exceeds the 8×64 MiB median by at most 8 MiB.
 - Small files: the same 16 KiB files as `path` sources, one job each, `worker.maxTransfers=32`; curl runs
