@@ -97,9 +97,17 @@ import Testing
         #expect(h.batch.attachments.map(\.fileId) == ["f1"])
     }
 
-    @Test(arguments: ["ftp://store.test/x", "/relative/path", "https://", "not a url"])
+    @Test(arguments: ["ftp://store.test/x", "/relative/path", "https://", "not a url", "ht!tp://bad url",
+                      "https:/store.test/x", "https://:443/x", "https://user@/x", "https://[]/x", "https://[::1/x",
+                      "httpss://store.test/x", "http//store.test/x"])
     func onlyAbsoluteHTTPURLsWithAHostAreUsable(url: String) {
         #expect(!UploadBatch.isUsableUploadURL(url))
+    }
+
+    @Test(arguments: ["https://store.test/x", "HTTP://store.test", "Https://user:pw@store.test:9000/a?b=c#d",
+                      "http://[::1]:8080/x", "https://store.test?X-Amz-Signature=0", "http://127.0.0.1/x/y"])
+    func absoluteHTTPURLsWithAHostAreUsable(url: String) {
+        #expect(UploadBatch.isUsableUploadURL(url))
     }
 
     @Test func aNonRetryableStorageErrorRejectsTheFile() {

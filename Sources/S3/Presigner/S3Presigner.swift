@@ -72,20 +72,33 @@ public struct S3Presigner: Presigner {
     public func presignedUpload(key: String, mimeType: String, sha256Hex: String?, at date: Date) throws
         -> UploadTarget
     {
-        var headers = [HTTPHeader("content-type", mimeType.isEmpty ? "application/octet-stream" : mimeType)]
+        var checksum: String?
         if let sha256Hex {
-            guard let checksum = S3Checksum.base64(sha256Hex: sha256Hex) else {
+            guard let base64 = S3Checksum.base64(sha256Hex: sha256Hex) else {
                 throw S3Error(.invalidRequest, "a SHA-256 digest must be 64 hex digits; got \"\(sha256Hex)\"")
             }
+            checksum = base64
+        }
+        return try presignedUpload(key: key, mimeType: mimeType, checksum: checksum, at: date)
+    }
+
+    /// A presigned `PUT` with the checksum header's value (base64) already made.
+    private func presignedUpload(key: String, mimeType: String, checksum: String?, at date: Date) throws
+        -> UploadTarget
+    {
+        var headers = [HTTPHeader("content-type", mimeType.isEmpty ? "application/octet-stream" : mimeType)]
+        if let checksum {
             headers.append(HTTPHeader(S3Checksum.sha256Header, checksum))
             headers.append(HTTPHeader(S3Checksum.algorithmHeader, "SHA256"))
         }
         let request = endpoint.request(
             method: "PUT", key: key, headers: headers, payloadHash: SigV4Request.unsignedPayload)
         let signed = try signer.presign(request, lifetime: configuration.urlLifetimeSeconds, at: date)
+        // Without a public base, the file's URL is the object's: the signed URL up to its query (the key is
+        // encoded once, for both).
+        let fileURL = configuration.publicBaseURL == nil ? signed.redactedURL : fileURL(key: key)
         return UploadTarget(
-            uploadURL: signed.url, method: "PUT", headers: signed.headers, fileURL: fileURL(key: key),
-            expiresAt: signed.expiresAt)
+            uploadURL: signed.url, method: "PUT", headers: signed.headers, fileURL: fileURL, expiresAt: signed.expiresAt)
     }
 
     private func outcome(for file: PresignFile, batchId: String, at date: Date) throws -> PresignOutcome {
@@ -100,14 +113,16 @@ public struct S3Presigner: Presigner {
                     "the object key would be \(key.utf8.count) bytes; S3 allows \(S3ObjectKey.maximumKeyLength)",
                     retryable: false))
         }
-        if !file.sha256.isEmpty && S3Checksum.base64(sha256Hex: file.sha256) == nil {
-            return .refused(
-                UploadError(
-                    .invalidFileObject, "the file's SHA-256 is not a 64-digit hex digest: \"\(file.sha256)\"",
-                    retryable: false))
+        var checksum: String?
+        if !file.sha256.isEmpty {
+            guard let base64 = S3Checksum.base64(sha256Hex: file.sha256) else {
+                return .refused(
+                    UploadError(
+                        .invalidFileObject, "the file's SHA-256 is not a 64-digit hex digest: \"\(file.sha256)\"",
+                        retryable: false))
+            }
+            checksum = base64
         }
-        let target = try presignedUpload(
-            key: key, mimeType: file.mimeType, sha256Hex: file.sha256.isEmpty ? nil : file.sha256, at: date)
-        return .target(target)
+        return .target(try presignedUpload(key: key, mimeType: file.mimeType, checksum: checksum, at: date))
     }
 }

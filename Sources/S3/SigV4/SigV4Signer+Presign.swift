@@ -19,7 +19,8 @@ extension SigV4Signer {
         let headers = Self.canonicalHeaders(request.headersWithHost)
         var query = request.query
         query.append(SigV4QueryItem("X-Amz-Algorithm", Self.algorithm))
-        query.append(SigV4QueryItem("X-Amz-Credential", "\(credentials.accessKeyId)/\(credentialScope(time))"))
+        let scope = credentialScope(time)
+        query.append(SigV4QueryItem("X-Amz-Credential", credentials.accessKeyId + "/" + scope))
         query.append(SigV4QueryItem("X-Amz-Date", time.amzDate))
         query.append(SigV4QueryItem("X-Amz-Expires", String(lifetime)))
         query.append(SigV4QueryItem("X-Amz-SignedHeaders", headers.signedHeaders))
@@ -29,7 +30,7 @@ extension SigV4Signer {
         let path = request.encodedPath
         let canonicalQuery = Self.canonicalQuery(query)
         let canonical = Self.canonicalRequest(request, encodedPath: path, canonicalQuery: canonicalQuery, headers: headers)
-        let signature = signature(stringToSign: stringToSign(canonicalRequest: canonical, at: time), at: time)
+        let signature = signature(stringToSign: Self.stringToSign(canonicalRequest: canonical, at: time, scope: scope), at: time)
         let url = request.url(encodedPath: path, canonicalQuery: canonicalQuery, signature: signature)
         return SigV4SignedRequest(
             method: request.method.uppercased(), url: url, headers: request.headers.filter { !$0.name.equalsIgnoringASCIICase("host") },

@@ -31,7 +31,7 @@ public struct SigV4Signer: Sendable, Hashable {
 
     /// `20130524/us-east-1/s3/aws4_request`: the scope a signature is valid for.
     public func credentialScope(_ time: SigV4Timestamp) -> String {
-        "\(time.dateStamp)/\(region)/\(service)/aws4_request"
+        Self.joined([time.dateStamp, region, service, "aws4_request"], separator: "/")
     }
 
     /// The canonical request of `request` with `query` in place of its own query items.
@@ -51,16 +51,25 @@ public struct SigV4Signer: Sendable, Hashable {
 
     /// The string to sign for a canonical request made at `time`.
     public func stringToSign(canonicalRequest: String, at time: SigV4Timestamp) -> String {
-        Self.lines([Self.algorithm, time.amzDate, credentialScope(time),
-                    SigV4Digest.hex(SigV4Digest.sha256(canonicalRequest))])
+        Self.stringToSign(canonicalRequest: canonicalRequest, at: time, scope: credentialScope(time))
+    }
+
+    /// The string to sign, with the credential scope already made (a presigned URL carries it too).
+    static func stringToSign(canonicalRequest: String, at time: SigV4Timestamp, scope: String) -> String {
+        lines([algorithm, time.amzDate, scope, SigV4Digest.hex(SigV4Digest.sha256(canonicalRequest))])
     }
 
     /// `parts` joined by newlines into a string of exactly their size.
     private static func lines(_ parts: [String]) -> String {
+        joined(parts, separator: "\n")
+    }
+
+    /// `parts` joined by a one-byte separator, written into one allocation.
+    private static func joined(_ parts: [String], separator: Unicode.Scalar) -> String {
         var text = ""
         text.reserveCapacity(parts.reduce(parts.count) { $0 + $1.utf8.count })
         for (index, part) in parts.enumerated() {
-            if index > 0 { text += "\n" }
+            if index > 0 { text.unicodeScalars.append(separator) }
             text += part
         }
         return text

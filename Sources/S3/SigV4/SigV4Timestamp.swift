@@ -22,8 +22,39 @@ public struct SigV4Timestamp: Sendable, Hashable {
         let hour = secondOfDay / 3_600
         let minute = secondOfDay % 3_600 / 60
         let second = secondOfDay % 60
-        dateStamp = Self.pad(year, 4) + Self.pad(month, 2) + Self.pad(day, 2)
-        amzDate = dateStamp + "T" + Self.pad(hour, 2) + Self.pad(minute, 2) + Self.pad(second, 2) + "Z"
+        guard (0...9_999).contains(year) else {
+            // Outside four-digit years: no signature S3 accepts, but the forms stay well defined.
+            dateStamp = Self.pad(year, 4) + Self.pad(month, 2) + Self.pad(day, 2)
+            amzDate = dateStamp + "T" + Self.pad(hour, 2) + Self.pad(minute, 2) + Self.pad(second, 2) + "Z"
+            return
+        }
+        // Written into the one allocation the 16-byte form needs (the 8-byte date is a small string): a presigned
+        // URL per file in `s3` mode signs with these, and padding piece by piece made a dozen strings.
+        amzDate = String(unsafeUninitializedCapacity: 16) { text in
+            var at = 0
+            func put(_ value: Int64, width: Int) {
+                var rest = value
+                for place in stride(from: width - 1, through: 0, by: -1) {
+                    text[at + place] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                at += width
+            }
+            func put(_ byte: UInt8) {
+                text[at] = byte
+                at += 1
+            }
+            put(year, width: 4)
+            put(month, width: 2)
+            put(day, width: 2)
+            put(UInt8(ascii: "T"))
+            put(hour, width: 2)
+            put(minute, width: 2)
+            put(second, width: 2)
+            put(UInt8(ascii: "Z"))
+            return at
+        }
+        dateStamp = String(Substring(amzDate.utf8.prefix(8)))
     }
 
     /// The instant as a `Date`.

@@ -27,6 +27,7 @@ public struct Attachment: Sendable, Hashable, Codable {
     public static func fileExtension(of name: String) -> String {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
         let ext = name[name.index(after: dot)...]
-        return ext.contains("/") ? "" : ext.lowercased()
+        // A byte search: `contains("/")` on a string is Foundation's substring search, a tenth of settling a file.
+        return ext.utf8.contains(UInt8(ascii: "/")) ? "" : ext.lowercased()
     }
 }

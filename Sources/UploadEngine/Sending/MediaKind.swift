@@ -4,12 +4,22 @@ public enum MediaKind: String, Sendable, Hashable, Codable, CaseIterable, Compar
 
     /// `image/…` → image, `video/…` → video, `audio/…` → audio, anything else → file.
     public init(mimeType: String) {
-        let top = mimeType.split(separator: "/", maxSplits: 1).first.map { $0.lowercased() } ?? ""
-        switch top {
-        case "image": self = .image
-        case "video": self = .video
-        case "audio": self = .audio
-        default: self = .file
+        // The top-level type compared in place, case-insensitively: every file settled makes one.
+        let top = mimeType.utf8.prefix { $0 != UInt8(ascii: "/") }
+        func isTop(_ name: StaticString) -> Bool {
+            top.count == name.utf8CodeUnitCount
+                && zip(top, UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)).allSatisfy {
+                    $0 | 0x20 == $1
+                }
+        }
+        if isTop("image") {
+            self = .image
+        } else if isTop("video") {
+            self = .video
+        } else if isTop("audio") {
+            self = .audio
+        } else {
+            self = .file
         }
     }
 
