@@ -89,6 +89,17 @@ import WireFormat
         #expect(target.fileURL == "https://attache-test.s3.eu-central-1.amazonaws.com/uploads/trip-42/f1/photo-1.jpg")
     }
 
+    @Test func withoutAPublicBaseTheFileURLIsTheObjectURLOfAnEncodedKey() async throws {
+        let presigner = try Self.presigner()
+        let outcomes = try await presigner.presign(
+            [Self.file("id 7", name: "Résumé 2026.pdf", type: "application/pdf")], in: Self.context)
+        let target = try #require(Self.target(outcomes["id 7"]))
+        #expect(target.fileURL == "http://127.0.0.1:9000/attache-test/uploads/trip-42/id%207/R_sum_2026.pdf")
+        #expect(target.fileURL == presigner.objectURL(key: presigner.objectKey(batchId: "trip-42", fileId: "id 7",
+                                                                                 name: "Résumé 2026.pdf")))
+        #expect(presigner.fileURL(key: "uploads/trip-42/id 7/R_sum_2026.pdf") == target.fileURL)
+    }
+
     @Test func fileURLUsesThePublicBaseWhenConfigured() async throws {
         let presigner = try Self.presigner(Self.configuration(publicBaseURL: "https://cdn.example.com/media/"))
         let outcomes = try await presigner.presign(

@@ -59,7 +59,12 @@ public struct S3Presigner: Presigner {
 
     /// The URL the file is reachable at once uploaded: under `publicBaseURL` if configured, else `objectURL`.
     public func fileURL(key: String) -> String {
-        guard var base = configuration.publicBaseURL else { return objectURL(key: key) }
+        fileURL(key: key, objectURL: objectURL(key: key))
+    }
+
+    /// `fileURL` with the object's URL given when it is already at hand (a presigned URL up to its query).
+    private func fileURL(key: String, objectURL: @autoclosure () -> String) -> String {
+        guard var base = configuration.publicBaseURL else { return objectURL() }
         while base.hasSuffix("/") { base.removeLast() }
         return base + "/" + SigV4Encoding.uriEncode(key, encodeSlash: false)
     }
@@ -94,11 +99,10 @@ public struct S3Presigner: Presigner {
         let request = endpoint.request(
             method: "PUT", key: key, headers: headers, payloadHash: SigV4Request.unsignedPayload)
         let signed = try signer.presign(request, lifetime: configuration.urlLifetimeSeconds, at: date)
-        // Without a public base, the file's URL is the object's: the signed URL up to its query (the key is
-        // encoded once, for both).
-        let fileURL = configuration.publicBaseURL == nil ? signed.redactedURL : fileURL(key: key)
+        // The object's URL is the signed one up to its query: the key is encoded once, for both.
         return UploadTarget(
-            uploadURL: signed.url, method: "PUT", headers: signed.headers, fileURL: fileURL, expiresAt: signed.expiresAt)
+            uploadURL: signed.url, method: "PUT", headers: signed.headers,
+            fileURL: fileURL(key: key, objectURL: signed.redactedURL), expiresAt: signed.expiresAt)
     }
 
     private func outcome(for file: PresignFile, batchId: String, at date: Date) throws -> PresignOutcome {

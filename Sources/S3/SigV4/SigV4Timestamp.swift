@@ -22,46 +22,35 @@ public struct SigV4Timestamp: Sendable, Hashable {
         let hour = secondOfDay / 3_600
         let minute = secondOfDay % 3_600 / 60
         let second = secondOfDay % 60
-        guard (0...9_999).contains(year) else {
-            // Outside four-digit years: no signature S3 accepts, but the forms stay well defined.
-            dateStamp = Self.pad(year, 4) + Self.pad(month, 2) + Self.pad(day, 2)
-            amzDate = dateStamp + "T" + Self.pad(hour, 2) + Self.pad(minute, 2) + Self.pad(second, 2) + "Z"
-            return
-        }
-        // Written into the one allocation the 16-byte form needs (the 8-byte date is a small string): a presigned
-        // URL per file in `s3` mode signs with these, and padding piece by piece made a dozen strings.
-        amzDate = String(unsafeUninitializedCapacity: 16) { text in
+        // Written into one string, of exactly its size (the date alone is a small string, no allocation): a
+        // presigned URL per file in `s3` mode signs with these, and padding piece by piece made a dozen strings. A
+        // year is zero-padded to four digits and keeps all of them past 9999.
+        let yearDigits = String(year)
+        let yearPadding = max(0, 4 - yearDigits.utf8.count)
+        amzDate = String(unsafeUninitializedCapacity: yearPadding + yearDigits.utf8.count + 12) { text in
             var at = 0
-            func put(_ value: Int64, width: Int) {
-                var rest = value
-                for place in stride(from: width - 1, through: 0, by: -1) {
-                    text[at + place] = UInt8(ascii: "0") + UInt8(rest % 10)
-                    rest /= 10
-                }
-                at += width
-            }
             func put(_ byte: UInt8) {
                 text[at] = byte
                 at += 1
             }
-            put(year, width: 4)
-            put(month, width: 2)
-            put(day, width: 2)
+            func put(twoDigits value: Int64) {
+                put(UInt8(ascii: "0") + UInt8(value / 10))
+                put(UInt8(ascii: "0") + UInt8(value % 10))
+            }
+            for _ in 0..<yearPadding { put(UInt8(ascii: "0")) }
+            yearDigits.utf8.forEach { put($0) }
+            put(twoDigits: month)
+            put(twoDigits: day)
             put(UInt8(ascii: "T"))
-            put(hour, width: 2)
-            put(minute, width: 2)
-            put(second, width: 2)
+            put(twoDigits: hour)
+            put(twoDigits: minute)
+            put(twoDigits: second)
             put(UInt8(ascii: "Z"))
             return at
         }
-        dateStamp = String(Substring(amzDate.utf8.prefix(8)))
+        dateStamp = String(amzDate.prefix { $0 != "T" })
     }
 
     /// The instant as a `Date`.
     public var date: Date { Date(timeIntervalSince1970: TimeInterval(secondsSince1970)) }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WireFormat
 
 extension UploadBatch {
     /// Starts queued files while slots are free, then sends the presign calls whose cohorts are ready.
@@ -149,9 +150,8 @@ extension UploadBatch {
     static func isUsableUploadURL(_ string: String) -> Bool {
         let bytes = string.utf8
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
-        let scheme = bytes[..<colon]
-        guard scheme.elementsEqual("http".utf8, by: { $0 | 0x20 == $1 })
-            || scheme.elementsEqual("https".utf8, by: { $0 | 0x20 == $1 }) else { return false }
+        let scheme = String(string[..<colon])
+        guard scheme.equalsIgnoringASCIICase("http") || scheme.equalsIgnoringASCIICase("https") else { return false }
         let rest = bytes[bytes.index(after: colon)...]
         guard rest.starts(with: "//".utf8) else { return false }
         let authority = rest.dropFirst(2).prefix {

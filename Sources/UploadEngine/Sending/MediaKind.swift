@@ -1,22 +1,19 @@
+import WireFormat
+
 /// The kind of media a file is, from its mime type's top level; it decides the message type and the send order.
 public enum MediaKind: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
     case image, video, audio, file
 
     /// `image/…` → image, `video/…` → video, `audio/…` → audio, anything else → file.
     public init(mimeType: String) {
-        // The top-level type compared in place, case-insensitively: every file settled makes one.
-        let top = mimeType.utf8.prefix { $0 != UInt8(ascii: "/") }
-        func isTop(_ name: StaticString) -> Bool {
-            top.count == name.utf8CodeUnitCount
-                && zip(top, UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)).allSatisfy {
-                    $0 | 0x20 == $1
-                }
-        }
-        if isTop("image") {
+        // Compared byte by byte, as `lowercased()` and a switch would not be: every file settled makes one. A
+        // top-level type is short, so `top` is a small string and allocates nothing.
+        let top = String(mimeType.prefix { $0 != "/" })
+        if top.equalsIgnoringASCIICase("image") {
             self = .image
-        } else if isTop("video") {
+        } else if top.equalsIgnoringASCIICase("video") {
             self = .video
-        } else if isTop("audio") {
+        } else if top.equalsIgnoringASCIICase("audio") {
             self = .audio
         } else {
             self = .file
