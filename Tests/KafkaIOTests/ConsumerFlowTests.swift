@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-import KafkaIO
+@testable import KafkaIO
 
 /// Collects what a consumer delivers in the background so a test can look at it at chosen moments.
 final class DeliveryLog: Sendable {
@@ -78,27 +78,50 @@ final class DeliveryLog: Sendable {
 
     /// librdkafka 2.0's broker thread, once everything it fetches is paused, looks again only when something wakes
     /// it or after up to a second; a resume alone does not wake it. Each round resumes well after the thread went
-    /// idle (its last fetch waits at most 50 ms here): without a wakeup every round's record came 0.70 s after the
-    /// resume, with one under 5 ms.
+    /// idle (its last fetch waits at most 50 ms here): without a wakeup every round's record came 0.69 s after the
+    /// resume; with it, within 1 ms on an idle machine.
+    ///
+    /// The arrival is timed on a plain thread at the poll thread's hand-over, not where a task awaits it: a task's
+    /// resumption waits for the cooperative pool, which every other suite shares (in one full run the first round
+    /// read 0.81 s that way). Most rounds, not all, must be quick, so one round delayed by a busy host cannot fail it
+    /// while a missing wakeup, which delays nearly every round, still does.
     @Test func resumeFetchesAtOnceAfterTheFetcherWentIdle() async throws {
         let (topic, producer, consumer, log) = try await consumerPastOneRecord("resume", ["fetch.wait.max.ms": "50"])
+        let partition = TopicPartition(topic, 0)
         var latencies: [Duration] = []
         for round in 0..<6 {
             consumer.pause()
             try await consumer.commit()
             _ = try await producer.send(topic: topic, key: nil, value: Data("paused-\(round)".utf8))
             try await Task.sleep(for: .milliseconds(300))
-            let resumed = ContinuousClock.now
-            consumer.resume()
+            latencies.append(await Self.resume(consumer, untilRead: Int64(round + 2), of: partition))
             await log.waitForRecords(round + 2)
-            latencies.append(resumed.duration(to: .now))
         }
         try await consumer.close()
         try await producer.close()
 
         #expect(log.records.map { String(decoding: $0.value ?? Data(), as: UTF8.self) }
             == ["before"] + (0..<6).map { "paused-\($0)" })
-        #expect(latencies.allSatisfy { $0 < .milliseconds(500) }, "delivery after each resume: \(latencies)")
+        #expect(latencies.filter { $0 < .milliseconds(250) }.count >= 4, "delivery after each resume: \(latencies)")
+    }
+
+    /// Resumes `consumer` and returns how long its poll thread took to take `partition` up to `offset` (at most 5 s).
+    private static func resume(_ consumer: KafkaConsumer, untilRead offset: Int64,
+                               of partition: TopicPartition) async -> Duration {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let clock = ContinuousClock()
+                let resumed = clock.now
+                consumer.resume()
+                func read() -> Int64 {
+                    consumer.shared.state.withLock { state in
+                        state.ledger.readPositions.first { $0.0 == partition }?.1 ?? 0
+                    }
+                }
+                while read() < offset, clock.now - resumed < .seconds(5) { usleep(200) }
+                continuation.resume(returning: clock.now - resumed)
+            }
+        }
     }
 
     /// A consumer in a group of its own on a fresh topic, with a producer, once it has delivered a first record
