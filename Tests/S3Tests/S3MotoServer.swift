@@ -7,7 +7,7 @@ import Testing
 /// stopped when the suite ends.
 ///
 /// The executable is `$ATTACHE_MOTO_SERVER`, else `moto_server` on `PATH` (`ops/test` puts the project's venv
-/// there), else the project's `.venv/bin/moto_server`.
+/// there), else the project's `.venv/bin/moto_server`; moto runs under the Python its `#!` line names.
 struct S3MotoServer: Sendable {
     /// `http://127.0.0.1:<port>`.
     var endpoint: String
@@ -20,17 +20,25 @@ struct S3MotoServer: Sendable {
         try #require(current, "the suite needs the .motoServer trait")
     }
 
-    static func executable() throws -> String {
-        if let configured = ProcessInfo.processInfo.environment["ATTACHE_MOTO_SERVER"] { return configured }
-        if let found = Subprocess.findOnPath("moto_server") { return found }
+    /// The Python that runs moto: the interpreter on the `#!` line of the first `moto_server` script whose line names
+    /// a Python.
+    ///
+    /// A `moto_server` that is not such a script is passed over: pyenv's shim (`#!/usr/bin/env bash`) on a
+    /// developer's `PATH` made every moto suite fail with "exited with 125", `env`'s answer to the `-c` meant for
+    /// Python.
+    static func python() throws -> String {
+        if let configured = ProcessInfo.processInfo.environment["ATTACHE_MOTO_SERVER"] {
+            return try interpreter(of: configured)
+        }
         let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let venv = packageRoot.appendingPathComponent(".venv/bin/moto_server").path
-        guard FileManager.default.isExecutableFile(atPath: venv) else {
-            throw S3IntegrationFailure(
-                "moto_server not found: run ops/install-deps test, put .venv/bin on PATH or set ATTACHE_MOTO_SERVER")
+        let candidates: [String?] = [Subprocess.findOnPath("moto_server"), packageRoot.appendingPathComponent(".venv/bin/moto_server").path]
+        for case let script? in candidates {
+            if let python = try? interpreter(of: script) { return python }
         }
-        return venv
+        throw S3IntegrationFailure(
+            "no moto_server script run by Python (looked on PATH and in .venv/bin): run ops/install-deps test, put "
+                + ".venv/bin on PATH or set ATTACHE_MOTO_SERVER")
     }
 
     /// The Python that runs the `moto_server` script: its `#!` line's interpreter.
@@ -38,6 +46,7 @@ struct S3MotoServer: Sendable {
         let head = try FileHandle(forReadingFrom: URL(fileURLWithPath: script)).read(upToCount: 512) ?? Data()
         let firstLine = String(decoding: head, as: UTF8.self).split(whereSeparator: \.isNewline).first ?? ""
         guard firstLine.hasPrefix("#!"), let path = firstLine.dropFirst(2).split(separator: " ").first,
+            path.split(separator: "/").last?.hasPrefix("python") == true,
             FileManager.default.isExecutableFile(atPath: String(path))
         else {
             throw S3IntegrationFailure("\(script) does not start with a #! line naming its Python")
@@ -66,7 +75,7 @@ struct S3MotoServer: Sendable {
             """,
         ]
         let process = try Subprocess(
-            try interpreter(of: try executable()), arguments,
+            try python(), arguments,
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
             input: .pipe, output: .pipe, error: .standardOutput)
         guard let leash = process.input, let output = process.output else { preconditionFailure("pipes asked for") }
