@@ -16,6 +16,42 @@ import WireFormat
         #expect(SigV4Digest.hex(mac) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 
+    @Test func hmacSHA256HashesAKeyLongerThanABlockFirst() {
+        // RFC 4231 test case 6: a 131-byte key.
+        let mac = SigV4Digest.hmacSHA256(key: [UInt8](repeating: 0xaa, count: 131),
+                                         message: "Test Using Larger Than Block-Size Key - Hash Key First")
+        #expect(SigV4Digest.hex(mac) == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
+        #expect(SigV4Digest.hex(SigV4Digest.hmacSHA256(key: [UInt8](), message: ""))
+            == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
+    }
+
+    /// Keys one byte short of SHA-256's block, exactly one block and one byte over (Python's `hmac` made the values).
+    @Test(arguments: [
+        (63, "2e1021cc1e2e161bdafa601823a665d8f24f8e91902206f4219b39889bb31e41"),
+        (64, "dd6e1799c6a4891e8b52830810ef7123650c6693d5c0385ffb00030df37ca9b2"),
+        (65, "80da66004b5ea9d00621722b6d3e8635eb1800fc2992c0b3df9e7502f82962de"),
+    ])
+    func hmacSHA256AtTheBlockBoundary(keyLength: Int, expected: String) {
+        let key = (0..<keyLength).map { UInt8($0) }
+        #expect(SigV4Digest.hex(SigV4Digest.hmacSHA256(key: key, message: "attache")) == expected)
+    }
+
+    @Test func aKeptKeyGivesEachMessageItsOwnMACFromManyTasksAtOnce() async {
+        let kept = HMACSHA256(key: Array("Jefe".utf8))
+        let messages = (0..<200).map { "message \($0) " + String(repeating: "x", count: $0) }
+        let macs = await withTaskGroup(of: (Int, [UInt8]).self) { group in
+            for (index, message) in messages.enumerated() {
+                group.addTask { (index, kept.authenticate(message)) }
+            }
+            return await group.reduce(into: [Int: [UInt8]]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(macs.count == messages.count)
+        #expect(messages.indices.allSatisfy { macs[$0] == SigV4Digest.hmacSHA256(key: Array("Jefe".utf8), message: messages[$0]) })
+        #expect(Set(macs.values).count == messages.count, "every message its own MAC: no state leaks between them")
+        #expect(SigV4Digest.hex(kept.authenticate("what do ya want for nothing?"))
+            == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843", "RFC 4231 test case 2 after 200 uses")
+    }
+
     @Test func theRememberedSigningKeyIsUsedOnlyForTheInputsItWasDerivedFrom() {
         var signer = SigV4Signer(credentials: SigV4Credentials(accessKeyId: "AKID", secretAccessKey: "secret-1"), region: "us-east-1")
         let day = SigV4Timestamp(Date(timeIntervalSince1970: 1_369_353_600))

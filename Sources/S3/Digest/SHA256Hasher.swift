@@ -10,7 +10,7 @@ public final class SHA256Hasher {
     /// A hasher with nothing fed yet.
     public init() {
         // Allocation or a broken libcrypto provider are the only failures; nothing can be staged without a digest.
-        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
+        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, SigV4Digest.algorithm, nil) == 1 else {
             preconditionFailure("libcrypto cannot initialise SHA-256")
         }
         self.context = context

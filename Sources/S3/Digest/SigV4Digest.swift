@@ -8,13 +8,21 @@ public enum SigV4Digest {
     /// Length in bytes of a SHA-256 digest.
     public static let byteCount = 32
 
+    /// libcrypto's SHA-256, fetched once. Named by `EVP_sha256()`, OpenSSL 3 looks the algorithm up in its provider
+    /// store again at every initialisation (a lock and a property query). Never freed: it lives as long as the
+    /// process. `nonisolated(unsafe)`: set once, then only read, and libcrypto's algorithm objects are thread-safe.
+    nonisolated(unsafe) static let algorithm: OpaquePointer = {
+        guard let algorithm = EVP_MD_fetch(nil, "SHA256", nil) else { preconditionFailure("libcrypto has no SHA-256") }
+        return algorithm
+    }()
+
     /// The SHA-256 digest of `bytes`.
     public static func sha256(_ bytes: some ContiguousBytes) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: byteCount)
         var length: UInt32 = 0
         let status = bytes.withUnsafeBytes { input in
             digest.withUnsafeMutableBufferPointer { output in
-                EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, EVP_sha256(), nil)
+                EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, algorithm, nil)
             }
         }
         // libcrypto only fails here on allocation failure or a broken provider; signing cannot go on without it.
@@ -27,28 +35,14 @@ public enum SigV4Digest {
         text.utf8.withContiguousStorageIfAvailable { sha256(UnsafeRawBufferPointer($0)) } ?? sha256(Array(text.utf8))
     }
 
-    /// The HMAC-SHA256 of `message` under `key`.
+    /// The HMAC-SHA256 of `message` under `key`; a key used for many messages is better kept as an ``HMACSHA256``.
     public static func hmacSHA256(key: some ContiguousBytes, message: some ContiguousBytes) -> [UInt8] {
-        var mac = [UInt8](repeating: 0, count: byteCount)
-        var length: UInt32 = 0
-        let result = key.withUnsafeBytes { keyBytes in
-            message.withUnsafeBytes { messageBytes in
-                mac.withUnsafeMutableBufferPointer { output in
-                    HMAC(
-                        EVP_sha256(), keyBytes.baseAddress, Int32(keyBytes.count),
-                        messageBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), messageBytes.count,
-                        output.baseAddress, &length)
-                }
-            }
-        }
-        precondition(result != nil && length == UInt32(byteCount), "libcrypto HMAC-SHA256 failed")
-        return mac
+        message.withUnsafeBytes { HMACSHA256(key: key).authenticate($0) }
     }
 
     /// The HMAC-SHA256 of a string's UTF-8 bytes under `key`.
     public static func hmacSHA256(key: some ContiguousBytes, message: String) -> [UInt8] {
-        message.utf8.withContiguousStorageIfAvailable { hmacSHA256(key: key, message: UnsafeRawBufferPointer($0)) }
-            ?? hmacSHA256(key: key, message: Array(message.utf8))
+        HMACSHA256(key: key).authenticate(message)
     }
 
     /// Lower-case hexadecimal of `bytes`, as SigV4 writes digests and signatures.

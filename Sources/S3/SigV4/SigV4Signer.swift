@@ -79,8 +79,13 @@ public struct SigV4Signer: Sendable, Hashable {
     /// once a day (and again when the inputs change): four HMACs per presigned URL were a tenth of a small upload's
     /// CPU in `s3` mode.
     public func signingKey(at time: SigV4Timestamp) -> [UInt8] {
+        keyed(at: time).key
+    }
+
+    /// The day's signing key, and a MAC keyed with it.
+    private func keyed(at time: SigV4Timestamp) -> SigningKeys.Keyed {
         let scope = SigningKeys.Scope(dateStamp: time.dateStamp, credentials: credentials, region: region, service: service)
-        return keys.key(for: scope) { deriveSigningKey(at: time) }
+        return keys.keyed(for: scope) { deriveSigningKey(at: time) }
     }
 
     private func deriveSigningKey(at time: SigV4Timestamp) -> [UInt8] {
@@ -92,7 +97,7 @@ public struct SigV4Signer: Sendable, Hashable {
 
     /// The hex signature of a string to sign.
     public func signature(stringToSign: String, at time: SigV4Timestamp) -> String {
-        SigV4Digest.hex(SigV4Digest.hmacSHA256(key: signingKey(at: time), message: stringToSign))
+        SigV4Digest.hex(keyed(at: time).mac.authenticate(stringToSign))
     }
 
     /// Query items encoded, sorted by encoded name then value, and joined as `name=value&…`.
@@ -179,8 +184,8 @@ extension SigV4Signer {
     }
 }
 
-/// A memo of one signing key and the scope it signs for: a signer's inputs are public and may change, so the key
-/// is reused only for exactly the inputs it was derived from.
+/// A memo of one signing key, keyed into a MAC, and the scope it signs for: a signer's inputs are public and may
+/// change, so the key is reused only for exactly the inputs it was derived from.
 final class SigningKeys: Sendable {
     struct Scope: Hashable {
         let dateStamp: String
@@ -189,12 +194,18 @@ final class SigningKeys: Sendable {
         let service: String
     }
 
-    private let last = Mutex<(scope: Scope, key: [UInt8])?>(nil)
+    struct Keyed {
+        let key: [UInt8]
+        let mac: HMACSHA256
+    }
 
-    func key(for scope: Scope, derive: () -> [UInt8]) -> [UInt8] {
-        if let known = last.withLock({ $0 }), known.scope == scope { return known.key }
+    private let last = Mutex<(scope: Scope, keyed: Keyed)?>(nil)
+
+    func keyed(for scope: Scope, derive: () -> [UInt8]) -> Keyed {
+        if let known = last.withLock({ $0 }), known.scope == scope { return known.keyed }
         let key = derive()
-        last.withLock { $0 = (scope, key) }
-        return key
+        let keyed = Keyed(key: key, mac: HMACSHA256(key: key))
+        last.withLock { $0 = (scope, keyed) }
+        return keyed
     }
 }
