@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from . import results_file
+from . import host_probe, results_file
 from .cdp import chromium_path
 from .children import Child
 from .environment import environment
@@ -83,6 +83,7 @@ def main(argv=None):
     options = parse_options(argv)
     rig = Rig(options)
     started = time.time()
+    host_at_start = host_probe.measure()
 
     def on_signal(number, _):
         raise KeyboardInterrupt
@@ -105,9 +106,10 @@ def main(argv=None):
     finished = time.time()
     if not rows:  # only the soak ran; it wrote its own section
         return 0
+    host = host_probe.line(host_at_start, host_probe.measure())
     table = markdown([HEADER] + [row.cells() for row in rows])
     text = "# Attache benchmarks against peers\n\nProduced by `ops/bench/run {}`.\n\n{}\n\n{}\n\n{}\n".format(
-        " ".join(argv), "\n".join(environment(rig, started, finished)), table, NOTES)
+        " ".join(argv), "\n".join(environment(rig, started, finished) + [host]), table, NOTES)
     print(table)
     results_file.write_keeping(options.results, text, SOAK_HEADING)
     log("table written to {}".format(os.path.relpath(options.results, REPO)))

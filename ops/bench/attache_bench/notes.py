@@ -84,6 +84,13 @@ NOTES = """How the figures are taken:
   Attache used to write each file twice (a staging copy, then nginx's copy) where the peers write it once; `path`
   sources are no longer copied, so every contender now writes each byte once. `--strace-nginx` counts nginx's
   system calls per contender: the same 8 KiB reads and writes for all three here.
+- "Host costs" (the environment lines above) are what this host charged, when the run started and when it ended, for
+  the operations a small job is made of besides computing: a system call, a first touch of a memory page, one thread
+  waking another and being woken back, a small malloc + free. A small job makes a few dozen system calls, a few
+  first touches and a few wakes and hundreds of mallocs, so on a host where these cost twice as much, the small and
+  intake figures are worse by far more than a CPU benchmark would suggest: compare runs from different days by these
+  lines before comparing their figures. The wake figure is taken with the machine idle, when waking a halted virtual
+  CPU costs most (on a busy machine it was about half).
 - Everything (broker, nginx, presign endpoint, kcat, the client under test) shares the machine's cores, and other
   work on the machine is not stopped, so spreads can be wide; the ratios are the point.
 - "CPU the host stole": on a virtual machine, the share of the CPU time the machine wanted during a timed run that
