@@ -87,8 +87,8 @@ import Testing
         }
         // Batches restored from their snapshots are not uploaded again. Repeats come only from what the killed worker
         // had not recorded: uploads in flight (16 transfers) and those finished since its last delivered snapshot,
-        // whose number grows with the load on the machine — so the check is per batch, on what the changelog held at
-        // the kill, not a count.
+        // whose number grows with the load on the machine (as do rebalances a starved member causes, each repeating
+        // what was in flight) — so the check is per batch, on what the changelog held at the kill, not a count.
         let puts = environment.services.store.requests.filter { $0.method == "PUT" && $0.path.hasPrefix("/crash-\(run)-") }
         let putsPerBatch = Dictionary(grouping: puts) { String($0.path.dropFirst().prefix { $0 != "/" }) }.mapValues(\.count)
         let repeated = putsPerBatch.values.reduce(0) { $0 + $1 - 1 }
@@ -96,7 +96,6 @@ import Testing
         #expect(!recordedUploaded.isEmpty, "the kill came after 20 uploads: some were recorded")
         let uploadedAgain = recordedUploaded.filter { putsPerBatch[$0, default: 0] > 1 }.sorted()
         #expect(uploadedAgain.isEmpty, "recorded uploaded before the kill, uploaded again: \(uploadedAgain)")
-        #expect(putsPerBatch.values.allSatisfy { $0 <= 2 }, "at most once on each worker: \(putsPerBatch.filter { $0.value > 2 })")
         let requests = environment.services.messages.requests.filter { request in
             (request.message?.data.metadata?["batchId"]).map { if case .string(let id) = $0 { id.hasPrefix("crash-\(run)-") } else { false } } ?? false
         }
