@@ -256,13 +256,21 @@ final class ChangelogBatchState: BatchDurability {
 
     private func owe(_ batchId: String, partition: Int32, _ change: (inout Owed) -> Void) {
         let schedule = state.withLock { state -> Bool in
-            state.owed[batchId, default: Owed(partition: partition)].partition = partition
-            let wasDue = state.owed[batchId]!.isDue
-            change(&state.owed[batchId]!)
-            if !wasDue, state.owed[batchId]!.isDue { state.due.append(batchId) }
+            // One look-up of the batch id, under the lock every change of every batch takes.
+            if Self.update(&state.owed[batchId, default: Owed(partition: partition)], partition: partition, change) {
+                state.due.append(batchId)
+            }
             return state.scheduleFlushIfNeeded()
         }
         if schedule { scheduleFlush() }
+    }
+
+    /// Applies `change` to a batch's entry in place; true when that made a snapshot or tombstone due.
+    private static func update(_ owed: inout Owed, partition: Int32, _ change: (inout Owed) -> Void) -> Bool {
+        owed.partition = partition
+        let wasDue = owed.isDue
+        change(&owed)
+        return !wasDue && owed.isDue
     }
 
     private func scheduleFlush() {
