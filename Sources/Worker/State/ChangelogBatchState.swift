@@ -48,6 +48,14 @@ final class ChangelogBatchState: BatchDurability {
         var isDone: Bool { dirty == nil && !tombstone && inFlight == 0 && waiters.isEmpty && settled == nil }
         /// A snapshot or tombstone is due at the next flush.
         var isDue: Bool { dirty != nil || tombstone }
+
+        /// Applies `change` for a batch of `partition`; true when that made a snapshot or tombstone due.
+        mutating func apply(_ change: (inout Owed) -> Void, partition: Int32) -> Bool {
+            self.partition = partition
+            let wasDue = isDue
+            change(&self)
+            return !wasDue && isDue
+        }
     }
 
     /// A batch settled as a value, boxed (see ``Dirty``), shared by what is due and what `load` answers with.
@@ -257,20 +265,12 @@ final class ChangelogBatchState: BatchDurability {
     private func owe(_ batchId: String, partition: Int32, _ change: (inout Owed) -> Void) {
         let schedule = state.withLock { state -> Bool in
             // One look-up of the batch id, under the lock every change of every batch takes.
-            if Self.update(&state.owed[batchId, default: Owed(partition: partition)], partition: partition, change) {
+            if state.owed[batchId, default: Owed(partition: partition)].apply(change, partition: partition) {
                 state.due.append(batchId)
             }
             return state.scheduleFlushIfNeeded()
         }
         if schedule { scheduleFlush() }
-    }
-
-    /// Applies `change` to a batch's entry in place; true when that made a snapshot or tombstone due.
-    private static func update(_ owed: inout Owed, partition: Int32, _ change: (inout Owed) -> Void) -> Bool {
-        owed.partition = partition
-        let wasDue = owed.isDue
-        change(&owed)
-        return !wasDue && owed.isDue
     }
 
     private func scheduleFlush() {

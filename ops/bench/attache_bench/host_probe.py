@@ -10,11 +10,13 @@ from .paths import BENCH_DIR
 
 SOURCE = os.path.join(BENCH_DIR, "hostprobe.c")
 BINARY = os.path.join(BENCH_DIR, "work", "hostprobe")
-# name in hostprobe's output → how results.md names it, and the unit it is shown in (nanoseconds ÷ divisor)
-FIGURES = [("arithmetic", "a dependent multiply-shift-add", "ns", 1.0), ("memory_load", "a load missing the caches", "ns", 1.0),
-           ("syscall", "a system call", "µs", 1000.0), ("page_fault", "a first touch of a 4 KiB page", "µs", 1000.0),
-           ("wake_round_trip", "a thread waking another and woken back", "µs", 1000.0),
-           ("malloc_free", "a small malloc + free", "ns", 1.0)]
+# name in hostprobe's output → how results.md names it, and how it is shown: "{}" of nanoseconds ÷ divisor
+FIGURES = [("arithmetic", "a dependent multiply-shift-add", "{:.2f} ns", 1.0),
+           ("memory_load", "a load missing the caches", "{:.0f} ns", 1.0),
+           ("syscall", "a system call", "{:.2f} µs", 1000.0),
+           ("page_fault", "a first touch of a 4 KiB page", "{:.2f} µs", 1000.0),
+           ("wake_round_trip", "a thread waking another and woken back", "{:.2f} µs", 1000.0),
+           ("malloc_free", "a small malloc + free", "{:.0f} ns", 1.0)]
 
 
 def measure():
@@ -37,12 +39,12 @@ def measure():
 def line(at_start, at_end):
     """The results.md line: each figure at the start · at the end of the run."""
     parts = []
-    for name, label, unit, divisor in FIGURES:
+    for name, label, shown, divisor in FIGURES:
         values = [probe.get(name) for probe in (at_start, at_end)]
         if any(value is None for value in values):
             continue
-        digits = 2 if unit == "µs" or divisor == 1.0 and max(values) < 10 else 0
-        parts.append("{} {} {}".format(label, " · ".join("{:.{}f}".format(v / divisor, digits) for v in values), unit))
+        number, unit = shown.split(" ")
+        parts.append("{} {} {}".format(label, " · ".join(number.format(v / divisor) for v in values), unit))
     if not parts:
         return "- host costs: not measured (see the log)"
     return "- host costs, median of 7 rounds at the start · at the end of the run (ops/bench/hostprobe.c): " + "; ".join(parts)
