@@ -33,6 +33,8 @@ final class TransferHarness: Sendable {
         var fetchTimeout: Duration = .seconds(600)
         /// `presign.timeout`, the limit on each presign call.
         var presignTimeout: Duration = .seconds(30)
+        /// How long files that are ready wait for the rest of their cohort before they are presigned without them.
+        var presignGatherWindow = EngineConfiguration().presignGatherWindow
         /// `staging.maxOpenSources`.
         var maxOpenSources = 4096
         /// Whether the presigner signs each file's digest into its upload (`presign.mode = s3`).
@@ -62,6 +64,7 @@ final class TransferHarness: Sendable {
         engine.stallTimeout = options.stallTimeout
         engine.limits.fileSizeMax = options.fileSizeMax
         engine.concurrency = options.concurrency
+        engine.presignGatherWindow = options.presignGatherWindow
         let batch = UploadBatch(
             context: BatchContext(batchId: Self.batchId, receiver: Receiver(id: "cometchat-uid-1", type: .user)),
             configuration: engine)
