@@ -59,8 +59,12 @@ final class ConsumerPollLoop: @unchecked Sendable {
                 switch command {
                 case .commit(let promise):
                     heldCommits.append((promise, .now))
-                case .committed(let partitions, let timeout, let promise):
-                    promise.fulfill(committedOffsets(handle, partitions, timeout: timeout))
+                case .committed(let partitions, let deadline, let wait, let promise):
+                    if let result = committedOffsets(handle, partitions, deadline: deadline, wait: wait) {
+                        promise.fulfill(result)
+                    } else {
+                        shared.state.withLock { $0.commands.append(.committed(partitions, deadline: deadline, wait: wait * 2, promise)) }
+                    }
                 case .close(let promise):
                     heldClosers.append(promise)
                     closeAskedAt = closeAskedAt ?? .now
@@ -168,10 +172,19 @@ final class ConsumerPollLoop: @unchecked Sendable {
         shared.commitAsynchronously(positions, client: handle, queue: queuePointer, waiter: waiter)
     }
 
-    private func committedOffsets(_ handle: OpaquePointer, _ partitions: [TopicPartition],
-                                  timeout: Int32) -> Result<[TopicPartition: Int64], KafkaError> {
+    /// One try at reading committed offsets, of at most `wait`; nil: it timed out before the deadline, ask again
+    /// (with twice the wait, so a slow coordinator still gets to answer).
+    ///
+    /// While the group has no coordinator, `rd_kafka_committed` waits for a broker to change state before it asks
+    /// again, and a coordinator found over a connection that is already up changes none: one call with the whole
+    /// timeout can sit it out although the answer was there a moment later. Shorter tries bound that, and the poll
+    /// loop serves the group in between.
+    private func committedOffsets(_ handle: OpaquePointer, _ partitions: [TopicPartition], deadline: ContinuousClock.Instant,
+                                  wait: Duration) -> Result<[TopicPartition: Int64], KafkaError>? {
+        let remaining = ContinuousClock.now.duration(to: deadline)
         let list = RDTopicPartitionList(partitions.map { ($0, nil) })
-        let error = list.withListPointer { rd_kafka_committed(handle, $0, timeout) }
+        let error = list.withListPointer { rd_kafka_committed(handle, $0, min(remaining, wait).clampedMilliseconds) }
+        if error == RD_KAFKA_RESP_ERR__TIMED_OUT, ContinuousClock.now < deadline { return nil }
         guard error == RD_KAFKA_RESP_ERR_NO_ERROR else { return .failure(KafkaError(error)) }
         var result: [TopicPartition: Int64] = [:]
         for entry in list.entries where entry.offset >= 0 {

@@ -105,7 +105,7 @@ final class ConsumerShared: Sendable {
         for command in commands {
             switch command {
             case .commit(let promise): promise.fulfill(.failure(closed))
-            case .committed(_, _, let promise): promise.fulfill(.failure(closed))
+            case .committed(_, _, _, let promise): promise.fulfill(.failure(closed))
             case .close(let promise): promise.fulfill(.success(()))
             }
         }
