@@ -10,9 +10,7 @@ import Testing
         let topic = SharedMockCluster.unique("slow-coordinator")
         _ = try await cluster.createTopic(topic, partitions: 1)
         let partition = TopicPartition(topic, 0)
-        let producer = try KafkaProducer(configuration: SharedMockCluster.configuration(cluster))
-        _ = await producer.send((0..<3).map { KafkaProducerRecord(topic: topic, key: nil, value: Data([UInt8($0)])) })
-        try await producer.close()
+        try await SharedMockCluster.produce(3, to: topic, in: cluster)
         let consumer = try KafkaConsumer(
             configuration: SharedMockCluster.configuration(cluster, group: SharedMockCluster.unique("group")),
             topics: [topic], options: KafkaConsumerOptions(commitInterval: nil))

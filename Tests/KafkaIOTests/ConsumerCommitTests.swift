@@ -41,9 +41,7 @@ import Testing
     @Test func aCommitAskedForWhileTheGroupRejoinsWaitsForItToEndAndGivesUpIfItDoesNot() async throws {
         let (cluster, topic) = try await SharedMockCluster.topic("rejoin-hold")
         let partition = TopicPartition(topic, 0)
-        let producer = try KafkaProducer(configuration: SharedMockCluster.configuration(cluster))
-        _ = await producer.send((0..<3).map { KafkaProducerRecord(topic: topic, key: nil, value: Data([UInt8($0)])) })
-        try await producer.close()
+        try await SharedMockCluster.produce(3, to: topic, in: cluster)
         let consumer = try KafkaConsumer(
             configuration: SharedMockCluster.configuration(cluster, group: SharedMockCluster.unique("group"),
                                                            properties: ["statistics.interval.ms": "0"]),
@@ -70,9 +68,7 @@ import Testing
     @Test func theBackgroundCommitStoresTheWatermarkWithoutAnExplicitCommit() async throws {
         let (cluster, topic) = try await SharedMockCluster.topic("periodic")
         let partition = TopicPartition(topic, 0)
-        let producer = try KafkaProducer(configuration: SharedMockCluster.configuration(cluster))
-        _ = await producer.send((0..<4).map { KafkaProducerRecord(topic: topic, key: nil, value: Data([UInt8($0)])) })
-        try await producer.close()
+        try await SharedMockCluster.produce(4, to: topic, in: cluster)
 
         let consumer = try KafkaConsumer(
             configuration: SharedMockCluster.configuration(cluster, group: SharedMockCluster.unique("group")),
@@ -90,9 +86,7 @@ import Testing
     @Test func committingWithNothingFinishedKeepsThePositionOfTheFirstDeliveredRecord() async throws {
         let (cluster, topic) = try await SharedMockCluster.topic("nothing-finished")
         let partition = TopicPartition(topic, 0)
-        let producer = try KafkaProducer(configuration: SharedMockCluster.configuration(cluster))
-        _ = await producer.send((0..<3).map { KafkaProducerRecord(topic: topic, key: nil, value: Data([UInt8($0)])) })
-        try await producer.close()
+        try await SharedMockCluster.produce(3, to: topic, in: cluster)
 
         let consumer = try KafkaConsumer(
             configuration: SharedMockCluster.configuration(cluster, group: SharedMockCluster.unique("group")),

@@ -23,6 +23,16 @@ enum SharedMockCluster {
         return (cluster, name)
     }
 
+    /// Writes `count` one-byte records (0, 1, …) to `topic`; throws unless every one was stored.
+    static func produce(_ count: Int, to topic: String, in cluster: MockKafkaCluster) async throws {
+        let producer = try KafkaProducer(configuration: configuration(cluster))
+        let results = await producer.send((0..<count).map {
+            KafkaProducerRecord(topic: topic, key: nil, value: Data([UInt8($0)]))
+        })
+        try await producer.close()
+        for result in results { _ = try result.get() }
+    }
+
     /// Client configuration for the shared cluster; librdkafka's notices stay out of the test output
     /// (`KAFKA_DEBUG=cgrp,…` turns librdkafka's debug contexts on and prints them).
     ///
