@@ -63,7 +63,10 @@ final class ConsumerPollLoop: @unchecked Sendable {
                     if let result = committedOffsets(handle, partitions, deadline: deadline, wait: wait) {
                         promise.fulfill(result)
                     } else {
-                        shared.state.withLock { $0.commands.append(.committed(partitions, deadline: deadline, wait: wait * 2, promise)) }
+                        // Straight back into the inbox, not through `send`: this thread takes it on its next pass,
+                        // and a close it performs meanwhile still fails it, where `send` could refuse and drop it.
+                        let again = ConsumerCommand.committed(partitions, deadline: deadline, wait: wait * 2, promise)
+                        shared.state.withLock { $0.commands.append(again) }
                     }
                 case .close(let promise):
                     heldClosers.append(promise)
@@ -192,6 +195,9 @@ final class ConsumerPollLoop: @unchecked Sendable {
         }
         return .success(result)
     }
+
+    /// The length of the first try at reading committed offsets; each try after a timeout is twice as long.
+    static let firstCommittedTry = Duration.milliseconds(250)
 
     /// Sends the held commits once the member is steady; refuses those that waited ``rejoinWait`` in vain.
     private func releaseHeldCommits(_ handle: OpaquePointer, _ queuePointer: OpaquePointer, steady: Bool) {

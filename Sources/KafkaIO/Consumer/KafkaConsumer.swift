@@ -145,7 +145,7 @@ public final class KafkaConsumer: Sendable {
     public func committedOffsets(for partitions: [TopicPartition],
                                  timeout: Duration = .seconds(10)) async throws -> [TopicPartition: Int64] {
         let promise = CompletionPromise<[TopicPartition: Int64]>()
-        guard shared.send(.committed(partitions, deadline: .now + timeout, wait: .milliseconds(250), promise)) else {
+        guard shared.send(.committed(partitions, deadline: .now + timeout, wait: ConsumerPollLoop.firstCommittedTry, promise)) else {
             throw KafkaError(.closed, "the consumer is closed")
         }
         return try await promise.value()

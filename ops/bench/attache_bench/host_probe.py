@@ -10,13 +10,13 @@ from .paths import BENCH_DIR
 
 SOURCE = os.path.join(BENCH_DIR, "hostprobe.c")
 BINARY = os.path.join(BENCH_DIR, "work", "hostprobe")
-# name in hostprobe's output → how results.md names it, and how it is shown: "{}" of nanoseconds ÷ divisor
-FIGURES = [("arithmetic", "a dependent multiply-shift-add", "{:.2f} ns", 1.0),
-           ("memory_load", "a load missing the caches", "{:.0f} ns", 1.0),
-           ("syscall", "a system call", "{:.2f} µs", 1000.0),
-           ("page_fault", "a first touch of a 4 KiB page", "{:.2f} µs", 1000.0),
-           ("wake_round_trip", "a thread waking another and woken back", "{:.2f} µs", 1000.0),
-           ("malloc_free", "a small malloc + free", "{:.0f} ns", 1.0)]
+# name in hostprobe's output → how results.md names it, the number's format and unit (nanoseconds ÷ divisor)
+FIGURES = [("arithmetic", "a dependent multiply-shift-add", "{:.2f}", "ns", 1.0),
+           ("memory_load", "a load missing the caches", "{:.0f}", "ns", 1.0),
+           ("syscall", "a system call", "{:.2f}", "µs", 1000.0),
+           ("page_fault", "a first touch of a 4 KiB page", "{:.2f}", "µs", 1000.0),
+           ("wake_round_trip", "a thread waking another and woken back", "{:.2f}", "µs", 1000.0),
+           ("malloc_free", "a small malloc + free", "{:.0f}", "ns", 1.0)]
 
 
 def measure():
@@ -39,11 +39,10 @@ def measure():
 def line(at_start, at_end):
     """The results.md line: each figure at the start · at the end of the run."""
     parts = []
-    for name, label, shown, divisor in FIGURES:
+    for name, label, number, unit, divisor in FIGURES:
         values = [probe.get(name) for probe in (at_start, at_end)]
         if any(value is None for value in values):
             continue
-        number, unit = shown.split(" ")
         parts.append("{} {} {}".format(label, " · ".join(number.format(v / divisor) for v in values), unit))
     if not parts:
         return "- host costs: not measured (see the log)"
