@@ -24,6 +24,7 @@ SHORT_SESSION = {"ATTACHE_KAFKA_PROPERTY_SESSION_TIMEOUT_MS": "6000", "ATTACHE_K
 class AttacheRun(TimedRun):
     """peak_rss_kib is the workers' highest VmHWM, when asked for (else None)."""
     events: int  # events seen about the measured batches
+    snapshots: int  # changelog snapshots the workers had delivered for the measured jobs once they were done
     results: dict  # batchId -> the result of its batch.completed
     first_event: float  # seconds from the start to the first job's first event (staging, presigning: until progress)
     cpu_per_job: float  # the workers' CPU seconds per measured job
@@ -60,6 +61,7 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
             f.writelines(record(b, j) + "\n" for b, j in jobs)
         ids = [b for b, _ in jobs]
         recording = rig.profiler.start(scenario, started[0]) if workers == 1 else None
+        snapshots_before = delivered_snapshots(started)
         cpu_before = sum(w.cpu_seconds() for w in started)
         threads_before = started[0].thread_cpu_seconds() if workers == 1 else {}
         account = rig.services_cpu({"worker": [w.pid for w in started], "kcat": [watcher.pid]})
@@ -76,8 +78,9 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
         if recording:
             recording.stop()
         used = sum(w.cpu_seconds() for w in started) - cpu_before
+        snapshots = settled_snapshots(started) - snapshots_before
         by_thread = cpu_by_thread_group(threads_before, threads_after, used) if workers == 1 else {}
-        run = AttacheRun(seconds=end - start, events=watcher.events_of(ids),
+        run = AttacheRun(seconds=end - start, events=watcher.events_of(ids), snapshots=snapshots,
                          peak_rss_kib=max(w.peak_rss_kib() for w in started) if measure_rss else None,
                          results={b: watcher.result(b) for b in ids},
                          first_event=watcher.first_event(ids[0]) / 1000 - start,
@@ -93,3 +96,21 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
         if result.get("rejected") or result.get("failed"):
             raise BenchFailure("batch {} did not upload everything: {}".format(batch_id, json.dumps(result)[:500]))
     return run
+
+
+def delivered_snapshots(workers):
+    return int(sum(w.metric("attache_changelog_snapshots_delivered_total") for w in workers))
+
+
+def settled_snapshots(workers, quiet=0.3, timeout=5.0):
+    """The workers' delivered snapshots once the count stops moving: a batch's last snapshot follows its
+    batch.completed by up to `state.flushInterval` and a delivery."""
+    deadline = time.time() + timeout
+    count = delivered_snapshots(workers)
+    while time.time() < deadline:
+        time.sleep(quiet)
+        latest = delivered_snapshots(workers)
+        if latest == count:
+            break
+        count = latest
+    return count

@@ -29,6 +29,10 @@ class Additions:
     sha256: Figure = field(default_factory=Figure)
     presign: Figure = field(default_factory=Figure)
     kafka: Figure = field(default_factory=Figure)
+    # The share of each on the worker's side of the wire: the presign calls' client (curl, not the endpoint) and
+    # the records' producer (kcat, not the broker); SHA-256 is all on the worker's side.
+    presign_client: Figure = field(default_factory=Figure)
+    kafka_client: Figure = field(default_factory=Figure)
 
     @property
     def total(self):
@@ -61,6 +65,7 @@ def measure_additions(rig, additions, tag, paths, presign_requests, kafka_record
                           "floor-presign-" + tag)
         used = posted.account.stop()
         additions.presign.add(used.get("curl", 0.0) + used.get("presign", 0.0))
+        additions.presign_client.add(used.get("curl", 0.0))
     path = os.path.join(rig.workdir, "floor-records-{}.tsv".format(tag))
     value = "x" * RECORD_BYTES
     with open(path, "w") as f:
@@ -72,6 +77,7 @@ def measure_additions(rig, additions, tag, paths, presign_requests, kafka_record
     account.add("kcat", reaped_children_cpu() - before)
     used = account.stop()
     additions.kafka.add(used.get("kcat", 0.0) + used.get("broker", 0.0))
+    additions.kafka_client.add(used.get("kcat", 0.0))
     os.remove(path)
 
 
@@ -92,3 +98,19 @@ def rows(title, peer_name, peer_time, peer_cpu, additions, attache_time, attache
             "floor {:.2f} = {:.2f}× {}".format(floor_time, floor_time / peer_time.median, peer_name),
             attache_time.median / floor_time, target, (floor_time / peer_time.median,)),
     ]
+
+
+def per_job_row(title, peer_name, peer_us, additions, jobs, attache_us, target):
+    """The floor of the worker's CPU per job: the peer's own CPU per file (not its server's) plus the worker's side
+    of each addition, per job; `target` checked on the floor's ratio to the peer's per file."""
+    client = {"SHA-256": additions.sha256, "presign calls": additions.presign_client,
+              "Kafka records": additions.kafka_client}
+    parts = {name: figure.median / jobs * 1e6 for name, figure in client.items() if figure.values}
+    floor_us = peer_us.median + sum(parts.values())
+    return Row("{}: floor CPU per job µs ({}'s per file, plus the worker's side of each addition, alone)".format(
+                   title, peer_name),
+               "{:.0f}".format(attache_us.median),
+               "{} {:.0f} + {} = {:.0f} = {:.2f}× {}".format(
+                   peer_name, peer_us.median, " + ".join("{} {:.0f}".format(n, us) for n, us in parts.items()),
+                   floor_us, floor_us / peer_us.median, peer_name),
+               attache_us.median / floor_us, target, (floor_us / peer_us.median,))

@@ -32,11 +32,15 @@ NOTES = """How the figures are taken:
 - Floor (DESIGN §8): next to curl, what curl and nginx used plus what the contract adds, each addition measured alone
   in the same run on the same bytes: SHA-256 of every byte (`openssl dgst -sha256`, the library the worker hashes
   with), the presign calls (curl posting the same requests to ops/bench/presign.py, both their CPU; none in `s3`
-  mode), and the Kafka records (kcat producing as many records of 600 bytes as the run wrote — jobs, events and a
-  snapshot per job — and the broker's CPU). Floor CPU = curl's total + the additions; floor time = the larger of
-  curl's time and the floor CPU ÷ cores: the least time the work could take here, the additions running on the CPU
-  curl left idle as far as it goes. The row's target is checked on the floor ÷ curl: whether the contract alone
-  leaves §8's ratio in reach.
+  mode), and the Kafka records (kcat producing as many records of 600 bytes as the run wrote — jobs, events and the
+  changelog snapshots the worker's metrics counted — and the broker's CPU). Floor CPU = curl's total + the additions;
+  floor time = the larger of curl's time and the floor CPU ÷ cores: the least time the work could take here, the
+  additions running on the CPU curl left idle as far as it goes. The row's target is checked on the floor ÷ curl:
+  whether the contract alone leaves §8's ratio in reach.
+- Floor CPU per job: curl's own CPU per file plus, per job, the worker's side of each addition — openssl's hashing,
+  curl's posting of the presign calls (not the endpoint's answering them) and kcat's producing of the records (not
+  the broker's taking them). Its ratio to curl's per file is what the target on worker CPU per job is checked on. In
+  `endpoint` mode a job is two HTTP requests (the presign call and the upload) where curl makes one.
 - Fan-out: the small run with 2 worker processes in one group, both started together (4 partitions, 2 each).
 - Intake: all jobs are produced before the worker starts; from the worker's `partitions assigned` log line to the
   Kafka timestamp of the last event it produced. Each job yields `file.rejected` + `batch.completed`; the counts are

@@ -35,6 +35,7 @@ class SmallRun:
     with_curl: bool
     times: dict = field(default_factory=dict)  # worker count or "curl" -> Figure of seconds
     events_per_s: dict = field(default_factory=dict)  # worker count -> Figure
+    snapshots_per_job: dict = field(default_factory=dict)  # worker count or S3 -> Figure of changelog snapshots
     cpu_per_job_us: dict = field(default_factory=dict)  # worker count -> Figure of the workers' CPU per job
     cpu: dict = field(default_factory=dict)  # worker count, S3 or "curl" -> ContenderCPU
     curl_cpu_per_file_us: Figure = field(default_factory=Figure)  # curl's own CPU per file
@@ -47,6 +48,7 @@ class SmallRun:
             self.times[who], self.cpu[who] = Figure(), ContenderCPU()
         for workers in self.attache_runs:
             self.events_per_s[workers], self.cpu_per_job_us[workers] = Figure(), Figure()
+            self.snapshots_per_job[workers] = Figure()
         self.additions = {1: floor.Additions(), S3: floor.Additions()}
         self.thread_us = {1: {}, S3: {}}
 
@@ -102,6 +104,7 @@ def measure(rig, worker_counts, with_curl):
             log("small run {}: curl {:.3f} s ({:.0f} files/s)".format(run, measured.seconds, count / measured.seconds))
         else:
             small.events_per_s[who].add(measured.events / measured.seconds)
+            small.snapshots_per_job[who].add(measured.snapshots / count)
             small.cpu_per_job_us[who].add(measured.cpu_per_job * 1e6)
             for group, seconds in measured.cpu_per_job_by_thread.items():
                 small.thread_us[who].setdefault(group, Figure()).add(seconds * 1e6)
@@ -109,11 +112,15 @@ def measure(rig, worker_counts, with_curl):
                 run, who, measured.seconds, count / measured.seconds, measured.events / measured.seconds))
     if with_curl:
         events_per_job = small.events_per_s[1].median * small.times[1].median / count
-        records = int(count * (1 + events_per_job + 1))  # jobs in, events out, a snapshot per job at least
+
+        def records(who):
+            """Jobs in, events and the snapshots the run delivered out."""
+            return int(count * (1 + events_per_job + small.snapshots_per_job[who].median))
+
         requests = [("floor-{}".format(i), [("f1", os.path.basename(p), FILE_SIZE)]) for i, p in enumerate(paths)]
         for run in range(1, rig.runs + 1):
-            floor.measure_additions(rig, small.additions[1], "small-{}".format(run), paths, requests, records)
-            floor.measure_additions(rig, small.additions[S3], "small-s3-{}".format(run), paths, [], records)
+            floor.measure_additions(rig, small.additions[1], "small-{}".format(run), paths, requests, records(1))
+            floor.measure_additions(rig, small.additions[S3], "small-s3-{}".format(run), paths, [], records(S3))
     return small
 
 
@@ -132,9 +139,12 @@ def rows(small):
         table.append(Row("small, {} mode: worker CPU per job µs (curl's CPU per file)".format(mode),
                          small.cpu_per_job_us[who].text("{:.0f}"), "curl {}".format(small.curl_cpu_per_file_us.text("{:.0f}")),
                          per_file, SMALL_CPU_VS_CURL, (per_file,)))
+        table.append(floor.per_job_row("small, {} mode".format(mode), "curl", small.curl_cpu_per_file_us,
+                                       small.additions[who], small.jobs, small.cpu_per_job_us[who], SMALL_CPU_VS_CURL))
         table += floor.rows("small, {} mode".format(mode), "curl", curl, small.cpu["curl"].total(), small.additions[who],
                             small.times[who], small.cpu[who].total(), SMALL_VS_CURL)
         table.append(thread_row(mode, small.thread_us[who]))
+        table.append(records_row(small, who, mode))
     table += cpu_rows("small, 1 worker, endpoint mode", small.cpu[1], "curl", small.cpu["curl"])
     table += cpu_rows("small, 1 worker, s3 mode", small.cpu[S3], "curl", small.cpu["curl"])
     return table + [rate_row(small, 1)]
@@ -146,6 +156,14 @@ def thread_row(mode, groups):
     order = [label for label, _ in THREAD_GROUPS] + ["other", "rest"]
     parts = ["{} {:.0f}".format(label, groups[label].median) for label in order if label in groups]
     return Row("small, {} mode: worker CPU per job by thread, µs (medians)".format(mode), " · ".join(parts) or "—")
+
+
+def records_row(small, who, mode):
+    """The Kafka records a job made: its own, the events it caused, the changelog snapshots of its batch (one at
+    least; two when a flush fell between its intake and its end, as it does for most jobs that wait for a slot)."""
+    events = Figure(e * t / small.jobs for e, t in zip(small.events_per_s[who].values, small.times[who].values))
+    return Row("small, {} mode: Kafka records per job: the job · events · changelog snapshots".format(mode),
+               "1 · {} · {}".format(events.text("{:.2f}"), small.snapshots_per_job[who].text("{:.2f}")))
 
 
 def rate_row(small, workers):
