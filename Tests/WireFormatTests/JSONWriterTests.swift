@@ -45,6 +45,28 @@ import WireFormat
         #expect(String(decoding: json.bytes, as: UTF8.self) == #"{"we\"ird":"1970-01-01T00:00:00.250Z","n":1}"#)
     }
 
+    @Test func integersAreWrittenAsTheirDecimalForm() {
+        let signed: [Int64] = [0, 7, -7, 9, 10, 99, 100, -100, 4_096, 1_000_000_007, .max, .min, .max - 1, .min + 1]
+        for value in signed {
+            var json = JSONWriter()
+            json.int(value)
+            #expect(String(decoding: json.bytes, as: UTF8.self) == String(value))
+        }
+        // Beyond Int64, and in other widths.
+        let wide: [(JSONWriter) -> JSONWriter] = [
+            { var json = $0; json.int(UInt64.max); return json },
+            { var json = $0; json.int(Int32.min); return json },
+            { var json = $0; json.int(UInt8(255)); return json },
+        ]
+        let texts = wide.map { String(decoding: $0(JSONWriter()).bytes, as: UTF8.self) }
+        #expect(texts == [String(UInt64.max), String(Int32.min), "255"])
+        var list = JSONWriter()
+        list.beginArray()
+        [3, -40, 500].forEach { list.int($0) }
+        list.endArray()
+        #expect(String(decoding: list.bytes, as: UTF8.self) == "[3,-40,500]")
+    }
+
     /// Escaping one byte at a time, the straightforward way the writer must agree with.
     private static func reference(_ text: String) -> String {
         var bytes: [UInt8] = [UInt8(ascii: "\"")]

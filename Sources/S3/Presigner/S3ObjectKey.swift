@@ -12,16 +12,32 @@ public enum S3ObjectKey {
     /// name. Ids are taken verbatim except that `%`, `/` and whole-segment `.`/`..` are escaped, so two different
     /// (batchId, fileId) pairs never share a key and no HTTP client rewrites the path.
     public static func make(prefix: String, batchId: String, fileId: String, name: String) -> String {
-        let prefixSegments = prefix.split(separator: "/").map(String.init)
-        return (prefixSegments + [segment(batchId), segment(fileId), safeName(name)]).joined(separator: "/")
+        // Written into one string: in `s3` mode every file's presign makes a key, and joining arrays of segments
+        // made a dozen strings and arrays per key.
+        let batch = segment(batchId), file = segment(fileId), safe = safeName(name)
+        var key = ""
+        key.reserveCapacity(prefix.utf8.count + batch.utf8.count + file.utf8.count + safe.utf8.count + 3)
+        for part in prefix.split(separator: "/") {
+            key += part
+            key += "/"
+        }
+        key += batch
+        key += "/"
+        key += file
+        key += "/"
+        key += safe
+        return key
     }
 
     /// An id as a single key segment: `%` → `%25`, `/` → `%2F`, and a segment of only `.` or `..` → `%2E`/`%2E%2E`.
     public static func segment(_ id: String) -> String {
         if id == "." { return "%2E" }
         if id == ".." { return "%2E%2E" }
+        // An id without either byte (almost every id) has neither character and is kept as it is, without walking
+        // its characters. With one, characters decide, as they always have: keys must not change between versions.
+        guard id.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "/") }) else { return id }
         var out = ""
-        out.reserveCapacity(id.utf8.count)
+        out.reserveCapacity(id.utf8.count + 4)
         for character in id {
             switch character {
             case "%": out += "%25"
@@ -35,6 +51,11 @@ public enum S3ObjectKey {
     /// A display name reduced to `[A-Za-z0-9._-]`: each run of other characters becomes one `_`; the result is
     /// never empty, never only dots (`.`, `..`) and at most `maximumSafeNameLength` long, keeping a short extension.
     public static func safeName(_ name: String) -> String {
+        // A name already safe (the common case) is kept as it is.
+        let utf8 = name.utf8
+        if utf8.count <= maximumSafeNameLength, utf8.allSatisfy(isKept), utf8.contains(where: { $0 != UInt8(ascii: ".") }) {
+            return name
+        }
         var safe = ""
         var replacing = false
         for scalar in name.unicodeScalars {
@@ -46,10 +67,11 @@ public enum S3ObjectKey {
                 replacing = true
             }
         }
-        if safe.count > maximumSafeNameLength {
+        // All ASCII from here on: bytes count characters.
+        if safe.utf8.count > maximumSafeNameLength {
             safe = truncated(safe)
         }
-        if safe.allSatisfy({ $0 == "." }) {  // also true for the empty string
+        if safe.utf8.allSatisfy({ $0 == UInt8(ascii: ".") }) {  // also true for the empty string
             return fallbackName
         }
         return safe

@@ -32,7 +32,8 @@ public struct SigV4SignedRequest: Sendable, Hashable {
 
     /// `url` without its query, safe to log.
     public var redactedURL: String {
-        guard let mark = url.firstIndex(of: "?") else { return url }
+        // Searched as bytes: `?` is ASCII, so its UTF-8 position is a valid index, and no grapheme is walked.
+        guard let mark = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return url }
         return String(url[..<mark])
     }
 

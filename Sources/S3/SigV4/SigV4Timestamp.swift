@@ -48,7 +48,7 @@ public struct SigV4Timestamp: Sendable, Hashable {
             put(UInt8(ascii: "Z"))
             return at
         }
-        dateStamp = String(amzDate.prefix { $0 != "T" })
+        dateStamp = String(decoding: amzDate.utf8.prefix { $0 != UInt8(ascii: "T") }, as: UTF8.self)
     }
 
     /// The instant as a `Date`.
