@@ -53,14 +53,22 @@ public struct JSONWriter: Sendable {
 
     /// Writes an integer value.
     public mutating func int(_ value: some BinaryInteger) {
+        if let small = Int64(exactly: value) { return int(small) }
         separate()
-        if let small = Int64(exactly: value) {
-            appendDecimal(small)
-        } else {
-            bytes.append(contentsOf: String(value).utf8)
-        }
+        bytes.append(contentsOf: String(value).utf8)
         needsComma = true
     }
+
+    /// Writes an integer value. Concrete, unlike the generic form, which a caller in another module reaches
+    /// unspecialised (every operation through witness tables): the one events and snapshots call.
+    public mutating func int(_ value: Int64) {
+        separate()
+        appendDecimal(value)
+        needsComma = true
+    }
+
+    /// Writes an integer value (the concrete form, as for `Int64`).
+    public mutating func int(_ value: Int) { int(Int64(value)) }
 
     /// Writes `true` or `false`.
     public mutating func bool(_ value: Bool) {
@@ -115,6 +123,10 @@ public struct JSONWriter: Sendable {
     public mutating func field(_ name: String, _ value: String) { key(name); string(value) }
     /// Writes `"name": value`.
     public mutating func field(_ name: String, _ value: some BinaryInteger) { key(name); int(value) }
+    /// Writes `"name": value`.
+    public mutating func field(_ name: String, _ value: Int) { key(name); int(value) }
+    /// Writes `"name": value`.
+    public mutating func field(_ name: String, _ value: Int64) { key(name); int(value) }
     /// Writes `"name": value`.
     public mutating func field(_ name: String, _ value: Bool) { key(name); bool(value) }
 
