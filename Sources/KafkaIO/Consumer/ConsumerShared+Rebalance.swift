@@ -4,7 +4,7 @@ import Dispatch
 extension ConsumerShared {
     /// Handles one rebalance on the poll thread.
     ///
-    /// Assign: take the partitions (paused if the consumer is paused), note the group generation and announce them.
+    /// Assign: take the partitions, paused exactly when the consumer is, note the group generation and announce them.
     /// Revoke: stop intake (drop their buffered records), announce, wait for the owner's revoke hook (bounded),
     /// commit their watermarks, then release them. Lost partitions are not committed: another member may own them
     /// already.
@@ -14,6 +14,13 @@ extension ConsumerShared {
         let cooperative = String(cString: rd_kafka_rebalance_protocol(client)) == "COOPERATIVE"
         switch reason {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+            // librdkafka keeps a partition's pause across a revoke: a partition paused during an earlier assignment
+            // to this member comes back paused, and while the consumer is not paused nothing would ever resume it
+            // (its records stay unread: a wedged partition). The pause is cleared before the assignment starts the
+            // partition's fetcher at its committed offset; resuming a partition that is not paused changes nothing.
+            if !state.withLock({ $0.pauseApplied }), let partitions, !affected.isEmpty {
+                _ = rd_kafka_resume_partitions(client, partitions)
+            }
             let failure = cooperative
                 ? rd_kafka_incremental_assign(client, partitions).map(KafkaError.consuming)
                 : nonError(rd_kafka_assign(client, partitions))
