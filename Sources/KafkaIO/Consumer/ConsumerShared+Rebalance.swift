@@ -18,8 +18,10 @@ extension ConsumerShared {
             // to this member comes back paused, and while the consumer is not paused nothing would ever resume it
             // (its records stay unread: a wedged partition). The pause is cleared before the assignment starts the
             // partition's fetcher at its committed offset; resuming a partition that is not paused changes nothing.
-            if !state.withLock({ $0.pauseApplied }), let partitions, !affected.isEmpty {
-                _ = rd_kafka_resume_partitions(client, partitions)
+            // A list of its own: the resume writes per-partition errors into the list it is given, and the
+            // assignment gets librdkafka's list as it came.
+            if !state.withLock({ $0.pauseApplied }), !affected.isEmpty {
+                _ = RDTopicPartitionList(affected.map { ($0, nil) }).withListPointer { rd_kafka_resume_partitions(client, $0) }
             }
             let failure = cooperative
                 ? rd_kafka_incremental_assign(client, partitions).map(KafkaError.consuming)
