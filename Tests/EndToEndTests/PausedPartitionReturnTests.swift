@@ -39,7 +39,7 @@ import Testing
                 first.markFinished(record)
             }
         }
-        try await eventually("the first member to read both partitions", timeout: .seconds(60)) {
+        _ = try await eventually("the first member to read both partitions", timeout: .seconds(60)) {
             seen.value.count == 2 ? true : nil
         }
         // The worker's intake pauses when its batches or transfers are at their limits. The commit goes through the
@@ -48,14 +48,14 @@ import Testing
         try await first.commit()
 
         let second = try member()
-        try await eventually("the joining member to take one partition", timeout: .seconds(60)) {
+        _ = try await eventually("the joining member to take one partition", timeout: .seconds(60)) {
             first.assignment.count == 1 && second.assignment.count == 1 ? true : nil
         }
         first.resume()
         try await first.commit()
         let returning = try #require(second.assignment.first)
         try await second.close()
-        try await eventually("the partition to come back to the first member", timeout: .seconds(60)) {
+        _ = try await eventually("the partition to come back to the first member", timeout: .seconds(60)) {
             first.assignment.count == 2 ? true : nil
         }
 

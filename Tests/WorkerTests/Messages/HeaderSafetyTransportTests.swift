@@ -47,7 +47,7 @@ import WireFormat
     @Test func anUploadWhoseTargetCarriesALineBreakFailsAsAnInvalidURL() async throws {
         let uploader = CurlUploader(client: try HTTPClient())
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("header-safety-\(UUID().uuidString)").path
-        FileManager.default.createFile(atPath: path, contents: Data("hello".utf8))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("hello".utf8)))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let target = UploadTarget(uploadURL: "http://127.0.0.1:9/put", fileURL: "http://127.0.0.1:9/f")
         let transfer = UploadTransfer(target: target, staged: StagedFile(path: path, size: 5, sha256: ""),
