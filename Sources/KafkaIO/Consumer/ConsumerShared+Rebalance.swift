@@ -14,12 +14,11 @@ extension ConsumerShared {
         let cooperative = String(cString: rd_kafka_rebalance_protocol(client)) == "COOPERATIVE"
         switch reason {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
-            // librdkafka keeps a partition's pause across a revoke: a partition paused during an earlier assignment
-            // to this member comes back paused, and while the consumer is not paused nothing would ever resume it
-            // (its records stay unread: a wedged partition). The pause is cleared before the assignment starts the
-            // partition's fetcher at its committed offset; resuming a partition that is not paused changes nothing.
-            // A list of its own: the resume writes per-partition errors into the list it is given, and the
-            // assignment gets librdkafka's list as it came.
+            // librdkafka keeps a partition's pause across a revoke: one paused during an earlier assignment to this
+            // member comes back paused, and while the consumer is not paused nothing would resume it (a wedged
+            // partition). The resume is queued before the assignment starts the fetcher at the committed offset, and
+            // does nothing to a partition that is not paused. It gets a list of its own because it writes
+            // per-partition errors into the list it is given, and the assignment takes librdkafka's as it came.
             if !state.withLock({ $0.pauseApplied }), !affected.isEmpty {
                 _ = RDTopicPartitionList(affected.map { ($0, nil) }).withListPointer { rd_kafka_resume_partitions(client, $0) }
             }

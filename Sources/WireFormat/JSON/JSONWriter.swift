@@ -138,29 +138,25 @@ public struct JSONWriter: Sendable {
     /// through `String(value)` built a string per number.
     private mutating func appendDecimal(_ value: Int64) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        // The magnitude as unsigned, so that Int64.min has one too.
+        // Least significant digit first, then turned around in place. The magnitude is unsigned, so that Int64.min
+        // has one too.
+        let start = bytes.count
         var rest = value.magnitude
-        var digits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes: room for UInt64's 20 digits
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var at = buffer.count
-            repeat {
-                at -= 1
-                buffer[at] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[at...]))
-        }
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        bytes[start...].reverse()
     }
 
     /// Writes `value` quoted, copying runs that need no escape in one go.
     private mutating func writeString(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
-        // A native string is contiguous (this costs a flag check, and no copy); a bridged one is copied once.
-        if value.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) == nil {
-            var text = value
-            text.makeContiguousUTF8()
-            _ = text.utf8.withContiguousStorageIfAvailable { appendEscaped($0) }
-        }
+        // A native string is contiguous already (this costs a flag check); a bridged one is copied once, so the
+        // storage below is always available.
+        var text = value
+        text.makeContiguousUTF8()
+        _ = text.utf8.withContiguousStorageIfAvailable { appendEscaped($0) }
         bytes.append(UInt8(ascii: "\""))
     }
 

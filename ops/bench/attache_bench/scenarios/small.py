@@ -35,7 +35,9 @@ class SmallRun:
     with_curl: bool
     times: dict = field(default_factory=dict)  # worker count or "curl" -> Figure of seconds
     events_per_s: dict = field(default_factory=dict)  # worker count -> Figure
-    snapshots_per_job: dict = field(default_factory=dict)  # worker count or S3 -> Figure of changelog snapshots
+    # worker count or S3 -> Figure of the Kafka records a job made besides itself: events, changelog snapshots
+    events_per_job: dict = field(default_factory=dict)
+    snapshots_per_job: dict = field(default_factory=dict)
     cpu_per_job_us: dict = field(default_factory=dict)  # worker count -> Figure of the workers' CPU per job
     cpu: dict = field(default_factory=dict)  # worker count, S3 or "curl" -> ContenderCPU
     curl_cpu_per_file_us: Figure = field(default_factory=Figure)  # curl's own CPU per file
@@ -48,7 +50,7 @@ class SmallRun:
             self.times[who], self.cpu[who] = Figure(), ContenderCPU()
         for workers in self.attache_runs:
             self.events_per_s[workers], self.cpu_per_job_us[workers] = Figure(), Figure()
-            self.snapshots_per_job[workers] = Figure()
+            self.events_per_job[workers], self.snapshots_per_job[workers] = Figure(), Figure()
         self.additions = {1: floor.Additions(), S3: floor.Additions()}
         self.thread_us = {1: {}, S3: {}}
 
@@ -104,6 +106,7 @@ def measure(rig, worker_counts, with_curl):
             log("small run {}: curl {:.3f} s ({:.0f} files/s)".format(run, measured.seconds, count / measured.seconds))
         else:
             small.events_per_s[who].add(measured.events / measured.seconds)
+            small.events_per_job[who].add(measured.events / count)
             small.snapshots_per_job[who].add(measured.snapshots / count)
             small.cpu_per_job_us[who].add(measured.cpu_per_job * 1e6)
             for group, seconds in measured.cpu_per_job_by_thread.items():
@@ -111,11 +114,9 @@ def measure(rig, worker_counts, with_curl):
             log("small run {}: attache ×{} {:.3f} s ({:.0f} jobs/s, {:.0f} events/s)".format(
                 run, who, measured.seconds, count / measured.seconds, measured.events / measured.seconds))
     if with_curl:
-        events_per_job = small.events_per_s[1].median * small.times[1].median / count
-
         def records(who):
             """Jobs in, events and the snapshots the run delivered out."""
-            return int(count * (1 + events_per_job + small.snapshots_per_job[who].median))
+            return int(count * (1 + small.events_per_job[who].median + small.snapshots_per_job[who].median))
 
         requests = [("floor-{}".format(i), [("f1", os.path.basename(p), FILE_SIZE)]) for i, p in enumerate(paths)]
         for run in range(1, rig.runs + 1):
@@ -161,9 +162,8 @@ def thread_row(mode, groups):
 def records_row(small, who, mode):
     """The Kafka records a job made: its own, the events it caused, the changelog snapshots of its batch (one at
     least; two when a flush fell between its intake and its end, as it does for most jobs that wait for a slot)."""
-    events = Figure(e * t / small.jobs for e, t in zip(small.events_per_s[who].values, small.times[who].values))
     return Row("small, {} mode: Kafka records per job: the job · events · changelog snapshots".format(mode),
-               "1 · {} · {}".format(events.text("{:.2f}"), small.snapshots_per_job[who].text("{:.2f}")))
+               "1 · {} · {}".format(small.events_per_job[who].text("{:.2f}"), small.snapshots_per_job[who].text("{:.2f}")))
 
 
 def rate_row(small, workers):
