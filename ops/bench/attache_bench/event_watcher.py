@@ -90,12 +90,19 @@ class EventWatcher:
             try:
                 while not awaited.over:
                     if time.time() >= deadline:
-                        first = next(b for b in batch_ids if b in awaited.missing)
-                        raise BenchFailure("only {} of {} batches {} in {} s, {} awaited (not {}, for one)".format(
-                            len(batch_ids) - len(awaited.missing), len(batch_ids), what, timeout, count, first))
+                        raise BenchFailure("only {} of {} batches {} in {} s, {} awaited; not yet: {}".format(
+                            len(batch_ids) - len(awaited.missing), len(batch_ids), what, timeout, count,
+                            self._describe_missing(batch_ids, awaited.missing)))
                     self.lock.wait(min(1.0, max(0.0, deadline - time.time())))
             finally:
                 del self.awaited[what]
+
+    def _describe_missing(self, batch_ids, missing, shown=20):
+        """The first missing batches with how many of their events were seen: none at all means no worker applied
+        the job's record (a partition not read), some means a batch that stopped short. Called under the lock."""
+        listed = ["{} ({} events)".format(b, self.counts.get(b, 0)) for b in batch_ids if b in missing]
+        more = len(listed) - shown
+        return ", ".join(listed[:shown]) + (", and {} more".format(more) if more > 0 else "")
 
     def events_of(self, batch_ids):
         with self.lock:
