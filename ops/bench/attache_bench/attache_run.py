@@ -32,9 +32,10 @@ class AttacheRun(TimedRun):
 
 
 def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, measure_rss=False):
-    """Starts `workers` fresh workers in one group on fresh topics named for `tag`, warms them up, produces `jobs`
-    (list of (batchId, job dict)) and waits for every batch.completed; fails unless every batch uploaded all its
-    files. The first one-worker run of each `scenario` is profiled under --perf."""
+    """Starts `workers` fresh workers in one group on fresh topics named for `tag`, warms them up, empties nginx's
+    store (just before the timed part: `Nginx.clear_store`), produces `jobs` (list of (batchId, job dict)) and waits
+    for every batch.completed; fails unless every batch uploaded all its files. The first one-worker run of each
+    `scenario` is profiled under --perf."""
     kafka, topics = rig.kafka, RunTopics.of(tag)
     kafka.create_topic(topics.events, rig.workdir)
     watcher = EventWatcher(kafka, topics.events, rig.workdir)
@@ -60,6 +61,7 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
         with open(path, "w") as f:
             f.writelines(record(b, j) + "\n" for b, j in jobs)
         ids = [b for b, _ in jobs]
+        rig.nginx.clear_store()
         recording = rig.profiler.start(scenario, started[0]) if workers == 1 else None
         snapshots_before = delivered_snapshots(started)
         cpu_before = sum(w.cpu_seconds() for w in started)

@@ -53,12 +53,13 @@ class Rig:
 
     def take_turns(self, scenario, contenders, measure_one):
         """Every run of every contender: in each of the --runs runs, the contenders in turn, each measured steadily
-        by `measure_one(who, run, attempt)`; yields (run, who, measured). The store is emptied after each run."""
+        by `measure_one(who, run, attempt)`; yields (run, who, measured). Each contender empties nginx's store just
+        before its timed part (`Nginx.clear_store`), so the store holds the last one's files until the next scenario's
+        first contender frees them."""
         for run in range(1, self.runs + 1):
             for who in in_turn(contenders, run):
                 yield run, who, self.steady.measure(lambda attempt: measure_one(who, run, attempt),
                                                "{} run {}: {}".format(scenario, run, who))
-            self.nginx.clear_store()
 
     def workers(self):
         """Workers on the shared services."""

@@ -76,7 +76,6 @@ def measure(rig, size_mib=SIZE_MIB, peers=PEERS, with_floor=True):
             syscalls.stop(counting)
 
     def measure_contender(who, run, attempt):
-        nginx.clear_store()
         tag = run_tag(large.scenario, run, attempt)
         if who == "attache":
             batch = "b-" + tag
@@ -95,10 +94,12 @@ def measure(rig, size_mib=SIZE_MIB, peers=PEERS, with_floor=True):
         else:
             argv = ["rclone", "copy", os.path.dirname(paths[0]), ":webdav:rclone/" + tag, "--webdav-url", nginx.base,
                     "--transfers", "8", "--config", os.devnull, "-q"]
+        nginx.clear_store()
         measured = run_peer(rig, who, argv, "{}-{}".format(who, tag))
         nginx.check_stored([(p, nginx.stored_path(who, tag, os.path.basename(p))) for p in paths], compare)
         return measured
 
+    nginx.fill_store(FILES * size_mib * MIB)
     for run, who, measured in rig.take_turns(large.scenario, large.contenders, measure_one):
         large.cpu[who].add(measured.account)
         if who == "attache":
@@ -106,8 +107,9 @@ def measure(rig, size_mib=SIZE_MIB, peers=PEERS, with_floor=True):
             large.events.add(measured.events)
         large.times[who].add(measured.seconds)
         large.peak_rss[who].add(measured.peak_rss_kib / 1024)
-        log("{} run {}: {} {:.3f} s, peak RSS {:.1f} MiB".format(large.scenario, run, who, measured.seconds,
-                                                                 measured.peak_rss_kib / 1024))
+        log("{} run {}: {} {:.3f} s, peak RSS {:.1f} MiB, CPU s {}".format(
+            large.scenario, run, who, measured.seconds, measured.peak_rss_kib / 1024,
+            " · ".join("{} {:.2f}".format(label, s) for label, s in sorted(measured.account.stop().items()))))
     if with_floor and "curl" in peers:
         # One presign request for the job's files; records: the job, its events and a snapshot per change.
         request = [("floor", [("f{}".format(i + 1), os.path.basename(p), size_mib * MIB) for i, p in enumerate(paths)])]

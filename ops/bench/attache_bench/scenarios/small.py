@@ -75,7 +75,6 @@ def measure(rig, worker_counts, with_curl):
     nginx = rig.nginx
 
     def measure_one(who, run, attempt):
-        nginx.clear_store()
         if who == "curl":
             tag = run_tag("small-curl", run, attempt)
             config = os.path.join(rig.workdir, tag + ".curlrc")
@@ -83,6 +82,7 @@ def measure(rig, worker_counts, with_curl):
                 for p in paths:
                     f.write('upload-file = "{}"\nurl = "{}/curl/{}/{}"\noutput = "/dev/null"\n'.format(
                         p, nginx.base, tag, os.path.basename(p)))
+            nginx.clear_store()
             measured = run_peer(rig, "curl", ["curl", "-sS", "--fail", "--parallel", "--parallel-max",
                                               str(MAX_TRANSFERS), "-K", config], tag)
             nginx.check_stored([(p, nginx.stored_path("curl", tag, os.path.basename(p))) for p in paths], False)
@@ -98,6 +98,7 @@ def measure(rig, worker_counts, with_curl):
         nginx.check_stored([(p, nginx.stored_path("attache", b, "f1", os.path.basename(p))) for b, p in jobs], False)
         return measured
 
+    nginx.fill_store(count * FILE_SIZE)
     for run, who, measured in rig.take_turns("small", small.contenders, measure_one):
         small.cpu[who].add(measured.account)
         small.times[who].add(measured.seconds)
