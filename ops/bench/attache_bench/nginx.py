@@ -70,14 +70,6 @@ class Nginx:
         for entry in os.listdir(self.store):
             shutil.rmtree(os.path.join(self.store, entry), ignore_errors=True)
 
-    def fill_store(self, size):
-        """Writes `size` bytes of filler into the store, for the first contender of a scenario to free just before
-        its timed part as the later ones free their predecessor's files (see `clear_store`)."""
-        chunk = bytes(8 << 20)
-        with open(os.path.join(self.store, "filler"), "wb") as f:
-            for offset in range(0, size, len(chunk)):
-                f.write(chunk[:min(len(chunk), size - offset)])
-
     def stored_path(self, *parts):
         return os.path.join(self.store, *parts)
 

@@ -86,13 +86,15 @@ NOTES = """How the figures are taken:
 - Memory written for the first time in a while is slow on a virtual machine that hands freed pages back to its host
   (virtio-balloon free page reporting, named on the machine line when it is on): the host takes memory freed about
   2 s earlier, and the next write to each of its pages faults there. Each contender therefore empties nginx's store
-  just before its timed part, and a scenario starts by filling the store with as many bytes as a run writes, so
-  every contender, the first one too, writes into memory freed a moment before. When the store was emptied before
-  Attache's worker started (seconds before its timed part) and right before curl's run, nginx spent 4.3–5.4 CPU-s
-  receiving Attache's 8 × 256 MiB against 3.0–3.6 s for curl's, with the same system calls (263,000 reads and
-  262,000 writes of 8 KiB for each): the difference was all in the kernel's copy into tmpfs pages (0.56 s for
-  curl's bytes, 1.42 s for Attache's, in a profile of nginx). Delaying curl's run by 6 s after emptying the store
-  gave it the same 4.0–5.0 s. `--strace-nginx` counts nginx's system calls per contender.
+  just before its timed part, so that it writes into memory its predecessor freed a moment before. When the store
+  was emptied before Attache's worker started (seconds before its timed part) and right before curl's run, nginx
+  spent 4.3–5.4 CPU-s receiving Attache's 8 × 256 MiB against 3.0–3.6 s for curl's, with the same system calls
+  (263,000 reads and 262,000 writes of 8 KiB for each): the difference was all in the kernel's copy into tmpfs
+  pages (0.56 s for curl's bytes, 1.42 s for Attache's, in a profile of nginx). Delaying curl's run by 6 s after
+  emptying the store gave it the same 4.0–5.0 s. The first run of a scenario is still dearer for nginx, more so for
+  the contender that goes first (Attache, in the first run): filling the store with a run's bytes beforehand did not
+  change that, and the cause is not known; the contenders take turns going first, and the figures are medians.
+  `--strace-nginx` counts nginx's system calls per contender.
 - "Host costs" (the environment lines above) are what this host charged, when the run started and when it ended, for
   the operations a small job is made of besides computing: a system call, a first touch of a memory page, one thread
   waking another and being woken back, a small malloc + free. A small job makes a few dozen system calls, a few

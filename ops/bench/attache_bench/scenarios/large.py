@@ -99,7 +99,6 @@ def measure(rig, size_mib=SIZE_MIB, peers=PEERS, with_floor=True):
         nginx.check_stored([(p, nginx.stored_path(who, tag, os.path.basename(p))) for p in paths], compare)
         return measured
 
-    nginx.fill_store(FILES * size_mib * MIB)
     for run, who, measured in rig.take_turns(large.scenario, large.contenders, measure_one):
         large.cpu[who].add(measured.account)
         if who == "attache":

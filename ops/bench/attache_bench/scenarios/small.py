@@ -98,7 +98,6 @@ def measure(rig, worker_counts, with_curl):
         nginx.check_stored([(p, nginx.stored_path("attache", b, "f1", os.path.basename(p))) for b, p in jobs], False)
         return measured
 
-    nginx.fill_store(count * FILE_SIZE)
     for run, who, measured in rig.take_turns("small", small.contenders, measure_one):
         small.cpu[who].add(measured.account)
         small.times[who].add(measured.seconds)
