@@ -66,7 +66,7 @@ import TestSupport
         // include how long the cooperative pool (shared with every other suite) takes to resume a task.
         let stoppedAfter = await withCheckedContinuation { (continuation: CheckedContinuation<Duration, Never>) in
             Thread.detachNewThread {
-                while client.loops.reduce(0) { $0 + $1.runningCount } > 0, clock.now - cancelledAt < .seconds(5) { usleep(500) }
+                while client.loops.reduce(0, { $0 + $1.runningCount }) > 0, clock.now - cancelledAt < .seconds(5) { usleep(500) }
                 continuation.resume(returning: clock.now - cancelledAt)
             }
         }
