@@ -66,7 +66,7 @@ class Nginx:
         machine that reports free pages to its host (virtio-balloon), memory freed about 2 s earlier has gone back to
         the host, and nginx's first write to each such page then pays for a fault on the host. A contender started
         right after the store was emptied (curl) wrote into memory just freed, one started after a worker joined its
-        group wrote into memory given back, and nginx spent a third more CPU receiving the same bytes from it."""
+        group wrote into memory given back: nginx spent 4.3–5.4 CPU-s receiving 8 × 256 MiB from it against 3.0–3.6."""
         for entry in os.listdir(self.store):
             shutil.rmtree(os.path.join(self.store, entry), ignore_errors=True)
 

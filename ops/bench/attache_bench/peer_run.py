@@ -4,8 +4,10 @@ from .timed_run import TimedRun
 
 
 def run_peer(rig, who, argv, name):
-    """Runs `argv` to its end under /usr/bin/time, with a CPU account of the services; `who` labels its own CPU,
-    `name` its logs."""
+    """Empties nginx's store (just before the timed part, as `run_attache` does: `Nginx.clear_store`), then runs
+    `argv` to its end under /usr/bin/time, with a CPU account of the services; `who` labels its own CPU, `name` its
+    logs."""
+    rig.nginx.clear_store()
     account = rig.services_cpu()
     timed = run_timed(argv, rig.workdir, name)
     account.add(who, timed.cpu_seconds)

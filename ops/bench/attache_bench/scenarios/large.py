@@ -94,7 +94,6 @@ def measure(rig, size_mib=SIZE_MIB, peers=PEERS, with_floor=True):
         else:
             argv = ["rclone", "copy", os.path.dirname(paths[0]), ":webdav:rclone/" + tag, "--webdav-url", nginx.base,
                     "--transfers", "8", "--config", os.devnull, "-q"]
-        nginx.clear_store()
         measured = run_peer(rig, who, argv, "{}-{}".format(who, tag))
         nginx.check_stored([(p, nginx.stored_path(who, tag, os.path.basename(p))) for p in paths], compare)
         return measured
@@ -108,7 +107,7 @@ def measure(rig, size_mib=SIZE_MIB, peers=PEERS, with_floor=True):
         large.peak_rss[who].add(measured.peak_rss_kib / 1024)
         log("{} run {}: {} {:.3f} s, peak RSS {:.1f} MiB, CPU s {}".format(
             large.scenario, run, who, measured.seconds, measured.peak_rss_kib / 1024,
-            " · ".join("{} {:.2f}".format(label, s) for label, s in sorted(measured.account.stop().items()))))
+            " · ".join("{} {:.2f}".format(label, s) for label, s in sorted(measured.account.used.items()))))
     if with_floor and "curl" in peers:
         # One presign request for the job's files; records: the job, its events and a snapshot per change.
         request = [("floor", [("f{}".format(i + 1), os.path.basename(p), size_mib * MIB) for i, p in enumerate(paths)])]

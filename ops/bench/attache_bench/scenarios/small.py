@@ -82,7 +82,6 @@ def measure(rig, worker_counts, with_curl):
                 for p in paths:
                     f.write('upload-file = "{}"\nurl = "{}/curl/{}/{}"\noutput = "/dev/null"\n'.format(
                         p, nginx.base, tag, os.path.basename(p)))
-            nginx.clear_store()
             measured = run_peer(rig, "curl", ["curl", "-sS", "--fail", "--parallel", "--parallel-max",
                                               str(MAX_TRANSFERS), "-K", config], tag)
             nginx.check_stored([(p, nginx.stored_path("curl", tag, os.path.basename(p))) for p in paths], False)
