@@ -125,6 +125,50 @@ import Testing
         #expect(!events.contains { $0.type == "attache.file.failed" || $0.type == "attache.file.rejected" })
     }
 
+    @Test func aFileReAddedAfterRemoveIsUploadedAndSentUnderNewIds() async throws {
+        let (environment, _) = try await setUp()
+        let batchId = "e2e-readd-\(UUID().uuidString.prefix(8))"
+        let file = { (seed: Int) in
+            Jobs.inline("f1", name: "f1.jpg", mimeType: "image/jpeg", bytes: Jobs.bytes(magic: Jobs.jpeg, size: 3000, seed: seed))
+        }
+        try await produce(environment, [(batchId, Jobs.upload(batchId: batchId, files: [file(8)]))])
+        _ = try await waitFor(environment, batchId, "attache.message.sent")
+        try await produce(environment, [(batchId, Jobs.control("remove", batchId: batchId, fileId: "f1")),
+                                        (batchId, Jobs.upload(batchId: batchId, files: [file(9)]))])
+        let events = try await waitFor(environment, batchId, "attache.message.sent", count: 2)
+        let uploaded = events.filter { $0.type == "attache.file.uploaded" }
+        #expect(uploaded.count == 2)
+        #expect(Set(uploaded.map(\.id)).count == 2, "a consumer deduplicating by id would drop the second upload")
+        let sent = events.filter { $0.type == "attache.message.sent" }.compactMap { $0.data["muid"] as? String }
+        #expect(Set(sent).count == 2)
+        let delivered = messages(environment, batchId: batchId)
+        #expect(delivered.count == 2, "the chat API drops a message whose muid it has seen: the new file would never arrive")
+        #expect(Set(delivered.compactMap(\.muid)).count == 2)
+    }
+
+    @Test func aClearedBatchReCreatedByAJobContinuesItsSequence() async throws {
+        let (environment, _) = try await setUp()
+        let batchId = "e2e-recreate-\(UUID().uuidString.prefix(8))"
+        let file = { (fileId: String, seed: Int) in
+            Jobs.inline(fileId, name: "\(fileId).jpg", mimeType: "image/jpeg", bytes: Jobs.bytes(magic: Jobs.jpeg, size: 2000, seed: seed))
+        }
+        try await produce(environment, [(batchId, Jobs.upload(batchId: batchId, files: [file("a", 10), file("b", 11)], send: "none"))])
+        _ = try await waitFor(environment, batchId, "attache.batch.completed")
+        try await produce(environment, [(batchId, Jobs.control("clear", batchId: batchId))])
+        _ = try await waitFor(environment, batchId, "attache.file.removed", count: 2)
+        try await produce(environment, [(batchId, Jobs.upload(batchId: batchId, files: [file("a", 12)], send: "none"))])
+        let events = try await eventually("the re-created batch of \(batchId) to complete", timeout: .seconds(60)) {
+            let events = try await environment.events(of: batchId)
+            let recreated = events.last { $0.type == "attache.batch.completed" }?.fileIds(in: "successful") == ["a"]
+                && events.filter { $0.type == "attache.file.uploaded" }.count == 3
+            return recreated ? events : nil
+        }
+        let sequences = events.map(\.sequence)
+        #expect(sequences == Array(1...events.count), "the re-created batch goes on from the cleared one's sequence: \(sequences)")
+        #expect(Set(events.map(\.id)).count == events.count, "no event id repeats")
+        #expect(events.last?.fileIds(in: "successful") == ["a"])
+    }
+
     @Test func invalidRecordsGoToTheDeadLetterTopicAndTheWorkerCarriesOn() async throws {
         let (environment, worker) = try await setUp()
         let tag = UUID().uuidString.prefix(8)

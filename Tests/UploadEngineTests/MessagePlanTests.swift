@@ -8,36 +8,48 @@ import Testing
         UploadEngine.Attachment(fileId: id, name: "\(id).bin", url: "https://cdn.test/\(id)", mimeType: mime, size: 1, sha256: "")
     }
 
+    /// Files at their first generation.
+    private func files(_ attachments: [UploadEngine.Attachment]) -> [MessagePlan.File] {
+        attachments.map { ($0, 0) }
+    }
+
     @Test func messagesGoImagesThenVideosThenAudiosThenFilesKeepingInputOrder() {
-        let plan = MessagePlan.make(batchId: "b", attachments: [
+        let plan = MessagePlan.make(batchId: "b", files: files([
             attachment("doc", "application/pdf"), attachment("song", "audio/mpeg"), attachment("img1", "image/png"),
             attachment("clip", "video/mp4"), attachment("img2", "image/jpeg"),
-        ], caption: nil, perMessage: 10)
+        ]), caption: nil, perMessage: 10)
         #expect(plan.map(\.type) == [.image, .video, .audio, .file])
         #expect(plan.map(\.fileIds) == [["img1", "img2"], ["clip"], ["song"], ["doc"]])
     }
 
     @Test func eachGroupIsSplitIntoChunksOfAtMostTheLimit() {
         let images = (1...7).map { attachment("i\($0)", "image/png") }
-        let plan = MessagePlan.make(batchId: "b", attachments: images + [attachment("d", "text/plain")], caption: nil, perMessage: 3)
+        let plan = MessagePlan.make(batchId: "b", files: files(images + [attachment("d", "text/plain")]), caption: nil, perMessage: 3)
         #expect(plan.map(\.fileIds) == [["i1", "i2", "i3"], ["i4", "i5", "i6"], ["i7"], ["d"]])
     }
 
     @Test func onlyTheFirstMessageCarriesTheCaption() {
-        let plan = MessagePlan.make(batchId: "b", attachments: [attachment("a", "image/png"), attachment("b", "video/mp4")],
+        let plan = MessagePlan.make(batchId: "b", files: files([attachment("a", "image/png"), attachment("b", "video/mp4")]),
                                     caption: "Trip photos", perMessage: 10)
         #expect(plan.map(\.caption) == ["Trip photos", nil])
     }
 
     @Test func muidsAreDeterministicAndDistinct() {
-        let first = MessagePlan.muid(batchId: "trip-42", fileIds: ["f1", "f2"])
-        #expect(first == MessagePlan.muid(batchId: "trip-42", fileIds: ["f1", "f2"]))
-        #expect(first != MessagePlan.muid(batchId: "trip-42", fileIds: ["f2", "f1"]))
-        #expect(first != MessagePlan.muid(batchId: "trip-43", fileIds: ["f1", "f2"]))
-        #expect(first != MessagePlan.muid(batchId: "trip-42f1", fileIds: ["f2"]), "ids cannot run into each other")
+        let first = MessagePlan.muid(batchId: "trip-42", fileIds: ["f1", "f2"], generations: [0, 1])
+        #expect(first == MessagePlan.muid(batchId: "trip-42", fileIds: ["f1", "f2"], generations: [0, 1]))
+        #expect(first != MessagePlan.muid(batchId: "trip-42", fileIds: ["f2", "f1"], generations: [1, 0]))
+        #expect(first != MessagePlan.muid(batchId: "trip-43", fileIds: ["f1", "f2"], generations: [0, 1]))
+        #expect(first != MessagePlan.muid(batchId: "trip-42f1", fileIds: ["f2"], generations: [1]), "ids cannot run into each other")
         #expect(UUID(uuidString: first)?.uuidString.lowercased() == first)
         #expect(Array(first)[14] == "5", "a version-5 UUID")
         #expect(first == first.lowercased())
+    }
+
+    @Test func theSameFileIdsAtOtherGenerationsMakeAnotherMuid() {
+        let first = MessagePlan.muid(batchId: "trip-42", fileIds: ["f1"], generations: [0])
+        #expect(first != MessagePlan.muid(batchId: "trip-42", fileIds: ["f1"], generations: [3]))
+        #expect(MessagePlan.muid(batchId: "b", fileIds: ["f1", "2"], generations: [1, 3])
+                != MessagePlan.muid(batchId: "b", fileIds: ["f1"], generations: [12]), "a generation cannot run into an id")
     }
 
     @Test func thePlanCoversOnlyAttachmentsNotSentBefore() {
@@ -46,7 +58,7 @@ import Testing
         h.settleAll()
         h.answerPost()  // the drain posts one message per file; the first, carrying "a", went out
         #expect(h.batch.unsentAttachments.map(\.fileId) == ["b"])
-        let plan = MessagePlan.make(batchId: "b1", attachments: h.batch.unsentAttachments, caption: nil, perMessage: 10)
+        let plan = MessagePlan.make(batchId: "b1", files: files(h.batch.unsentAttachments), caption: nil, perMessage: 10)
         #expect(plan.map(\.fileIds) == [["b"]])
     }
 }

@@ -50,7 +50,8 @@ import TestSupport
         #expect(messages.map(\.caption) == ["Trip photos", nil, nil, nil])
         #expect(messages.allSatisfy { $0.metadata == ["trip": .int(42), "batchId": .string("trip-42")] })
         #expect(messages.allSatisfy { $0.receiver == Receiver(id: "uid-1", type: .user) && $0.sender == "uid-7" && $0.parentId == "1234" })
-        #expect(messages[0].muid == MessagePlan.muid(batchId: "trip-42", fileIds: ["img", "img2"]))
+        // The job's files took generations 0 to 4 in input order; each uploaded at its first attempt.
+        #expect(messages[0].muid == MessagePlan.muid(batchId: "trip-42", fileIds: ["img", "img2"], generations: [1, 4]))
         #expect(record.calls == 1)
         let sequences = fixture.publisher.published.map(\.sequence)
         #expect(sequences == Array(1...UInt64(sequences.count)), "sequence increases per batch")

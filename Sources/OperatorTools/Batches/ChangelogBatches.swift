@@ -31,12 +31,14 @@ public struct ChangelogBatches: Sendable {
         }
     }
 
-    /// The batch `batchId` decoded with the engine's codec; nil when the changelog holds none.
+    /// The batch `batchId` decoded with the engine's codec; nil when the changelog holds none, or only a cleared
+    /// one (what a `clear` leaves: no files, no receiver, only the numbers a new batch of that id continues).
     ///
     /// - Throws: ``BatchSnapshot/DecodingError`` when its snapshot cannot be read.
     public func batch(_ batchId: String, configuration: EngineConfiguration) throws -> Entry? {
         guard let snapshot = latest[batchId] else { return nil }
         let restored = try BatchSnapshot.decode(snapshot.value, configuration: configuration)
+        guard !restored.batch.isCleared else { return nil }
         return Entry(batch: restored.batch, partition: snapshot.partition, offset: snapshot.offset)
     }
 

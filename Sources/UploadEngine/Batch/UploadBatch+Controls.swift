@@ -10,7 +10,7 @@ extension UploadBatch {
             effects.outcome = .unknownFile
             return effects
         }
-        let requestId = entries[primary].requestId
+        let removed = event(entries[primary], .removed)
         let wasSent = sending.sentFileIds.contains(fileId)
         for entry in entries where entry.fileId == fileId {
             discard(entry, deleteObject: !wasSent, into: &effects)
@@ -18,7 +18,7 @@ extension UploadBatch {
         entries.removeAll { $0.fileId == fileId }
         directory.removeAll(fileId)
         forgetSent([fileId])
-        effects.events.append(UploadEvent(batchId: batchId, requestId: requestId, fileId: fileId, kind: .removed))
+        effects.events.append(removed)
         schedule(now: now, into: &effects)
         finishInput(wasPending: wasPending, changed: true, now: now, into: &effects)
         return effects
@@ -40,14 +40,16 @@ extension UploadBatch {
         guard case .failed(let failed) = entries[index].phase else { return effects }
         entries[index].phase = .queued(Queued(retained: failed.retained))
         entries[index].attempt = 1
-        entries[index].generation += 1
+        entries[index].generation = takeGeneration()
         schedule(now: now, into: &effects)
         finishInput(wasPending: wasPending, changed: true, now: now, into: &effects)
         return effects
     }
 
     /// Drops the whole batch (the reference's `clearAll`): aborts everything in flight silently and gives back all
-    /// staged bytes. Stored objects stay: some may already be in sent messages.
+    /// staged bytes. Stored objects stay: some may already be in sent messages. What a batch re-created under the
+    /// same id continues stays too — the event sequence, the generations, the state version, the applied offset —
+    /// and the batch is ``isCleared`` until a job takes it up again.
     public mutating func clear(now: Date) -> BatchEffects {
         var effects = BatchEffects()
         let wasPending = status == .inProgress
@@ -55,7 +57,7 @@ extension UploadBatch {
         for entry in entries {
             discard(entry, deleteObject: false, into: &effects)
             if seen.insert(entry.fileId).inserted {
-                effects.events.append(UploadEvent(batchId: batchId, requestId: entry.requestId, fileId: entry.fileId, kind: .removed))
+                effects.events.append(event(entry, .removed))
             }
         }
         entries.removeAll()
@@ -64,6 +66,7 @@ extension UploadBatch {
         let generation = sending.generation + 1
         sending = SendState(options: sending.options)
         sending.generation = generation
+        isCleared = true
         finishInput(wasPending: wasPending, changed: true, now: now, into: &effects)
         return effects
     }

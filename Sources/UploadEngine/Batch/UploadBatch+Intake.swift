@@ -8,6 +8,7 @@ extension UploadBatch {
     public mutating func add(_ items: [FileItem], requestId: String, now: Date) -> BatchEffects {
         var effects = BatchEffects()
         let wasPending = status == .inProgress
+        isCleared = false
         lastSettledRequestId = requestId
         if let trace = items.first?.trace { noteTrace(trace, of: requestId) }
         var replaced: Set<Int> = []
@@ -26,8 +27,18 @@ extension UploadBatch {
 
     /// An upload job applied: its message options and concurrency, then its files (``add(_:requestId:now:)``) — what
     /// ``BatchRunner/upload(_:requestId:options:concurrency:offset:observer:)`` applies.
+    /// The first job after a `clear` starts a fresh batch under the same id: its `context` replaces the cleared
+    /// batch's, its options and concurrency apply, and the sequence and generations go on from the cleared ones.
     public mutating func takeJob(_ items: [FileItem], requestId: String, options: MessageOptions?, concurrency: Int?,
-                                 now: Date) -> BatchEffects {
+                                 context: BatchContext? = nil, now: Date) -> BatchEffects {
+        if isCleared {
+            isCleared = false
+            if let context, context.batchId == batchId { self.context = context }
+            sending.options = MessageOptions()
+            self.concurrency = max(1, configuration.concurrency)
+            traces = [:]
+            lastSettledRequestId = ""
+        }
         if let options { setMessageOptions(options) }
         var effects = concurrency.map { setConcurrency($0, now: now) } ?? BatchEffects()
         let added = add(items, requestId: requestId, now: now)
@@ -40,8 +51,8 @@ extension UploadBatch {
     /// noted as applied at `offset`, and its events numbered. Worth it only when nothing follows — no action to
     /// perform and the batch quiescent (every file refused at intake); otherwise a runner must drive the batch.
     public mutating func applyJob(_ items: [FileItem], requestId: String, options: MessageOptions?, concurrency: Int?,
-                                  offset: Int64, now: Date) -> BatchEffects {
-        var effects = takeJob(items, requestId: requestId, options: options, concurrency: concurrency, now: now)
+                                  context: BatchContext? = nil, offset: Int64, now: Date) -> BatchEffects {
+        var effects = takeJob(items, requestId: requestId, options: options, concurrency: concurrency, context: context, now: now)
         noteApplied(offset: offset, now: now)
         stampSequence(&effects.events)
         return effects
@@ -74,7 +85,7 @@ extension UploadBatch {
             return
         }
         let slot = takeSlot()
-        entries.append(FileEntry(slot: slot, item: item, requestId: requestId))
+        entries.append(FileEntry(slot: slot, item: item, requestId: requestId, generation: takeGeneration()))
         directory.addLive(item.fileId, slot: slot)
     }
 
@@ -167,7 +178,7 @@ extension UploadBatch {
     }
 
     private mutating func appendRejected(_ item: FileItem, requestId: String, error: UploadError, into effects: inout BatchEffects) {
-        var entry = FileEntry(slot: takeSlot(), item: item, requestId: requestId, phase: .rejected(error))
+        var entry = FileEntry(slot: takeSlot(), item: item, requestId: requestId, phase: .rejected(error), generation: takeGeneration())
         entry.item.releaseInlineBytes()
         entries.append(entry)
         directory.addRejected(entry.fileId, slot: entry.slot)
@@ -193,9 +204,7 @@ extension UploadBatch {
     /// Re-using a failed file's id uploads the new source in the failed file's place (the reference's second retry path).
     private mutating func reuseFailed(at index: Int, with item: FileItem, requestId: String, into effects: inout BatchEffects) {
         if let staged = entries[index].staged { effects.actions.append(.release(staged)) }
-        var entry = FileEntry(slot: entries[index].slot, item: item, requestId: requestId)
-        entry.generation = entries[index].generation + 1
-        entries[index] = entry
+        entries[index] = FileEntry(slot: entries[index].slot, item: item, requestId: requestId, generation: takeGeneration())
     }
 
     mutating func takeSlot() -> Int {

@@ -162,7 +162,7 @@ extension UploadBatch {
         rejected.isRetryable = false
         if let staged = entries[index].staged { effects.actions.append(.release(staged)) }
         entries[index].item.releaseInlineBytes()
-        entries[index].generation += 1
+        entries[index].generation = takeGeneration()
         entries[index].phase = .rejected(rejected)
         directory.liveBecameRejected(entries[index].fileId, slot: entries[index].slot)
         lastSettledRequestId = entries[index].requestId
@@ -185,7 +185,7 @@ extension UploadBatch {
                   error.code != .presignedURLExpired, error.code != .invalidURL {
             retained.target = uploading.target
         }
-        entries[index].generation += 1
+        entries[index].generation = takeGeneration()
         if let delay {
             entries[index].phase = .queued(Queued(retained: retained, notBefore: now + delay))
             entries[index].attempt = attempt + 1

@@ -77,7 +77,11 @@ extension UploadBatch {
         guard sending.requested else { return }
         sending.requested = false
         guard configuration.sendsMessages else { return }
-        let plan = MessagePlan.make(batchId: batchId, attachments: unsentAttachments,
+        let unsent = entries.compactMap { entry -> MessagePlan.File? in
+            guard let attachment = entry.attachment, !sending.sentFileIds.contains(entry.fileId) else { return nil }
+            return (attachment, entry.generation)
+        }
+        let plan = MessagePlan.make(batchId: batchId, files: unsent,
                                     caption: sending.captionSent ? nil : sending.options.caption,
                                     perMessage: configuration.limits.attachmentsPerMessage)
         guard !plan.isEmpty else { return }

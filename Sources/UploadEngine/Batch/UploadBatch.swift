@@ -7,7 +7,9 @@ import Foundation
 /// tagged with an `AttemptToken`; outcomes of superseded attempts are ignored. `BatchRunner` is the driver used in
 /// production; tests feed the batch directly with a virtual clock.
 public struct UploadBatch: Sendable {
-    public let context: BatchContext
+    /// The latest job's receiver, sender and parent message: set when the batch is made, and again by the first job
+    /// after a `clear`, which starts a fresh batch under the same id.
+    public internal(set) var context: BatchContext
     public internal(set) var configuration: EngineConfiguration
     /// Files in flight at once; read at every scheduling pass, so a change applies to files started afterwards.
     public internal(set) var concurrency: Int
@@ -36,6 +38,12 @@ public struct UploadBatch: Sendable {
     public internal(set) var eventSequence: UInt64 = 0
     /// The highest jobs-topic offset applied to the batch: a record at or below it is a replay.
     public var appliedThrough: Int64?
+    /// The generation the next attempt of any file takes (``takeGeneration()``). Durable, and kept by a `clear`:
+    /// generations never go back for a batch id, so neither do the event ids and muids made from them.
+    public internal(set) var nextGeneration = 0
+    /// Cleared by a `clear` and not taken up by a job since: the batch holds nothing but what a batch re-created
+    /// under its id continues — its sequence, generations, state version and applied offset (DESIGN §4.1 *Clear*).
+    public internal(set) var isCleared = false
     /// When the batch's durable state last changed (intake, a file settling, a control, a message).
     public internal(set) var updatedAt: Date?
     /// The trace context of each request whose job carried one (its files' `FileItem.trace`), while it has files
@@ -134,7 +142,7 @@ public struct UploadBatch: Sendable {
         for index in entries.indices {
             guard case .uploading(let uploading) = entries[index].phase, uploading.sentBytes == 0 else { continue }
             effects.actions.append(.cancel(entries[index].token))
-            entries[index].generation += 1
+            entries[index].generation = takeGeneration()
             entries[index].phase = .queued(Queued(retained: Retained(staged: uploading.staged, target: uploading.target)))
         }
         return effects
@@ -191,6 +199,12 @@ public struct UploadBatch: Sendable {
     /// Whether a request still has files in the batch (its per-call observer is still needed).
     public func hasFiles(from requestId: String) -> Bool {
         entries.contains { $0.requestId == requestId }
+    }
+
+    /// A generation no attempt of any file of the batch had before.
+    mutating func takeGeneration() -> Int {
+        defer { nextGeneration += 1 }
+        return nextGeneration
     }
 
     // MARK: - Lookup

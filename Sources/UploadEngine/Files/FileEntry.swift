@@ -11,8 +11,10 @@ struct FileEntry: Sendable {
     /// The request that introduced the file; its per-call observer hears about it.
     var requestId: String
     var phase: FilePhase = .queued(Queued())
-    /// Bumped on every new attempt, re-use, removal or clear: outcomes of older attempts are dropped.
-    var generation = 0
+    /// A new one, from the batch's ``UploadBatch/takeGeneration()``, for every new attempt, re-use or settling:
+    /// outcomes of older attempts are dropped, and no two attempts of any file of the batch ever share one — not
+    /// after a `remove` or a `clear` either — so event ids and muids made from it never repeat.
+    var generation: Int
     /// 1-based number of the attempt under way or last made, within the current run of automatic retries.
     var attempt = 1
     /// Reported progress, across attempts: progress events never go below it.

@@ -102,11 +102,12 @@ public final class BatchRunner: Sendable {
     // MARK: - Commands
 
     /// Adds files; `observer` hears about these files only (per-call), before the global observer. `options`, when
-    /// given, become the batch's message options first; `offset` is the jobs-topic offset of the record applied.
+    /// given, become the batch's message options first; `offset` is the jobs-topic offset of the record applied;
+    /// `context` is the job's, which a cleared batch takes up (see ``UploadBatch/takeJob(_:requestId:options:concurrency:context:now:)``).
     public func upload(_ items: [FileItem], requestId: String, options: MessageOptions? = nil, concurrency: Int? = nil,
-                       offset: Int64? = nil, observer: UploadObserver? = nil) {
+                       context: BatchContext? = nil, offset: Int64? = nil, observer: UploadObserver? = nil) {
         apply(registering: observer.map { (requestId, $0) }, offset: offset) { batch, now in
-            batch.takeJob(items, requestId: requestId, options: options, concurrency: concurrency, now: now)
+            batch.takeJob(items, requestId: requestId, options: options, concurrency: concurrency, context: context, now: now)
         }
     }
 

@@ -3,11 +3,14 @@ import WireFormat
 
 /// One message of a plan: attachments of one media kind, at most `attachmentsPerMessage` of them.
 public struct PlannedMessage: Sendable, Hashable {
-    /// Deterministic from the batch id and the attachments' file ids, so a replay re-sends the same muid.
+    /// Deterministic from the batch id and the attachments' file ids with their generations, so a replay re-sends
+    /// the same muid, and a file re-added under an id that was sent before makes a new one.
     public var muid: String
     public var type: MediaKind
     /// In the order their files were added.
     public var attachments: [Attachment]
+    /// The generation of each attachment's file, in the same order.
+    public var generations: [Int]
     /// Only the first message of a batch carries the caption.
     public var caption: String?
 
@@ -17,22 +20,34 @@ public struct PlannedMessage: Sendable, Hashable {
 /// Groups a drain's unsent attachments into messages: images, then videos, audios and files; each group cut into
 /// chunks of at most `perMessage`; the caption on the first message.
 public enum MessagePlan {
-    public static func make(batchId: String, attachments: [Attachment], caption: String?, perMessage: Int) -> [PlannedMessage] {
+    /// An uploaded file as a plan takes it: its attachment and the generation of the attempt that uploaded it.
+    public typealias File = (attachment: Attachment, generation: Int)
+
+    public static func make(batchId: String, files: [File], caption: String?, perMessage: Int) -> [PlannedMessage] {
         let size = max(1, perMessage)
         var messages: [PlannedMessage] = []
         for kind in MediaKind.allCases {
-            let group = attachments.filter { $0.type == kind }
+            let group = files.filter { $0.attachment.type == kind }
             for start in stride(from: 0, to: group.count, by: size) {
-                let chunk = Array(group[start..<min(start + size, group.count)])
-                messages.append(PlannedMessage(muid: muid(batchId: batchId, fileIds: chunk.map(\.fileId)), type: kind,
-                                               attachments: chunk, caption: messages.isEmpty ? caption : nil))
+                let chunk = group[start..<min(start + size, group.count)]
+                let fileIds = chunk.map(\.attachment.fileId), generations = chunk.map(\.generation)
+                messages.append(PlannedMessage(muid: muid(batchId: batchId, fileIds: fileIds, generations: generations), type: kind,
+                                               attachments: chunk.map(\.attachment), generations: generations,
+                                               caption: messages.isEmpty ? caption : nil))
             }
         }
         return messages
     }
 
-    /// The muid of a message carrying these files of this batch: a name-based UUID, lower case.
-    public static func muid(batchId: String, fileIds: [String]) -> String {
-        NameBasedUUID.string(namespace: NameBasedUUID.messageNamespace, joining: [batchId] + fileIds)
+    /// The muid of a message carrying these files of this batch, each at its generation: a name-based UUID, lower
+    /// case. Every file id comes with its generation, so the parts cannot run into each other.
+    public static func muid(batchId: String, fileIds: [String], generations: [Int]) -> String {
+        var parts = [batchId]
+        parts.reserveCapacity(1 + 2 * fileIds.count)
+        for (fileId, generation) in zip(fileIds, generations) {
+            parts.append(fileId)
+            parts.append(String(generation))
+        }
+        return NameBasedUUID.string(namespace: NameBasedUUID.messageNamespace, joining: parts)
     }
 }

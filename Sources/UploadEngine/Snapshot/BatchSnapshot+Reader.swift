@@ -14,6 +14,7 @@ struct SnapshotReader {
             throw failure("format \(version) is not one this worker reads (\(BatchSnapshot.formatVersion))")
         }
         let batchId = try string("batchId", in: value)
+        if value["cleared"] == .bool(true) { return try readCleared(batchId: batchId) }
         let receiverValue = value["receiver"] ?? .null
         guard let receiverType = Receiver.Kind(rawValue: try string("type", in: receiverValue)) else {
             throw failure("receiver.type is not user or group")
@@ -47,12 +48,33 @@ struct SnapshotReader {
                 batch.traces[requestId] = context
             }
         }
+        try readContinuity(into: &batch)
+        // Whatever a file was doing ran on the old owner: it starts again here as a new attempt, under a generation
+        // of its own (taken after the snapshot's, so none is ever used twice).
+        for index in batch.entries.indices where batch.entries[index].state == .queued {
+            batch.entries[index].generation = batch.takeGeneration()
+        }
+        return BatchSnapshot.Restored(batch: batch, writerGeneration: Int32(clamping: try int("writerGeneration", in: value)))
+    }
+
+    /// A cleared batch: no receiver, files or messages, only what a batch re-created under its id continues.
+    private func readCleared(batchId: String) throws -> BatchSnapshot.Restored {
+        var batch = UploadBatch(context: BatchContext(batchId: batchId, receiver: Receiver(id: "", type: .user)),
+                                configuration: configuration)
+        batch.isCleared = true
+        try readContinuity(into: &batch)
+        return BatchSnapshot.Restored(batch: batch, writerGeneration: Int32(clamping: try int("writerGeneration", in: value)))
+    }
+
+    private func readContinuity(into batch: inout UploadBatch) throws {
         batch.eventSequence = UInt64(max(0, try int("sequence", in: value)))
+        // Snapshots written before the field was: past every generation the files hold.
+        let highest = batch.entries.map(\.generation).max() ?? -1
+        batch.nextGeneration = max(Int(optionalInt("nextGeneration", in: value) ?? 0), highest + 1)
         batch.stateVersion = Int(try int("stateVersion", in: value))
         batch.completions = Int(try int("completions", in: value))
         batch.appliedThrough = optionalInt("appliedThrough", in: value)
         batch.updatedAt = optionalInt("updatedAt", in: value).map { Date(timeIntervalSince1970: Double($0) / 1000) }
-        return BatchSnapshot.Restored(batch: batch, writerGeneration: Int32(clamping: try int("writerGeneration", in: value)))
     }
 
     private func options(_ value: JSONValue) throws -> MessageOptions {
@@ -86,14 +108,13 @@ struct SnapshotReader {
         let item = FileItem(fileId: fileId, name: try string("name", in: value), mimeType: optionalString("mimeType", in: value),
                             declaredSize: optionalInt("size", in: value), source: source,
                             stripLocation: value["stripLocation"].flatMap { if case .bool(let strip) = $0 { strip } else { nil } })
-        var entry = FileEntry(slot: Int(try int("slot", in: value)), item: item, requestId: try string("requestId", in: value))
-        entry.generation = Int(try int("generation", in: value))
+        var entry = FileEntry(slot: Int(try int("slot", in: value)), item: item, requestId: try string("requestId", in: value),
+                              generation: Int(try int("generation", in: value)))
         entry.attempt = max(1, Int(try int("attempt", in: value)))
         if case .recorded(let origin, _) = item.source { entry.item.origin = origin }
         switch state {
         case "pending":
-            // Whatever it was doing ran on the old owner: it starts again here as a new attempt.
-            entry.generation += 1
+            // A new generation follows once the batch's are known (see `read`).
             entry.phase = .queued(Queued())
         case "uploaded":
             let attachment = try self.attachment(fileId: fileId, value["attachment"] ?? .null)

@@ -77,6 +77,11 @@ struct SnapshotWriter {
         json.beginObject()
         json.field("v", BatchSnapshot.formatVersion)
         json.field("batchId", batch.batchId)
+        if batch.isCleared {
+            writeCleared(into: &json)
+            json.endObject()
+            return json.bytes
+        }
         json.key("receiver")
         json.beginObject()
         json.field("id", batch.context.receiver.id)
@@ -101,14 +106,29 @@ struct SnapshotWriter {
         writeSending(into: &json)
         json.field("lastRequestId", batch.lastSettledRequestId)
         if !batch.traces.isEmpty { writeTraces(into: &json) }
+        writeContinuity(into: &json)
+        json.endObject()
+        return json.bytes
+    }
+
+    /// A cleared batch (DESIGN §4.1 *Clear*): nothing of its files, context or messages — only what a batch
+    /// re-created under its id continues, so its events are not taken for stale ones or repeats.
+    private func writeCleared(into json: inout JSONWriter) {
+        json.field("cleared", true)
+        writeContinuity(into: &json)
+    }
+
+    /// What never goes back for a batch id: the event sequence, the generations, the state version and the count of
+    /// completions (event ids are made of them), and the jobs-topic offset applied (a replay of a record from before
+    /// a clear must not bring the cleared files back).
+    private func writeContinuity(into json: inout JSONWriter) {
         json.field("sequence", batch.eventSequence)
+        json.field("nextGeneration", batch.nextGeneration)
         json.field("stateVersion", batch.stateVersion)
         json.field("completions", batch.completions)
         if let applied = batch.appliedThrough { json.field("appliedThrough", applied) }
         if let updatedAt = batch.updatedAt { json.field("updatedAt", Int64((updatedAt.timeIntervalSince1970 * 1000).rounded())) }
         json.field("writerGeneration", writerGeneration)
-        json.endObject()
-        return json.bytes
     }
 
     /// Requests' trace contexts by request id, in id order (a snapshot of the same state is the same bytes).

@@ -14,7 +14,7 @@ protocol BatchDurability: Sendable {
     /// `batch` is due, and ``load(batchId:partition:)`` gives `batch` back until a snapshot that new is recorded.
     /// Its events must have been handed to the publisher first ("events before snapshot").
     func settled(batchId: String, partition: Int32, batch: UploadBatch)
-    /// The batch was cleared or expired: a tombstone replaces its snapshots.
+    /// The batch expired: a tombstone replaces its snapshots. (A cleared batch is snapshotted as cleared, §4.1.)
     func forget(batchId: String, partition: Int32)
     /// Runs `action` once a snapshot of the batch at `version` or later — or its tombstone — was delivered.
     func whenRecorded(batchId: String, version: Int, _ action: @escaping @Sendable () -> Void)

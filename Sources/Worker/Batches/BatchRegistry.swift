@@ -105,13 +105,13 @@ public final class BatchRegistry: Sendable {
         }
         switch command {
         case .upload(let job):
-            runner.upload(job.files, requestId: job.requestId, options: job.message, concurrency: job.concurrency, offset: offset)
+            runner.upload(job.files, requestId: job.requestId, options: job.message, concurrency: job.concurrency,
+                          context: job.context, offset: offset)
         case .retry(_, let fileId):
             report(runner.retry(fileId: fileId, offset: offset), control: "retry", batchId: batchId, fileId: fileId)
         case .remove(_, let fileId):
             report(runner.remove(fileId: fileId, offset: offset), control: "remove", batchId: batchId, fileId: fileId)
         case .clear:
-            withSessions { sessions in sessions.update(batchId) { $0.cleared = true } }
             runner.clear(offset: offset)
         case .configure(_, let concurrency):
             runner.setConcurrency(concurrency, offset: offset)
@@ -147,7 +147,7 @@ public final class BatchRegistry: Sendable {
         if let applied = base.appliedThrough, record.offset <= applied { return .needsRunner(base) }
         var batch = base
         let effects = batch.applyJob(job.files, requestId: job.requestId, options: job.message, concurrency: job.concurrency,
-                                     offset: record.offset, now: now)
+                                     context: job.context, offset: record.offset, now: now)
         guard effects.actions.isEmpty, batch.isQuiescent else { return .needsRunner(base) }
         // Events first: a snapshot is never taken ahead of the events of its transitions (§4.1).
         effects.events.forEach(observe)
@@ -168,15 +168,16 @@ public final class BatchRegistry: Sendable {
     private func takeIn(_ batchId: String, partition: Int32, creatingFor job: UploadJob?, loaded: UploadBatch? = nil,
                         record: RecordPosition, now: Date) -> BatchRunner? {
         let take = { (session: inout BatchSession) -> BatchRunner in
-            // A job after a `clear` starts the batch afresh: it stays, and no tombstone replaces it.
-            if job != nil { session.cleared = false }
             session.waiting.append(record)
             session.intake += 1
             session.lastActivity = now
             return session.runner
         }
         if let runner = withSessions({ $0.update(batchId, take) }) { return runner }
-        let batch = loaded ?? dependencies.durability.load(batchId: batchId, partition: partition)
+        var stored = loaded ?? dependencies.durability.load(batchId: batchId, partition: partition)
+        // A cleared batch is there only for a job to continue (§4.1 *Clear*): for a control it is no batch at all.
+        if job == nil, stored?.isCleared == true { stored = nil }
+        let batch = stored
             ?? job.map { UploadBatch(context: $0.context, configuration: configuration, concurrency: $0.concurrency, options: $0.message) }
         guard let batch else { return nil }
         let made = makeSession(for: batch, partition: partition)
@@ -370,20 +371,16 @@ public final class BatchRegistry: Sendable {
     /// hold theirs while calling back here.
     func settleIfIdle(_ batchId: String) {
         let settled = withSessions { sessions in
-            sessions.update(batchId) { session -> (released: [RecordPosition], cleared: Bool, partition: Int32, runner: BatchRunner)? in
+            sessions.update(batchId) { session -> (released: [RecordPosition], runner: BatchRunner)? in
                 guard session.intake == 0, session.runner.isSettled else { return nil }
                 defer { session.waiting = [] }
-                return (session.waiting, session.cleared, session.partition, session.runner)
+                return (session.waiting, session.runner)
             } ?? nil
         }
-        guard let (released, cleared, partition, runner) = settled else { return }
+        guard let (released, runner) = settled else { return }
         let durability = dependencies.durability
-        if cleared {
-            drop(batchId, tombstone: false)
-            durability.forget(batchId: batchId, partition: partition)
-        } else {
-            leaveMemoryOnceRecorded(batchId, runner: runner)
-        }
+        // A cleared batch too: its snapshot says so (§4.1 *Clear*), and a job for it continues from that.
+        leaveMemoryOnceRecorded(batchId, runner: runner)
         guard !released.isEmpty, let records = heldRecords else { return }
         // Snapshot before offset (§4.1): the events published up to now, then the snapshot of this version.
         let version = runner.stateVersion

@@ -14,6 +14,4 @@ struct BatchSession: Sendable {
     var intake = 0
     /// When a record last touched the batch: idle batches leave memory least recently used first.
     var lastActivity: Date
-    /// Cleared by a `clear` control: once settled, its tombstone is written and it leaves memory.
-    var cleared = false
 }

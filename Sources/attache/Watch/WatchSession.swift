@@ -99,6 +99,7 @@ struct WatchSession {
             return
         }
         guard let restored = try? BatchSnapshot.decode(value, configuration: client.configuration.engine) else { return }
-        tracker.take(snapshot: IdleTracker.Snapshot(restored.batch), of: key, beforeStart: beforeStart)
+        // A cleared batch is gone, as far as watching it goes.
+        tracker.take(snapshot: restored.batch.isCleared ? nil : IdleTracker.Snapshot(restored.batch), of: key, beforeStart: beforeStart)
     }
 }

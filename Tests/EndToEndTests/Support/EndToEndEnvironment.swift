@@ -72,6 +72,8 @@ final class EndToEndEnvironment: Sendable {
 
 /// A CloudEvent as read back from the events topic.
 struct ReceivedEvent {
+    /// The CloudEvents `id`: a consumer drops a repeat by it.
+    let id: String
     let type: String
     let subject: String
     let sequence: Int
@@ -86,6 +88,7 @@ struct ReceivedEvent {
         guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
               let type = object["type"] as? String, let subject = object["subject"] as? String,
               let data = object["data"] as? [String: Any] else { return nil }
+        self.id = object["id"] as? String ?? ""
         self.type = type
         self.subject = subject
         self.sequence = Int(object["sequence"] as? String ?? "") ?? -1

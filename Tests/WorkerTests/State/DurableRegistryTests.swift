@@ -214,16 +214,45 @@ import TestSupport
         #expect(stored?.state(of: "a") == .rejected && stored?.state(of: "b") == .uploaded)
     }
 
-    @Test func clearingABatchTombstonesItAndForgetsIt() async {
+    @Test func clearingABatchRecordsItClearedAndAJobAfterItContinuesTheBatch() async throws {
         let fixture = Fixture()
         fixture.registry.handle(Self.job(files: ["a"]), partition: 0, offset: 1, done: {})
         await fixture.publisher.wait(forType: "attache.batch.completed")
         fixture.durability.flush()
         let clear = RecordCompletion()
         fixture.registry.handle(.clear(batchId: "trip"), partition: 0, offset: 2, done: clear.done)
+        await fixture.publisher.wait(forType: "attache.file.removed")
+        fixture.durability.flush()
         await clear.wait()
-        #expect(fixture.durability.forgotten == ["trip"])
+        #expect(fixture.durability.forgotten.isEmpty, "a clear is recorded as a cleared snapshot, not a tombstone (§4.1)")
+        let cleared = try #require(fixture.durability.stored["trip"])
+        #expect(cleared.isCleared && cleared.count == 0)
+        #expect(cleared.appliedThrough == 2, "a replay of the records before the clear must not bring its files back")
+
+        let again = RecordCompletion()
+        fixture.registry.handle(Self.job(files: ["a"]), partition: 0, offset: 3, done: again.done)
+        await fixture.publisher.wait(forType: "attache.batch.completed", count: 2)
+        fixture.durability.flush()
+        await again.wait()
+        let sequences = fixture.publisher.published.map(\.sequence)
+        #expect(sequences == Array(1...UInt64(sequences.count)), "the re-created batch numbers on from the cleared one")
+        let uploads = fixture.publisher.events.filter { $0.type == "attache.file.uploaded" }.compactMap(\.stableName)
+        #expect(uploads.count == 2 && Set(uploads).count == 2, "the re-added file's upload is a new event")
+        #expect(fixture.durability.stored["trip"]?.isCleared == false)
+        #expect(fixture.durability.stored["trip"]?.state(of: "a") == .uploaded)
+    }
+
+    @Test func aControlForAClearedBatchFindsNoBatch() async {
+        let fixture = Fixture()
+        var batch = UploadBatch(context: BatchContext(batchId: "trip", receiver: Receiver(id: "u", type: .user)),
+                                configuration: fixture.configuration)
+        _ = batch.clear(now: Date(timeIntervalSince1970: 1_800_000_000))
+        fixture.durability.store(batch)
+        let send = RecordCompletion()
+        fixture.registry.handle(.send(batchId: "trip"), partition: 0, offset: 5, done: send.done)
+        await send.wait()
         #expect(fixture.registry.batchCount == 0)
+        #expect(fixture.publisher.events.isEmpty)
     }
 }
 
