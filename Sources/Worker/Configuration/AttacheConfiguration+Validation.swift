@@ -50,6 +50,7 @@ extension AttacheConfiguration {
         try requireRange(staging.retainFailed, .zero...(Self.day * 366), "staging.retainFailed", "0ms to 366 days")
         try requireRange(staging.maxOpenSources, 0...1_000_000, "staging.maxOpenSources", "0 to 1000000")
         try requireRange(worker.maxCachedBatches, 0...10_000_000, "worker.maxCachedBatches", "0 to 10000000")
+        try requireRange(state.cacheMax, 0...(1 << 40), "state.cacheMax", "0 (no snapshots cached) to 1TiB")
         try requireRange(state.flushInterval, .zero...Duration.seconds(60), "state.flushInterval", "0ms to 1m")
         try require(worker.id.utf8.count <= 255, "worker.id", "must be at most 255 bytes")
         try require(Self.hostAndPort(adminListen) != nil, "admin.listen", "must be host:port")

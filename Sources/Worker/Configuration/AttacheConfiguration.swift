@@ -71,6 +71,9 @@ public struct AttacheConfiguration: Sendable, Hashable {
         public var durable = true
         /// A batch's changes within this window go out as one snapshot.
         public var flushInterval: Duration = .milliseconds(50)
+        /// Bytes of recently recorded snapshots held in memory (beside `worker.maxCachedBatches`, a count): a
+        /// snapshot may take up to `events.maxBytes`, so a count alone does not bound them.
+        public var cacheMax: Int64 = 64 * 1024 * 1024
     }
 
     public struct Sources: Sendable, Hashable {

@@ -29,6 +29,7 @@ struct ConfigurationKey: Sendable {
         text("kafka.batchesTopic", \.kafka.batchesTopic),
         bool("state.durable", \.state.durable),
         duration("state.flushInterval", \.state.flushInterval),
+        size("state.cacheMax", \.state.cacheMax),
         choice("presign.mode", \.presign.mode),
         text("presign.url", \.presign.url),
         text("presign.s3.bucket", \.presign.s3.bucket),

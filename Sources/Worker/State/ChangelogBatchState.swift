@@ -18,7 +18,7 @@ import UploadEngine
 ///
 /// What is owed is tracked per batch only while something is owed (dirty, in flight, or waited for), so memory
 /// follows the batches being changed, not all batches ever seen. Idle batches out of the registry's memory are kept
-/// encoded, the most recently recorded `worker.maxCachedBatches` of them (``RecentSnapshots``).
+/// encoded, the most recently recorded `worker.maxCachedBatches` of them within `state.cacheMax` bytes (``RecentSnapshots``).
 final class ChangelogBatchState: BatchDurability {
     /// What the next flush takes a snapshot of. Both cases are references: `owed` keeps the capacity of its busiest
     /// moment, so its entries stay a few words each (a batch inline held kilobytes per batch of a burst, long after).
@@ -136,10 +136,11 @@ final class ChangelogBatchState: BatchDurability {
     }
 
     init(topic: String, store: BatchStateStore, producer: any RecordProducer, configuration: EngineConfiguration,
-         flushInterval: Duration, maxBytes: Int, cachedBatches: Int = 0, generation: @escaping @Sendable () -> Int32,
+         flushInterval: Duration, maxBytes: Int, cachedBatches: Int = 0, cachedBytes: Int = .max,
+         generation: @escaping @Sendable () -> Int32,
          eventsDelivered: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
          logger: Logger, metrics: WorkerMetrics = WorkerMetrics(), onLoss: @escaping @Sendable (String) -> Void) {
-        self.state = Mutex(State(recent: RecentSnapshots(limit: cachedBatches)))
+        self.state = Mutex(State(recent: RecentSnapshots(limit: cachedBatches, byteLimit: cachedBytes)))
         self.metrics = metrics
         self.topic = topic
         self.store = store

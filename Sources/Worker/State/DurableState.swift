@@ -35,6 +35,7 @@ struct DurableState: Sendable {
         let state = ChangelogBatchState(topic: configuration.kafka.batchesTopic, store: store, producer: producer,
                                         configuration: configuration.engine, flushInterval: configuration.state.flushInterval,
                                         maxBytes: configuration.events.maxBytes, cachedBatches: configuration.worker.maxCachedBatches,
+                                        cachedBytes: Int(clamping: configuration.state.cacheMax),
                                         generation: generation, eventsDelivered: eventsDelivered, logger: logger, metrics: metrics,
                                         onLoss: onLoss)
         let restore = ChangelogRestore(topic: configuration.kafka.batchesTopic, reader: reader, state: state,

@@ -1,7 +1,9 @@
 import Foundation
 
-/// The most recently recorded snapshots of batches, encoded, up to `worker.maxCachedBatches` of them: the idle
-/// batches held in memory (DESIGN §4.1). A record for one of them decodes it from here instead of reading the store.
+/// The most recently recorded snapshots of batches, encoded, up to `worker.maxCachedBatches` of them and
+/// `state.cacheMax` bytes of slabs: the idle batches held in memory (DESIGN §4.1). A record for one of them decodes
+/// it from here instead of reading the store. Both bounds count: ten thousand snapshots of `events.maxBytes` each
+/// would otherwise be gigabytes.
 ///
 /// Memory is the point. A decoded batch with its runner takes about 4 KB where a one-file snapshot takes 600 bytes
 /// (under 300 as kept here: ``SnapshotPacking``); and ten thousand small long-lived allocations, scattered among the short-lived ones of every job, pin the pages
@@ -43,7 +45,12 @@ struct RecentSnapshots {
 
     static let slabBytes = 1 << 20
 
+    /// A slab's size: at most a quarter of the byte limit, so that the limit holds several and the oldest can go.
+    private var slabBytes: Int { min(Self.slabBytes, max(1, byteLimit / 4)) }
+
     let limit: Int
+    /// Bytes the slabs may hold, their slack and holes included; the oldest slabs leave to keep within it.
+    let byteLimit: Int
     private let perSlab: Int
     /// By a hash of (batch id, partition); the id is kept in the slab before the snapshot, and checked on a take.
     private var entries: [Int: Entry] = [:]
@@ -54,8 +61,9 @@ struct RecentSnapshots {
     /// Where a snapshot is packed before it is copied into its slab; kept for its capacity.
     private var packed: [UInt8] = []
 
-    init(limit: Int) {
+    init(limit: Int, byteLimit: Int = .max) {
         self.limit = max(0, limit)
+        self.byteLimit = max(0, byteLimit)
         self.perSlab = max(1, limit / 8)
     }
 
@@ -66,14 +74,16 @@ struct RecentSnapshots {
 
     /// Keeps `snapshot` as the batch's newest recorded state, replacing an older one.
     mutating func put(_ snapshot: Data, batchId: String, partition: Int32) {
-        guard limit > 0 else { return }
         let key = Self.key(batchId, partition)
         if let old = entries.removeValue(forKey: key) { release(old) }
+        guard limit > 0 else { return }
         let id = Array(batchId.utf8)
         packed.removeAll(keepingCapacity: true)
         SnapshotPacking.pack(snapshot, into: &packed)
         let size = id.count + packed.count
-        if slabs[newest].map({ $0.filled >= perSlab || $0.bytes.count + size > max(Self.slabBytes, $0.bytes.capacity) }) ?? true {
+        // One that could never fit is not kept: the store gives it back.
+        guard size <= byteLimit else { return }
+        if slabs[newest].map({ $0.filled >= perSlab || $0.bytes.count + size > max(slabBytes, $0.bytes.capacity) }) ?? true {
             openSlab(fitting: size)
         }
         let offset = slabs[newest]!.bytes.count
@@ -84,6 +94,7 @@ struct RecentSnapshots {
         slabs[newest]!.liveBytes += size
         entries[key] = Entry(slab: newest, offset: offset, idLength: id.count, length: packed.count, partition: partition)
         while entries.count > limit { dropOldestSlab() }
+        while heldBytes > byteLimit, !entries.isEmpty { dropOldestSlab() }
     }
 
     /// The batch's snapshot, taken out: the batch goes back into memory, and its next recorded state comes back here.
@@ -137,7 +148,7 @@ struct RecentSnapshots {
                 count = buffer.initialize(fromContentsOf: full.bytes)
             }
         }
-        while slabs.count >= 2, heldBytes > 2 * slabs.values.reduce(0, { $0 + $1.liveBytes }) + 2 * Self.slabBytes {
+        while slabs.count >= 2, heldBytes > 2 * slabs.values.reduce(0, { $0 + $1.liveBytes }) + 2 * slabBytes {
             dropOldestSlab()
         }
         // Sized for a slab's share of batches of the average size so far (1 KiB before any), so that neither growth
@@ -146,7 +157,7 @@ struct RecentSnapshots {
         let average = live.count > 0 ? live.bytes / live.count : 1024
         newest += 1
         var slab = Slab()
-        slab.bytes.reserveCapacity(max(size, min(Self.slabBytes, perSlab * average * 9 / 8)))
+        slab.bytes.reserveCapacity(max(size, min(slabBytes, perSlab * average * 9 / 8)))
         slabs[newest] = slab
     }
 

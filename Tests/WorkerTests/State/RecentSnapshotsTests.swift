@@ -30,6 +30,28 @@ import Testing
         #expect(cache.count <= 16)
     }
 
+    @Test func theCacheNeverHoldsMoreBytesThanStateCacheMaxAndTheNewestStay() {
+        let byteLimit = 1 << 20
+        var cache = RecentSnapshots(limit: 10_000, byteLimit: byteLimit)
+        // Snapshots near events.maxBytes' scale: the count limit alone would let gigabytes in.
+        for index in 0..<200 {
+            cache.put(Self.bytes("s\(index)-", size: 40_000 + index % 7 * 1000), batchId: "b\(index)", partition: 0)
+            #expect(cache.heldBytes <= byteLimit)
+        }
+        #expect(cache.count >= 10, "the limit still holds the most recent ones")
+        #expect(cache.take("b199", partition: 0)?.prefix(5) == Data("s199-".utf8))
+        #expect(cache.take("b0", partition: 0) == nil)
+    }
+
+    @Test func aSnapshotLargerThanTheByteLimitIsNotKept() {
+        var cache = RecentSnapshots(limit: 100, byteLimit: 10_000)
+        cache.put(Self.bytes("small"), batchId: "a", partition: 0)
+        cache.put(Self.bytes("big", size: 20_000), batchId: "b", partition: 0)
+        #expect(cache.take("b", partition: 0) == nil)
+        #expect(cache.take("a", partition: 0) == Self.bytes("small"))
+        #expect(cache.heldBytes <= 10_000)
+    }
+
     @Test func takingRemovesAndOnlyTheSamePartitionMatches() {
         var cache = RecentSnapshots(limit: 4)
         cache.put(Self.bytes("x"), batchId: "a", partition: 1)
