@@ -26,7 +26,7 @@ enum SnapshotPacking {
         ",\"attachment\":{\"name\":", ",\"url\":", ",\"size\":", ",\"sha256\":", ",\"object\":", "\"path\":",
         "\"url\":", ",\"stripLocation\":", ",\"sender\":", ",\"parentMessageId\":", ",\"caption\":", ",\"metadata\":",
         ",\"tags\":", ",\"traces\":{", "{\"muid\":", ",\"fileIds\":", "{\"traceparent\":", ",\"tracestate\":",
-        "\"user\"", "\"group\"", "\"none\"", "\"auto\"", "\"manual\"",
+        "\"user\"", "\"group\"", "\"none\"", "\"auto\"", "\"manual\"", ",\"nextGeneration\":", ",\"cleared\":",
     ].map { Array($0.utf8) }
 
     private static let literal: UInt8 = 0x00
