@@ -8,7 +8,7 @@ import Testing
         FileItem(fileId: id, name: "\(id).png", mimeType: mime, source: source)
     }
 
-    private func roundTrip(_ batch: UploadBatch, generation: Int32 = 7) throws -> BatchSnapshot.Restored {
+    private func roundTrip(_ batch: UploadBatch, generation: Int64 = 7) throws -> BatchSnapshot.Restored {
         let bytes = try #require(BatchSnapshot.encode(batch, writerGeneration: generation, maxBytes: 900 * 1024))
         return try BatchSnapshot.decode(bytes, configuration: batch.configuration)
     }

@@ -21,9 +21,10 @@ public struct ChangelogBatches: Sendable {
         take(key: record.keyString, value: record.value, partition: record.partition, offset: record.offset)
     }
 
-    /// Takes one changelog record by its parts; a record without a key is no batch's.
+    /// Takes one changelog record by its parts; a record without a key, or whose key is no batch id (the fence
+    /// records a restoring worker writes), is no batch's.
     public mutating func take(key: String?, value: Data?, partition: Int32, offset: Int64) {
-        guard let key else { return }
+        guard let key, UploadBatch.isValidIdentifier(key) else { return }
         if let value {
             latest[key] = (partition, offset, value)
         } else {

@@ -54,7 +54,7 @@ struct SnapshotReader {
         for index in batch.entries.indices where batch.entries[index].state == .queued {
             batch.entries[index].generation = batch.takeGeneration()
         }
-        return BatchSnapshot.Restored(batch: batch, writerGeneration: Int32(clamping: try int("writerGeneration", in: value)))
+        return BatchSnapshot.Restored(batch: batch, writerGeneration: try int("writerGeneration", in: value))
     }
 
     /// A cleared batch: no receiver, files or messages, only what a batch re-created under its id continues.
@@ -63,7 +63,7 @@ struct SnapshotReader {
                                 configuration: configuration)
         batch.isCleared = true
         try readContinuity(into: &batch)
-        return BatchSnapshot.Restored(batch: batch, writerGeneration: Int32(clamping: try int("writerGeneration", in: value)))
+        return BatchSnapshot.Restored(batch: batch, writerGeneration: try int("writerGeneration", in: value))
     }
 
     private func readContinuity(into batch: inout UploadBatch) throws {

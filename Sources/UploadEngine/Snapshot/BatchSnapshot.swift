@@ -22,7 +22,7 @@ public enum BatchSnapshot {
     /// topic does). A batch too large keeps fewer of its rejected files (their count stays), shorter error messages
     /// and no sources for settled files (uploaded and rejected ones are never staged again); nil if even that does
     /// not fit, which takes thousands of pending files with long URLs.
-    public static func encode(_ batch: UploadBatch, writerGeneration: Int32, maxBytes: Int) -> [UInt8]? {
+    public static func encode(_ batch: UploadBatch, writerGeneration: Int64, maxBytes: Int) -> [UInt8]? {
         var writer = SnapshotWriter(batch: batch, writerGeneration: writerGeneration)
         for plan in SnapshotWriter.Plan.fallbacks {
             writer.plan = plan
@@ -47,8 +47,8 @@ public enum BatchSnapshot {
     /// A decoded snapshot.
     public struct Restored: Sendable {
         public var batch: UploadBatch
-        /// The consumer-group generation of the worker that wrote it, for fencing a zombie's late writes.
-        public var writerGeneration: Int32
+        /// The fencing epoch of the worker that wrote it, for fencing a zombie's late writes.
+        public var writerGeneration: Int64
     }
 }
 
@@ -69,7 +69,7 @@ struct SnapshotWriter {
     }
 
     let batch: UploadBatch
-    let writerGeneration: Int32
+    let writerGeneration: Int64
     var plan = Plan.fallbacks[0]
 
     func encode() -> [UInt8] {

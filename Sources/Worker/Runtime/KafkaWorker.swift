@@ -50,11 +50,9 @@ public final class KafkaWorker: Sendable {
             fail("events could not be delivered: \(reason)", shutdown: shutdown)
         }
         let metrics = self.metrics
-        // The consumer is made after the state it feeds; snapshots ask it for the group generation they are written under.
-        let member = Mutex<KafkaConsumer?>(nil)
         let durable = try configuration.state.durable
             ? DurableState.open(configuration: configuration, kafka: kafka, producer: producer, logger: logger, metrics: metrics,
-                                generation: { member.withLock { $0?.groupGeneration } ?? 0 },
+                                writer: workerId,
                                 eventsDelivered: { publisher.whenDelivered($0) },
                                 onLoss: { [self] reason in fail("batch state could not be recorded: \(reason)", shutdown: shutdown) })
             : nil
@@ -106,7 +104,6 @@ public final class KafkaWorker: Sendable {
                              "waited": "\(ContinuousClock.now - started)", "batchesUnfinished": String(unfinished)])
             }
         }
-        member.withLock { $0 = consumer }
         let client = components.client
         let admin = try AdminServer(listen: configuration.adminListen, health: health, metrics: metrics.registry) {
             metrics.refresh(ScrapeReading(

@@ -73,6 +73,8 @@ final class ChangelogBatchState: BatchDurability {
         /// Per partition: the changelog offset the local store is restored up to, and offsets written by this
         /// worker beyond it, so the checkpoint advances only over a contiguous run of what it has applied.
         var checkpoints: [Int32: CheckpointTracker] = [:]
+        /// Per partition: the fencing epoch this worker's snapshots carry (``SnapshotRecord``), claimed by its restore.
+        var epochs: [Int32: Int64] = [:]
         /// Attempts at re-producing a snapshot the broker acknowledged without an offset, by batch.
         var unplaced: [String: Int] = [:]
         /// Delivered snapshots waiting to be written into the store, and whether a write is under way.
@@ -113,8 +115,8 @@ final class ChangelogBatchState: BatchDurability {
     private let configuration: EngineConfiguration
     private let flushInterval: Duration
     private let maxBytes: Int
-    /// The consumer-group generation snapshots are written under (fencing, §4.1).
-    private let generation: @Sendable () -> Int32
+    /// Names this worker in the fence records it writes.
+    private let writer: String
     /// Runs its argument once every event published so far was delivered (the publisher's barrier).
     private let eventsDelivered: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let logger: Logger
@@ -137,7 +139,7 @@ final class ChangelogBatchState: BatchDurability {
 
     init(topic: String, store: BatchStateStore, producer: any RecordProducer, configuration: EngineConfiguration,
          flushInterval: Duration, maxBytes: Int, cachedBatches: Int = 0, cachedBytes: Int = .max,
-         generation: @escaping @Sendable () -> Int32,
+         writer: String = "",
          eventsDelivered: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
          logger: Logger, metrics: WorkerMetrics = WorkerMetrics(), onLoss: @escaping @Sendable (String) -> Void) {
         self.state = Mutex(State(recent: RecentSnapshots(limit: cachedBatches, byteLimit: cachedBytes)))
@@ -148,7 +150,7 @@ final class ChangelogBatchState: BatchDurability {
         self.configuration = configuration
         self.flushInterval = flushInterval
         self.maxBytes = maxBytes
-        self.generation = generation
+        self.writer = writer
         self.eventsDelivered = eventsDelivered
         self.logger = logger
         self.onLoss = onLoss
@@ -242,15 +244,50 @@ final class ChangelogBatchState: BatchDurability {
 
     // MARK: - Checkpoints
 
-    /// The partition's store is restored up to `offset` (the changelog's end when its restore read it).
-    func restored(partition: Int32, through offset: Int64) {
-        state.withLock { $0.checkpoints[partition] = CheckpointTracker(next: offset) }
+    /// The partition's store is restored up to `offset` (the changelog's end when its restore read it), and its
+    /// snapshots from now on carry `epoch`.
+    func restored(partition: Int32, through offset: Int64, epoch: Int64) {
+        state.withLock { state in
+            state.checkpoints[partition] = CheckpointTracker(next: offset)
+            state.epochs[partition] = epoch
+        }
+    }
+
+    /// The epoch this worker's snapshots of the partition carry; nil before its restore claimed one.
+    func currentEpoch(partition: Int32) -> Int64? { state.withLock { $0.epochs[partition] } }
+
+    /// Writes a fence record to the partition and answers its offset, which makes this worker's epoch for the
+    /// partition (``SnapshotRecord/epoch(fenceOffset:)``): above every earlier owner's.
+    func writeFence(partition: Int32) async throws(KafkaError) -> Int64 {
+        let record = SnapshotRecord.fence(topic: topic, partition: partition, writer: writer)
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<KafkaDeliveryReport, KafkaError>, Never>) in
+            Task { await produceAnswering(record, continuation) }
+        }
+        let report = try outcome.get()
+        guard report.offset >= 0 else { throw KafkaError(.unexpectedResponse, "the fence record was acknowledged without an offset") }
+        return report.offset
+    }
+
+    private func produceAnswering(_ record: KafkaProducerRecord,
+                                  _ continuation: CheckedContinuation<Result<KafkaDeliveryReport, KafkaError>, Never>) async {
+        while true {
+            do {
+                try producer.produce(record) { continuation.resume(returning: $0) }
+                return
+            } catch where error.code == .queueFull {
+                await producer.waitForQueueSpace()
+            } catch {
+                continuation.resume(returning: .failure(error))
+                return
+            }
+        }
     }
 
     /// The partition left this worker: its own writes no longer move its checkpoint.
     func released(partition: Int32) {
         state.withLock { state in
             state.checkpoints.removeValue(forKey: partition)
+            state.epochs.removeValue(forKey: partition)
             state.recent.removePartition(partition)
             // Its next owner may change them: a later assignment reads them back from the changelog instead.
             let leaving = state.owed.compactMap { $0.value.partition == partition && $0.value.settled != nil ? $0.key : nil }
@@ -372,7 +409,7 @@ final class ChangelogBatchState: BatchDurability {
     }
 
     private func write(_ batch: UploadBatch, batchId: String, partition: Int32) {
-        let generation = generation()
+        let generation = state.withLock { $0.epochs[partition] } ?? 0
         guard let bytes = BatchSnapshot.encode(batch, writerGeneration: generation, maxBytes: maxBytes) else {
             lose("the snapshot of batch \(batchId) does not fit events.maxBytes (\(maxBytes) bytes)")
             return

@@ -7,9 +7,10 @@ import WireFormat
 /// Brings a partition's local store up to the changelog's end, then hands back the batches with work to resume.
 ///
 /// The store is read from its checkpoint (only the tail a restart has not seen); a store that is ahead of the topic
-/// (the topic was recreated) is dropped and rebuilt from the start. Snapshots are fenced by their writer's group
-/// generation: a record from an older generation than one already seen for its batch — a zombie that lost the
-/// partition without knowing — is ignored, so it cannot roll the batch back.
+/// (the topic was recreated) is dropped and rebuilt from the start. Snapshots are fenced by their writer's epoch
+/// (``SnapshotRecord``): a record from an older epoch than one already seen for its batch — a zombie that lost the
+/// partition without knowing — is ignored, so it cannot roll the batch back. A restore ends by claiming this
+/// worker's own epoch, above every one it read.
 struct ChangelogRestore: Sendable {
     let topic: String
     let reader: KafkaPartitionReader
@@ -40,13 +41,14 @@ struct ChangelogRestore: Sendable {
         var summary: PartitionReadSummary?
         while summary == nil {
             let fromScratch = checkpoint == nil
-            var newest: [String: Int32] = [:]
+            var newest: [String: Int64] = [:]
             let outcome = try await reader.readToEnd(topic: topic, partition: partition, from: checkpoint ?? 0) { records in
                 var changes: [BatchChange] = []
                 changes.reserveCapacity(records.count)
                 for record in records {
                     read += 1
-                    guard let key = record.key, let batchId = String(data: key, encoding: .utf8) else { continue }
+                    guard let key = record.key, let batchId = String(data: key, encoding: .utf8),
+                          batchId != SnapshotRecord.fenceKey else { continue }
                     guard let value = record.value else {
                         newest.removeValue(forKey: batchId)
                         changes.append(.tombstone(batchId: batchId, offset: record.offset))
@@ -80,9 +82,13 @@ struct ChangelogRestore: Sendable {
             }
         }
         let end = summary?.endOffset ?? 0
-        // Compaction may leave the last offsets empty: the checkpoint is the end read, not the last record.
-        try store.apply([], partition: partition, checkpoint: end)
-        state.restored(partition: partition, through: end)
+        try Task.checkCancellation()
+        let fence = try await state.writeFence(partition: partition)
+        // Compaction may leave the last offsets empty: the checkpoint is the end read, not the last record — or just
+        // past the fence record when that came right after it (nothing was written in between for a restore to see).
+        let restoredThrough = fence == end ? end + 1 : end
+        try store.apply([], partition: partition, checkpoint: restoredThrough)
+        state.restored(partition: partition, through: restoredThrough, epoch: SnapshotRecord.epoch(fenceOffset: fence))
         var pending: [UploadBatch] = []
         for row in try store.pendingBatches(partition: partition) {
             do {
@@ -95,10 +101,10 @@ struct ChangelogRestore: Sendable {
         return Outcome(pending: pending, recordsRead: read, fenced: fenced, rebuilt: rebuilt)
     }
 
-    /// The writer generation of the batch's stored snapshot, for fencing the first tail record about it.
-    private func storedGeneration(_ batchId: String, partition: Int32) -> Int32? {
+    /// The writer epoch of the batch's stored snapshot, for fencing the first tail record about it.
+    private func storedGeneration(_ batchId: String, partition: Int32) -> Int64? {
         guard let row = try? state.store.batch(partition: partition, batchId: batchId),
               case .int(let generation) = (try? JSONParser.parse(row.snapshot))?["writerGeneration"] else { return nil }
-        return Int32(clamping: generation)
+        return generation
     }
 }

@@ -15,7 +15,7 @@ struct DurableState: Sendable {
     let metrics: WorkerMetrics
 
     static func open(configuration: AttacheConfiguration, kafka: KafkaConfiguration, producer: any RecordProducer, logger: Logger,
-                     metrics: WorkerMetrics, generation: @escaping @Sendable () -> Int32,
+                     metrics: WorkerMetrics, writer: String,
                      eventsDelivered: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
                      onLoss: @escaping @Sendable (String) -> Void) throws -> DurableState {
         let path = URL(fileURLWithPath: configuration.staging.dir).appendingPathComponent("state.db").path
@@ -36,7 +36,7 @@ struct DurableState: Sendable {
                                         configuration: configuration.engine, flushInterval: configuration.state.flushInterval,
                                         maxBytes: configuration.events.maxBytes, cachedBatches: configuration.worker.maxCachedBatches,
                                         cachedBytes: Int(clamping: configuration.state.cacheMax),
-                                        generation: generation, eventsDelivered: eventsDelivered, logger: logger, metrics: metrics,
+                                        writer: writer, eventsDelivered: eventsDelivered, logger: logger, metrics: metrics,
                                         onLoss: onLoss)
         let restore = ChangelogRestore(topic: configuration.kafka.batchesTopic, reader: reader, state: state,
                                        configuration: configuration.engine, logger: logger)

@@ -4,8 +4,14 @@ import KafkaIO
 /// The changelog's records: key = batch id, value = the snapshot (null: a tombstone), produced to the partition of
 /// the jobs topic the batch's records arrive on — never through a partitioner, which could hash the key elsewhere.
 ///
-/// Headers repeat what a restore needs without decoding the snapshot: the writer's group generation (fencing), and
-/// whether the batch has work to resume and when it last changed (the store's columns).
+/// Headers repeat what a restore needs without decoding the snapshot: the writer's fencing epoch, and whether the
+/// batch has work to resume and when it last changed (the store's columns).
+///
+/// Fencing (§4.1): a worker that restores a partition ends its restore by writing a fence record to it; the offset
+/// Kafka gives that record is the worker's epoch for the partition, and every snapshot it writes there carries it.
+/// Offsets only grow, so an owner's epoch is above that of every owner before it — across group generations, an
+/// expired group or a new `kafka.groupId` alike — and a snapshot with an older epoch than one already read for its
+/// batch is a zombie's.
 enum SnapshotRecord {
     static let generationHeader = "attache.generation"
     static let pendingHeader = "attache.pending"
@@ -15,7 +21,19 @@ enum SnapshotRecord {
     private static let pendingName = Array(pendingHeader.utf8)
     private static let updatedName = Array(updatedHeader.utf8)
 
-    static func snapshot(topic: String, batchId: String, partition: Int32, bytes: Data, generation: Int32, pending: Bool,
+    /// The key of the fence records: a control character, which no batch id holds (§2.1), so it names no batch.
+    static let fenceKey = "\u{1}attache.fence"
+
+    /// The epoch a fence record at `offset` claims: above 2³², so above every group generation (an `Int32`) that
+    /// snapshots written before epochs carry — such a snapshot is older than any written under an epoch.
+    static func epoch(fenceOffset offset: Int64) -> Int64 { (1 << 32) + offset }
+
+    /// The record that claims a writer's epoch for a partition (by its offset); a restore skips it.
+    static func fence(topic: String, partition: Int32, writer: String) -> KafkaProducerRecord {
+        KafkaProducerRecord(topic: topic, key: fenceKey, value: Data(writer.utf8), partition: partition)
+    }
+
+    static func snapshot(topic: String, batchId: String, partition: Int32, bytes: Data, generation: Int64, pending: Bool,
                          updatedAt: Int64) -> KafkaProducerRecord {
         KafkaProducerRecord(topic: topic, key: batchId, value: bytes, headers: [
             KafkaHeader(rawName: generationName, Data(String(generation).utf8)),
@@ -30,7 +48,8 @@ enum SnapshotRecord {
 
     /// What a restore reads from one changelog record.
     struct Header: Sendable {
-        var generation: Int32
+        /// The writer's fencing epoch (older snapshots: its group generation, which is always lower).
+        var generation: Int64
         var pending: Bool
         var updatedAt: Int64
     }
@@ -40,7 +59,7 @@ enum SnapshotRecord {
         func text(_ name: String) -> String? {
             record.headers.last { $0.name == name }?.stringValue
         }
-        guard let generation = text(generationHeader).flatMap(Int32.init), let pending = text(pendingHeader),
+        guard let generation = text(generationHeader).flatMap(Int64.init), let pending = text(pendingHeader),
               let updated = text(updatedHeader).flatMap(Int64.init) else { return nil }
         return Header(generation: generation, pending: pending == "1", updatedAt: updated)
     }

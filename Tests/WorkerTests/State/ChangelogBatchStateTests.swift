@@ -26,7 +26,7 @@ import TestSupport
             store = try BatchStateStore.open(path: directory.appendingPathComponent("state.db").path).0
             let losses = self.losses, events = self.events, metrics = self.metrics
             state = ChangelogBatchState(topic: "attache.batches", store: store, producer: producer, configuration: EngineConfiguration(),
-                                        flushInterval: .zero, maxBytes: 900 * 1024, cachedBatches: cachedBatches, generation: { 12 },
+                                        flushInterval: .zero, maxBytes: 900 * 1024, cachedBatches: cachedBatches,
                                         eventsDelivered: { events.barrier($0) }, logger: .silent, metrics: metrics,
                                         onLoss: { reason in losses.update { $0.append(reason) } })
         }
@@ -59,7 +59,7 @@ import TestSupport
 
     @Test func recordedSnapshotsAreKeptEncodedAndALoadTakesThemBeforeTheStore() async throws {
         let fixture = try Fixture(cachedBatches: 10)
-        fixture.state.restored(partition: 2, through: 0)
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
         let runner = fixture.runner()
         runner.upload([FileItem(fileId: "a", name: "a.png", mimeType: "image/png", source: .data(Data()))], requestId: "r", offset: 5)
         fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
@@ -80,7 +80,7 @@ import TestSupport
     /// recorded; then the cache answers, and a partition that leaves takes the value with it.
     @Test func aBatchSettledAsAValueIsLoadedFromItUntilItsSnapshotIsRecorded() async throws {
         let fixture = try Fixture(cachedBatches: 10)
-        fixture.state.restored(partition: 2, through: 0)
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
         var batch = UploadBatch(context: BatchContext(batchId: "trip", receiver: Receiver(id: "u", type: .user)),
                                 configuration: EngineConfiguration(), options: MessageOptions(send: .none))
         _ = batch.applyJob([FileItem(fileId: "a", name: "a.png", mimeType: "image/png", source: .data(Data()))], requestId: "r",
@@ -106,7 +106,7 @@ import TestSupport
     /// table gives that room back instead of keeping it for good.
     @Test func theOwedTableGivesBackTheRoomABurstTook() async throws {
         let fixture = try Fixture()
-        fixture.state.restored(partition: 2, through: 0)
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
         let batch = UploadBatch(context: BatchContext(batchId: "b", receiver: Receiver(id: "u", type: .user)),
                                 configuration: EngineConfiguration(), options: MessageOptions(send: .none))
         let burst = 3000
@@ -125,7 +125,7 @@ import TestSupport
 
     @Test func forgettingABatchOrReleasingItsPartitionDropsItsCachedSnapshot() async throws {
         let fixture = try Fixture(cachedBatches: 10)
-        fixture.state.restored(partition: 2, through: 0)
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
         for (index, batchId) in ["x", "y"].enumerated() {
             fixture.state.changed(batchId: batchId, partition: 2, runner: fixture.runner(batchId))
             await fixture.handed(index + 1)
@@ -141,7 +141,7 @@ import TestSupport
     @Test func aSnapshotGoesToTheBatchsPartitionWithItsHeadersAndRecordsWaitForIt() async throws {
         let fixture = try Fixture()
         let runner = fixture.runner()
-        fixture.state.restored(partition: 2, through: 40)
+        fixture.state.restored(partition: 2, through: 40, epoch: 12)
         fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
         let released = Locked(false)
         fixture.state.whenRecorded(batchId: "trip", version: runner.stateVersion) { released.update { $0 = true } }
@@ -161,7 +161,7 @@ import TestSupport
 
     @Test func aBatchIsPendingUntilItsSnapshotIsDeliveredAndADeliveryIsCounted() async throws {
         let fixture = try Fixture()
-        fixture.state.restored(partition: 2, through: 0)
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
         fixture.state.changed(batchId: "trip", partition: 2, runner: fixture.runner())
         #expect(fixture.state.pendingCount == 1)
         await fixture.handed(1)
@@ -173,7 +173,7 @@ import TestSupport
 
     @Test func aStoreThatCannotRecordADeliveredSnapshotIsCountedAndTheRecordStillGoes() async throws {
         let fixture = try Fixture()
-        fixture.state.restored(partition: 2, through: 0)
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
         let runner = fixture.runner()
         fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
         let released = Locked(false)

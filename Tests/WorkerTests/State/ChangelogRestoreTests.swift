@@ -39,7 +39,7 @@ import TestSupport
         return batch
     }
 
-    private static func record(_ topic: String, _ batch: UploadBatch, generation: Int32) -> KafkaProducerRecord {
+    private static func record(_ topic: String, _ batch: UploadBatch, generation: Int64) -> KafkaProducerRecord {
         SnapshotRecord.snapshot(topic: topic, batchId: batch.batchId, partition: 0,
                                 bytes: Data(BatchSnapshot.encode(batch, writerGeneration: generation, maxBytes: 1 << 20)!),
                                 generation: generation, pending: batch.hasWorkToResume, updatedAt: 1)
@@ -63,7 +63,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try BatchStateStore.open(path: directory.appendingPathComponent("state.db").path).0
         let state = ChangelogBatchState(topic: topic, store: store, producer: producer, configuration: EngineConfiguration(),
-                                        flushInterval: .zero, maxBytes: 1 << 20, generation: { 6 },
+                                        flushInterval: .zero, maxBytes: 1 << 20,
                                         eventsDelivered: { $0() }, logger: .silent, onLoss: { _ in })
         let restore = ChangelogRestore(topic: topic, reader: try KafkaPartitionReader(configuration: kafka), state: state,
                                        configuration: EngineConfiguration(), logger: .silent)
@@ -73,12 +73,62 @@ import TestSupport
                 "the zombie's older snapshot did not roll the batch back")
         #expect(state.load(batchId: "gone", partition: 0) == nil)
         #expect(first.pending.map(\.batchId) == ["pending"])
-        #expect(try store.checkpoint(partition: 0) == 5)
+        #expect(try store.checkpoint(partition: 0) == 6, "past the fence record the restore wrote at the end (offset 5)")
 
         _ = try await producer.send(Self.record(topic, Self.batch("later", files: ["l"]), generation: 6))
         let second = try await restore.restore(partition: 0)
         #expect(second.recordsRead == 1 && !second.rebuilt, "only the tail past the checkpoint")
         #expect(state.load(batchId: "later", partition: 0) != nil)
+        try await producer.close()
+    }
+
+    /// A restore of the partition by a worker with a store of its own.
+    private struct Restorer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("restore-\(UUID().uuidString)")
+        let state: ChangelogBatchState
+        let restore: ChangelogRestore
+
+        init(topic: String, kafka: KafkaConfiguration, producer: KafkaProducer) throws {
+            let store = try BatchStateStore.open(path: directory.appendingPathComponent("state.db").path).0
+            state = ChangelogBatchState(topic: topic, store: store, producer: producer, configuration: EngineConfiguration(),
+                                        flushInterval: .zero, maxBytes: 1 << 20, eventsDelivered: { $0() }, logger: .silent,
+                                        onLoss: { _ in })
+            restore = ChangelogRestore(topic: topic, reader: try KafkaPartitionReader(configuration: kafka), state: state,
+                                       configuration: EngineConfiguration(), logger: .silent)
+        }
+    }
+
+    @Test func aZombieIsFencedAcrossANewGroupWhateverItsGroupGeneration() async throws {
+        let cluster = try await Self.cluster.value
+        let topic = "fence-\(UUID().uuidString.prefix(8))"
+        _ = try await cluster.createTopic(topic, partitions: 1)
+        let kafka = KafkaConfiguration(bootstrapServers: cluster.bootstrapServers)
+        let producer = try KafkaProducer(configuration: kafka)
+        // The old owner, in a group whose generation reached 9, wrote the batch under that generation.
+        _ = try await producer.send(Self.record(topic, Self.batch("kept", files: ["a"]), generation: 9))
+        let zombie = try Restorer(topic: topic, kafka: kafka, producer: producer)
+        defer { try? FileManager.default.removeItem(at: zombie.directory) }
+        _ = try await zombie.restore.restore(partition: 0)
+        let zombieEpoch = try #require(zombie.state.currentEpoch(partition: 0))
+        // The group expired (or kafka.groupId changed): the new owner's group generation starts again at 1, and it
+        // restores the partition while the old owner still believes it owns it.
+        let owner = try Restorer(topic: topic, kafka: kafka, producer: producer)
+        defer { try? FileManager.default.removeItem(at: owner.directory) }
+        _ = try await owner.restore.restore(partition: 0)
+        let ownerEpoch = try #require(owner.state.currentEpoch(partition: 0))
+        #expect(ownerEpoch > zombieEpoch && zombieEpoch > 9)
+        _ = try await producer.send(Self.record(topic, Self.batch("kept", files: ["a", "b"]), generation: ownerEpoch))
+        // The zombie's late write of the batch as it saw it, and a writer from before epochs existed.
+        _ = try await producer.send(Self.record(topic, Self.batch("kept", files: ["a"]), generation: zombieEpoch))
+        _ = try await producer.send(Self.record(topic, Self.batch("kept", files: ["a"]), generation: 12))
+
+        let next = try Restorer(topic: topic, kafka: kafka, producer: producer)
+        defer { try? FileManager.default.removeItem(at: next.directory) }
+        let outcome = try await next.restore.restore(partition: 0)
+        #expect(outcome.fenced == 2)
+        #expect(next.state.load(batchId: "kept", partition: 0)?.attachments.map(\.fileId) == ["a", "b"],
+                "neither the zombie nor an older writer rolled the batch back")
+        #expect(next.state.load(batchId: SnapshotRecord.fenceKey, partition: 0) == nil, "a fence record is no batch")
         try await producer.close()
     }
 }
