@@ -71,6 +71,35 @@ public final class KafkaWorker: Sendable {
             logger.warn("worker.revokeGrace shortened to two thirds of session.timeout.ms", ["revokeGrace": "\(revokeGrace)"])
         }
         let logger = self.logger
+        let restores = durable.map { durable in
+            RestoreGate { [self] partition in
+                do {
+                    let started = ContinuousClock.now
+                    let outcome = try await metrics.timingRestore { try await durable.restore.restore(partition: partition) }
+                    // Revoked meanwhile: its batches are the next owner's to resume.
+                    try Task.checkCancellation()
+                    registry.resume(outcome.pending, partition: partition)
+                    logger.info("partition restored", ["partition": String(partition), "recordsRead": String(outcome.recordsRead),
+                                                       "resumed": String(outcome.pending.count), "fenced": String(outcome.fenced),
+                                                       "rebuilt": String(outcome.rebuilt), "took": "\(ContinuousClock.now - started)"])
+                    metrics.registry.increment(WorkerMetrics.changelogRecordsRestored, by: Double(outcome.recordsRead))
+                    return true
+                } catch where Task.isCancelled {
+                    logger.info("partition restore called off: the partition was revoked", ["partition": String(partition)])
+                    return false
+                } catch {
+                    // An assignment that arrives while the worker closes (its store already shut) is not applied
+                    // anyway: the partition's next owner restores it.
+                    if shutdown.isRequested {
+                        logger.info("partition not restored: the worker is stopping", ["partition": String(partition)])
+                        return false
+                    }
+                    metrics.restoreFailed()
+                    fail("restoring the batches of partition \(partition) failed: \(error)", shutdown: shutdown)
+                    return false
+                }
+            }
+        }
         // The poll thread waits for the revoke hook a little longer than the grace the hook itself keeps.
         let options = KafkaConsumerOptions(revokeTimeout: revokeGrace + .seconds(5))
         let consumer = try KafkaConsumer(configuration: kafka, topics: [configuration.kafka.jobsTopic], options: options) { revoked, lost in
@@ -82,6 +111,7 @@ public final class KafkaWorker: Sendable {
             // partitions may be another member's already: nothing to wait for.
             let partitions = Set(revoked.map(\.partition))
             let started = ContinuousClock.now
+            await restores?.cancel(partitions)
             await applying.quiesce()
             let settled: Bool
             var unfinished = 0
@@ -116,30 +146,6 @@ public final class KafkaWorker: Sendable {
         defer { admin.stop() }
         logger.info("admin endpoints listening", ["listen": configuration.adminListen, "port": String(admin.port)])
         let deadLetters = try KafkaProducer(configuration: DeadLetterProducer.configuration(from: kafka))
-        let restores = durable.map { durable in
-            RestoreGate { [self] partition in
-                do {
-                    let started = ContinuousClock.now
-                    let outcome = try await metrics.timingRestore { try await durable.restore.restore(partition: partition) }
-                    registry.resume(outcome.pending, partition: partition)
-                    logger.info("partition restored", ["partition": String(partition), "recordsRead": String(outcome.recordsRead),
-                                                       "resumed": String(outcome.pending.count), "fenced": String(outcome.fenced),
-                                                       "rebuilt": String(outcome.rebuilt), "took": "\(ContinuousClock.now - started)"])
-                    metrics.registry.increment(WorkerMetrics.changelogRecordsRestored, by: Double(outcome.recordsRead))
-                    return true
-                } catch {
-                    // An assignment that arrives while the worker closes (its store already shut) is not applied
-                    // anyway: the partition's next owner restores it.
-                    if shutdown.isRequested {
-                        logger.info("partition not restored: the worker is stopping", ["partition": String(partition)])
-                        return false
-                    }
-                    metrics.restoreFailed()
-                    fail("restoring the batches of partition \(partition) failed: \(error)", shutdown: shutdown)
-                    return false
-                }
-            }
-        }
         let intake = JobIntake(configuration: configuration, registry: registry, consumer: consumer, deadLetters: deadLetters,
                                publisher: publisher, metrics: metrics, logger: logger, applying: applying, open: open,
                                restores: restores, transfers: { client.runningTransfers + client.waitingTransfers })

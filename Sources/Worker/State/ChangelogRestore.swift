@@ -43,6 +43,8 @@ struct ChangelogRestore: Sendable {
             let fromScratch = checkpoint == nil
             var newest: [String: Int64] = [:]
             let outcome = try await reader.readToEnd(topic: topic, partition: partition, from: checkpoint ?? 0) { records in
+                // A revoke calls the restore off: nothing more is written for a partition this worker does not own.
+                try Task.checkCancellation()
                 var changes: [BatchChange] = []
                 changes.reserveCapacity(records.count)
                 for record in records {
