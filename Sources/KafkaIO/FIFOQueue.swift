@@ -31,6 +31,16 @@ public struct FIFOQueue<Element: Sendable>: Sendable {
         storage.append(contentsOf: elements)
     }
 
+    /// Puts `element` in front of the others: a retry that keeps its place.
+    public mutating func prepend(_ element: Element) {
+        if head > 0 {
+            head -= 1
+            storage[head] = element
+        } else {
+            storage.insert(element, at: 0)
+        }
+    }
+
     /// Removes and returns the front element; nil when empty.
     public mutating func popFirst() -> Element? {
         guard !isEmpty else { return nil }

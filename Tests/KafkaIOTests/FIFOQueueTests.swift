@@ -46,4 +46,15 @@ import Testing
         queue[0] = 3
         #expect(queue != other)
     }
+
+    @Test func prependPutsAnElementBeforeTheOthers() {
+        var queue = FIFOQueue<Int>()
+        queue.prepend(1)
+        queue.append(2)
+        queue.append(3)
+        _ = queue.popFirst()
+        queue.prepend(9)
+        queue.prepend(8)
+        #expect(Array(queue.elements) == [8, 9, 2, 3])
+    }
 }

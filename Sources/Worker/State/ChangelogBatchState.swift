@@ -43,6 +43,9 @@ final class ChangelogBatchState: BatchDurability {
         var inFlight = 0
         /// The newest version delivered while this entry lived.
         var delivered = -1
+        /// Records of the batch handed to the producer so far, snapshots and tombstones: a record acknowledged
+        /// without a place is produced again only while none went out after it (else the later one stands for it).
+        var handed = 0
         var waiters: [(version: Int, action: @Sendable () -> Void)] = []
 
         var isDone: Bool { dirty == nil && !tombstone && inFlight == 0 && waiters.isEmpty && settled == nil }
@@ -77,6 +80,12 @@ final class ChangelogBatchState: BatchDurability {
         var epochs: [Int32: Int64] = [:]
         /// Attempts at re-producing a snapshot the broker acknowledged without an offset, by batch.
         var unplaced: [String: Int] = [:]
+        /// Records waiting to be handed to the producer, in the order they were released: when the producer's queue
+        /// is full the first waits for room and the rest wait behind it, so a batch's snapshots reach the changelog
+        /// in the order of its versions (§4.1 *One owner, in order*).
+        var outbox = FIFOQueue<Outgoing>()
+        /// Whether a pass is handing the outbox over, or waiting for queue room to go on.
+        var sending = false
         /// Delivered snapshots waiting to be written into the store, and whether a write is under way.
         var stored: [Delivered] = []
         var storing = false
@@ -90,6 +99,28 @@ final class ChangelogBatchState: BatchDurability {
         var gates: [Int: Gate] = [:]
         var nextGate = 0
         var nextRelease = 0
+
+        /// One record of the batch in flight ended: delivered at `version` (and in the store), or nil when a newer
+        /// one stands for it. Lets go the waiters it answers; forgets the batch once nothing is owed.
+        mutating func finish(_ batchId: String, delivered version: Int?, into ready: inout [@Sendable () -> Void]) {
+            // Taken out, so changing it copies nothing; put back unless done.
+            guard var entry = owed.removeValue(forKey: batchId) else { return }
+            entry.inFlight -= 1
+            if let version { entry.delivered = max(entry.delivered, version) }
+            // The store (and the cache) has it now.
+            if let settled = entry.settled, entry.delivered >= settled.batch.stateVersion { entry.settled = nil }
+            if entry.dirty == nil && !entry.tombstone && !entry.waiters.isEmpty {
+                let delivered = entry.delivered, idle = entry.inFlight == 0
+                if idle || entry.waiters.allSatisfy({ $0.version <= delivered }) {
+                    ready += entry.waiters.lazy.map(\.action)
+                    entry.waiters = []
+                } else {
+                    ready += entry.waiters.lazy.filter { $0.version <= delivered }.map(\.action)
+                    entry.waiters.removeAll { $0.version <= delivered }
+                }
+            }
+            if !entry.isDone { owed[batchId] = entry }
+        }
 
         /// Notes that a flush is scheduled; true when none was, so the caller schedules it.
         mutating func scheduleFlushIfNeeded() -> Bool {
@@ -128,6 +159,21 @@ final class ChangelogBatchState: BatchDurability {
     private let storeQueue = DispatchQueue(label: "attache.batch-store")
     /// Snapshots are encoded and produced here once their events are delivered, in flush order.
     private let encodeQueue = DispatchQueue(label: "attache.batch-snapshots")
+
+    /// The version a tombstone counts as delivering: none. Its delivery answers no waiter by version — a batch
+    /// made again under the id meanwhile starts its versions afresh, and waits for its own snapshot — only by
+    /// leaving nothing in flight.
+    private static let tombstoneVersion = -1
+
+    /// A snapshot or tombstone on its way to the producer.
+    private struct Outgoing: Sendable {
+        let record: KafkaProducerRecord
+        let batchId: String
+        let version: Int
+        let change: BatchChange
+        /// Its place among the batch's records handed to the producer (``Owed/handed``), set when handed over.
+        var order = 0
+    }
 
     /// A delivered snapshot on its way into the store.
     private struct Delivered: Sendable {
@@ -402,7 +448,7 @@ final class ChangelogBatchState: BatchDurability {
                     write(batch, batchId: batchId, partition: partition)
                 case .tombstone(let batchId, let partition):
                     produce(SnapshotRecord.tombstone(topic: topic, batchId: batchId, partition: partition), batchId: batchId,
-                            version: .max, change: .tombstone(batchId: batchId, offset: 0))
+                            version: Self.tombstoneVersion, change: .tombstone(batchId: batchId, offset: 0))
                 }
             }
         }
@@ -424,21 +470,54 @@ final class ChangelogBatchState: BatchDurability {
                                     updatedAt: updatedAt))
     }
 
-    private func produce(_ record: KafkaProducerRecord, batchId: String, version: Int, change: BatchChange) {
-        do {
-            try producer.produce(record) { [self] outcome in delivered(outcome, record: record, batchId: batchId, version: version, change: change) }
-        } catch let error where error.code == .queueFull {
-            Task { [self] in
-                await producer.waitForQueueSpace()
-                produce(record, batchId: batchId, version: version, change: change)
+    /// Puts a record in the outbox: behind the others, or — `again`, a record produced before that must go out
+    /// again — in front of them, where its batch's later records cannot pass it.
+    private func produce(_ record: KafkaProducerRecord, batchId: String, version: Int, change: BatchChange, again: Bool = false) {
+        let start = state.withLock { state -> Bool in
+            let outgoing = Outgoing(record: record, batchId: batchId, version: version, change: change)
+            if again { state.outbox.prepend(outgoing) } else { state.outbox.append(outgoing) }
+            defer { state.sending = true }
+            return !state.sending
+        }
+        if start { sendOutbox() }
+    }
+
+    /// Hands the outbox to the producer in order, until it is empty or the producer's queue is full; then waits for
+    /// room and goes on. One pass at a time (``State/sending``).
+    private func sendOutbox() {
+        while true {
+            let next = state.withLock { state -> Outgoing? in
+                guard var next = state.outbox.first else {
+                    state.sending = false
+                    return nil
+                }
+                next.order = (state.owed[next.batchId]?.handed ?? 0) + 1
+                return next
             }
-        } catch {
-            lose("a snapshot of batch \(batchId) was refused: \(error)")
+            guard let next else { return }
+            do {
+                try producer.produce(next.record) { [self] outcome in delivered(outcome, next) }
+            } catch let error where error.code == .queueFull {
+                // Keeps its place: nothing behind it goes first.
+                Task { [self] in
+                    await producer.waitForQueueSpace()
+                    sendOutbox()
+                }
+                return
+            } catch {
+                state.withLock { _ = $0.outbox.popFirst() }
+                lose("a snapshot of batch \(next.batchId) was refused: \(error)")
+                continue
+            }
+            state.withLock { state in
+                _ = state.outbox.popFirst()
+                if state.owed[next.batchId] != nil { state.owed[next.batchId]!.handed = next.order }
+            }
         }
     }
 
-    private func delivered(_ outcome: Result<KafkaDeliveryReport, KafkaError>, record: KafkaProducerRecord, batchId: String,
-                           version: Int, change: BatchChange) {
+    private func delivered(_ outcome: Result<KafkaDeliveryReport, KafkaError>, _ sent: Outgoing) {
+        let batchId = sent.batchId
         let report: KafkaDeliveryReport
         switch outcome {
         case .failure(let error):
@@ -448,19 +527,27 @@ final class ChangelogBatchState: BatchDurability {
             report = delivered
         }
         guard report.offset >= 0 else {
-            // Acknowledged without being placed (see KafkaEventPublisher): produce it again, a bounded number of times.
-            let attempts = state.withLock { state -> Int in
+            // Acknowledged without being placed (see KafkaEventPublisher): produce it again, a bounded number of
+            // times — unless a later record of the batch went out after it, which then stands for it (produced
+            // again, this one would land behind the later one and compaction would keep it).
+            let attempts = state.withLock { state -> Int? in
+                if let handed = state.owed[batchId]?.handed, handed > sent.order { return nil }
                 state.unplaced[batchId, default: 0] += 1
                 return state.unplaced[batchId] ?? 0
+            }
+            guard let attempts else {
+                superseded(batchId: batchId)
+                return
             }
             guard attempts <= 5 else {
                 lose("a snapshot of batch \(batchId) was acknowledged without an offset \(attempts) times")
                 return
             }
-            produce(record, batchId: batchId, version: version, change: change)
+            produce(sent.record, batchId: batchId, version: sent.version, change: sent.change, again: true)
             return
         }
-        var change = change
+        let version = sent.version
+        var change = sent.change
         change.offset = report.offset
         metrics.registry.increment(WorkerMetrics.snapshotsDelivered)
         let drain = state.withLock { state -> Bool in
@@ -513,23 +600,7 @@ final class ChangelogBatchState: BatchDurability {
                     } else {
                         state.recent.remove(delivery.batchId, partition: delivery.partition)
                     }
-                    // Taken out, so changing it copies nothing; put back unless done.
-                    guard var owed = state.owed.removeValue(forKey: delivery.batchId) else { continue }
-                    owed.inFlight -= 1
-                    owed.delivered = max(owed.delivered, delivery.version)
-                    // The store (and the cache above) has it now.
-                    if let settled = owed.settled, owed.delivered >= settled.batch.stateVersion { owed.settled = nil }
-                    if owed.dirty == nil && !owed.tombstone && !owed.waiters.isEmpty {
-                        let delivered = owed.delivered, idle = owed.inFlight == 0
-                        if idle || owed.waiters.allSatisfy({ $0.version <= delivered }) {
-                            ready += owed.waiters.lazy.map(\.action)
-                            owed.waiters = []
-                        } else {
-                            ready += owed.waiters.lazy.filter { $0.version <= delivered }.map(\.action)
-                            owed.waiters.removeAll { $0.version <= delivered }
-                        }
-                    }
-                    if !owed.isDone { state.owed[delivery.batchId] = owed }
+                    state.finish(delivery.batchId, delivered: delivery.version, into: &ready)
                 }
                 // A dictionary never gives back the capacity a burst grew it to: tens of thousands of batches owed
                 // at once at full intake left some 90 bytes per idle batch behind (intake bench, 264 → 348).
@@ -540,6 +611,13 @@ final class ChangelogBatchState: BatchDurability {
             }
             ready.forEach { $0() }
         }
+    }
+
+    /// A snapshot acknowledged without a place, for which a newer one of its batch went out: that one stands for it.
+    private func superseded(batchId: String) {
+        var ready: [@Sendable () -> Void] = []
+        state.withLock { $0.finish(batchId, delivered: nil, into: &ready) }
+        ready.forEach { $0() }
     }
 
     private func lose(_ reason: String) {

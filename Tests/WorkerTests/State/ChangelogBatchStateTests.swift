@@ -277,6 +277,76 @@ import TestSupport
         await fixture.handed(1)
     }
 
+    /// The version of the snapshot handed over `index`th.
+    private func handedVersion(_ fixture: Fixture, _ index: Int) throws -> Int {
+        let bytes = try #require(fixture.producer.state.withLock { $0.handed[index].record.value })
+        return try BatchSnapshot.decode(bytes, configuration: EngineConfiguration()).batch.stateVersion
+    }
+
+    private func rejectOne(_ runner: BatchRunner, _ fileId: String, offset: Int64) {
+        runner.upload([FileItem(fileId: fileId, name: "\(fileId).bin", source: .data(Data()))], requestId: "r-\(fileId)", offset: offset)
+    }
+
+    @Test func aSnapshotRefusedForAFullQueueKeepsItsPlaceBeforeItsBatchsNewerOne() async throws {
+        let fixture = try Fixture()
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
+        let runner = fixture.runner()
+        fixture.producer.state.withLock { $0.refuseForRoom = true }
+        rejectOne(runner, "a", offset: 1)
+        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+        await yieldUntil { fixture.producer.hasSpaceWaiter }
+        // A newer state of the same batch is taken while the older one waits for room.
+        rejectOne(runner, "b", offset: 2)
+        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+        await yieldUntil { fixture.producer.state.withLock { $0.refusals } >= 1 }
+        for _ in 0..<50 { await Task.yield() }
+        fixture.producer.freeRoom()
+        await fixture.handed(2)
+        #expect(try handedVersion(fixture, 0) < handedVersion(fixture, 1), "the changelog must get the batch's versions in order")
+    }
+
+    @Test func aSnapshotAcknowledgedWithoutAPlaceIsNotProducedAgainBehindANewerOne() async throws {
+        let fixture = try Fixture()
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
+        let runner = fixture.runner()
+        rejectOne(runner, "a", offset: 1)
+        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+        await fixture.handed(1)
+        rejectOne(runner, "b", offset: 2)
+        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+        await fixture.handed(2)
+        let released = Locked(false)
+        fixture.state.whenRecorded(batchId: "trip", version: runner.stateVersion) { released.update { $0 = true } }
+        // The older one comes back without an offset after the newer one went out: producing it again would put it
+        // behind the newer one, and compaction would keep it.
+        fixture.producer.report(0, .success(KafkaDeliveryReport(topic: "attache.batches", partition: 2, offset: -1)))
+        for _ in 0..<50 { await Task.yield() }
+        #expect(fixture.producer.handedCount == 2)
+        #expect(!released.value)
+        await fixture.deliver(1, offset: 7)
+        #expect(released.value)
+        #expect(try BatchSnapshot.decode(try #require(try fixture.store.batch(partition: 2, batchId: "trip")).snapshot,
+                                         configuration: EngineConfiguration()).batch.count == 2)
+    }
+
+    @Test func aDeliveredTombstoneDoesNotLetGoARecordWaitingForANewerSnapshot() async throws {
+        let fixture = try Fixture()
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
+        fixture.state.forget(batchId: "trip", partition: 2)  // expiry
+        await fixture.handed(1)
+        // A job makes the batch again before the tombstone is delivered: its versions start afresh.
+        let runner = fixture.runner()
+        rejectOne(runner, "a", offset: 9)
+        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+        await fixture.handed(2)
+        let released = Locked(false)
+        fixture.state.whenRecorded(batchId: "trip", version: runner.stateVersion) { released.update { $0 = true } }
+        await fixture.deliver(0, offset: 3)
+        #expect(!released.value, "the record's snapshot is still on its way")
+        await fixture.deliver(1, offset: 4)
+        #expect(released.value)
+    }
+
     @Test func flushesGoOutInTheirOrderWhateverOrderTheirEventsAreDeliveredIn() async throws {
         let fixture = try Fixture()
         fixture.events.hold()
