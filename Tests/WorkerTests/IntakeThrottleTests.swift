@@ -29,6 +29,21 @@ import TestSupport
         return intake
     }
 
+    @Test func aHeldStorePausesIntakeWhateverTheCounts() {
+        let counts = Counts()
+        let held = Atomic<Bool>(false)
+        let throttle = IntakeThrottle(marks: .init(batches: 3, transfers: 2), busyBatches: { 0 }, transfers: { 0 },
+                                      pause: { counts.actions.update { $0.append("pause") } },
+                                      resume: { counts.actions.update { $0.append("resume") } },
+                                      held: { held.load(ordering: .relaxed) }, logger: .silent)
+        held.store(true, ordering: .relaxed)
+        throttle.recheck()
+        #expect(throttle.isPaused)
+        held.store(false, ordering: .relaxed)
+        throttle.recheck()
+        #expect(counts.actions.value == ["pause", "resume"] && !throttle.isPaused)
+    }
+
     @Test func eitherMarkPausesAndOnlyBothBelowResume() {
         let counts = Counts()
         let throttle = throttle(counts)

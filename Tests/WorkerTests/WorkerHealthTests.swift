@@ -12,6 +12,17 @@ import Testing
         #expect(health.failureReason == nil)
     }
 
+    @Test func aHoldKeepsReadinessOffWhateverTheAssignmentSays() {
+        let health = WorkerHealth()
+        health.markLive()
+        health.markHeld("the local batch store cannot be written")
+        health.markReady(true)
+        #expect(health.readiness == .failing("the local batch store cannot be written"))
+        #expect(health.isLive, "a hold is no failure: the worker recovers by itself")
+        health.markHeld(nil)
+        #expect(health.readiness == .passing)
+    }
+
     @Test func liveWorkerIsNotReadyUntilMarkedReady() {
         let health = WorkerHealth()
         health.markLive()

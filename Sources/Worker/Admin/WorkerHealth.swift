@@ -13,6 +13,8 @@ public final class WorkerHealth: Sendable {
         var live = false
         var ready = false
         var notReadyReason = "starting"
+        /// Why the worker takes no records for now whatever its assignment says (its batch store cannot be written).
+        var held: String?
         var failure: String?
     }
 
@@ -36,6 +38,12 @@ public final class WorkerHealth: Sendable {
             state.ready = ready
             if !ready { state.notReadyReason = reason ?? "not ready" }
         }
+    }
+
+    /// Holds readiness off for `reason` (nil lets it go) whatever ``markReady(_:reason:)`` says meanwhile: for a
+    /// condition the worker recovers from by itself, such as a batch store that cannot be written.
+    public func markHeld(_ reason: String?) {
+        state.withLock { $0.held = reason }
     }
 
     /// Records a fatal error: both checks fail from now on, whatever is marked later. The first reason is kept.
@@ -70,6 +78,7 @@ public final class WorkerHealth: Sendable {
         state.withLock { state in
             if let failure = state.failure { return .failing("failed: \(failure)") }
             guard state.live else { return .failing("starting") }
+            if let held = state.held { return .failing(held) }
             return state.ready ? .passing : .failing(state.notReadyReason)
         }
     }

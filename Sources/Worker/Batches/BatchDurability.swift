@@ -20,6 +20,8 @@ protocol BatchDurability: Sendable {
     func whenRecorded(batchId: String, version: Int, _ action: @escaping @Sendable () -> Void)
     /// Whether idle batches may leave memory: only when the store can give them back.
     var keepsBatches: Bool { get }
+    /// Whether recorded state cannot be kept right now (the local store refuses writes): intake waits meanwhile.
+    var isBlocked: Bool { get }
 }
 
 /// `state.durable = false`: batches live in memory only and are lost on handover; records wait for nothing more.
@@ -30,4 +32,5 @@ struct VolatileBatchState: BatchDurability {
     func forget(batchId: String, partition: Int32) {}
     func whenRecorded(batchId: String, version: Int, _ action: @escaping @Sendable () -> Void) { action() }
     var keepsBatches: Bool { false }
+    var isBlocked: Bool { false }
 }

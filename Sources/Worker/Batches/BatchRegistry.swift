@@ -329,6 +329,9 @@ public final class BatchRegistry: Sendable {
     /// Batches held in memory.
     public var batchCount: Int { sessions.withLock { $0.count } }
 
+    /// Whether the durable state cannot keep what is recorded right now: intake takes no records meanwhile.
+    public var isDurabilityBlocked: Bool { dependencies.durability.isBlocked }
+
     /// The runner of a batch, for inspection.
     public func runner(for batchId: String) -> BatchRunner? {
         sessions.withLock { sessions in sessions.read(batchId) { $0.runner } }

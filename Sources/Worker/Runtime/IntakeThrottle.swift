@@ -24,6 +24,8 @@ final class IntakeThrottle: Sendable {
     private let transfers: @Sendable () -> Int
     private let pause: @Sendable () -> Void
     private let resume: @Sendable () -> Void
+    /// Whether intake must wait whatever the counts say: the batch store cannot be written (§4.1 *Store failures*).
+    private let held: @Sendable () -> Bool
     private let logger: Logger
     private struct State {
         var paused = false
@@ -40,12 +42,14 @@ final class IntakeThrottle: Sendable {
     private let state = Mutex(State())
 
     init(marks: Marks, busyBatches: @escaping @Sendable () -> Int, transfers: @escaping @Sendable () -> Int,
-         pause: @escaping @Sendable () -> Void, resume: @escaping @Sendable () -> Void, logger: Logger) {
+         pause: @escaping @Sendable () -> Void, resume: @escaping @Sendable () -> Void,
+         held: @escaping @Sendable () -> Bool = { false }, logger: Logger) {
         self.marks = marks
         self.busyBatches = busyBatches
         self.transfers = transfers
         self.pause = pause
         self.resume = resume
+        self.held = held
         self.logger = logger
     }
 
@@ -56,7 +60,7 @@ final class IntakeThrottle: Sendable {
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             guard !state.stopped else { return [] }
             let batches = busyBatches(), transfers = transfers()
-            let overloaded = batches >= marks.batches || transfers >= marks.transfers
+            let overloaded = batches >= marks.batches || transfers >= marks.transfers || held()
             guard overloaded != state.paused else { return [] }
             state.paused = overloaded
             if overloaded { pause() } else { resume() }

@@ -45,7 +45,8 @@ final class JobIntake: Sendable {
         registry.returnRecords(to: records)
         self.throttle = IntakeThrottle(marks: .init(batches: configuration.worker.maxInFlightBatches, transfers: configuration.worker.maxTransfers),
                                        busyBatches: { registry.busyBatchCount }, transfers: transfers,
-                                       pause: { consumer.pause() }, resume: { consumer.resume() }, logger: logger)
+                                       pause: { consumer.pause() }, resume: { consumer.resume() },
+                                       held: { registry.isDurabilityBlocked }, logger: logger)
     }
 
     /// Takes records until the consumer closes; after `stop()` records are left alone (uncommitted, replayed later).

@@ -151,6 +151,11 @@ public final class KafkaWorker: Sendable {
                                restores: restores, transfers: { client.runningTransfers + client.waitingTransfers })
         // Backpressure follows the counts it watches: both tell it when they change.
         registry.onBusyChange { intake.throttle.recheck() }
+        // A store that refuses writes holds intake and readiness until it takes them again (§4.1 *Store failures*).
+        durable?.state.onStoreBlocked { [health] blocked in
+            health.markHeld(blocked ? "the local batch store cannot be written" : nil)
+            intake.throttle.recheck()
+        }
         client.onTransfersChange { intake.throttle.recheck() }
         health.markLive()
         health.markReady(false, reason: "no partitions assigned")

@@ -89,6 +89,9 @@ final class ChangelogBatchState: BatchDurability {
         /// Delivered snapshots waiting to be written into the store, and whether a write is under way.
         var stored: [Delivered] = []
         var storing = false
+        /// Delivered snapshots the store refused to take: kept, with what waits for them, until a write succeeds
+        /// (§4.1 *Store failures*). While there are any, intake takes no records.
+        var unstored: [Delivered] = []
         var broken = false
         /// Flushes waiting for deliveries: a loss ends them, since nothing more will be delivered.
         var flushes: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -148,6 +151,11 @@ final class ChangelogBatchState: BatchDurability {
     private let maxBytes: Int
     /// Names this worker in the fence records it writes.
     private let writer: String
+    /// Writes delivered changes into the store: `store.apply`, unless a test stands in a store that refuses.
+    private let storeWrite: StoreWrite
+
+    /// A write of delivered changes, with the checkpoint they take the partition to.
+    typealias StoreWrite = @Sendable (_ changes: [BatchChange], _ partition: Int32, _ checkpoint: Int64) throws -> Void
     /// Runs its argument once every event published so far was delivered (the publisher's barrier).
     private let eventsDelivered: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let logger: Logger
@@ -157,6 +165,11 @@ final class ChangelogBatchState: BatchDurability {
     private let state: Mutex<State>
     /// Store writes run here, one at a time, off the producer's delivery thread and the cooperative pool.
     private let storeQueue = DispatchQueue(label: "attache.batch-store")
+    /// Told when the store starts or stops refusing writes.
+    private let storeObserver = Mutex<(@Sendable (Bool) -> Void)?>(nil)
+    /// How long a refused store write waits before it is tried again; doubles up to ``storeRetryCap``.
+    private static let storeRetryStart = Duration.milliseconds(100)
+    private static let storeRetryCap = Duration.seconds(5)
     /// Snapshots are encoded and produced here once their events are delivered, in flush order.
     private let encodeQueue = DispatchQueue(label: "attache.batch-snapshots")
 
@@ -185,7 +198,7 @@ final class ChangelogBatchState: BatchDurability {
 
     init(topic: String, store: BatchStateStore, producer: any RecordProducer, configuration: EngineConfiguration,
          flushInterval: Duration, maxBytes: Int, cachedBatches: Int = 0, cachedBytes: Int = .max,
-         writer: String = "",
+         writer: String = "", storeWrite: StoreWrite? = nil,
          eventsDelivered: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
          logger: Logger, metrics: WorkerMetrics = WorkerMetrics(), onLoss: @escaping @Sendable (String) -> Void) {
         self.state = Mutex(State(recent: RecentSnapshots(limit: cachedBatches, byteLimit: cachedBytes)))
@@ -197,12 +210,22 @@ final class ChangelogBatchState: BatchDurability {
         self.flushInterval = flushInterval
         self.maxBytes = maxBytes
         self.writer = writer
+        self.storeWrite = storeWrite ?? { [store] changes, partition, checkpoint in
+            try store.apply(changes, partition: partition, checkpoint: checkpoint)
+        }
         self.eventsDelivered = eventsDelivered
         self.logger = logger
         self.onLoss = onLoss
     }
 
     var keepsBatches: Bool { true }
+
+    var isBlocked: Bool { state.withLock { !$0.unstored.isEmpty } }
+
+    /// Sets what to call when the store starts or stops refusing writes (with whether it refuses now).
+    func onStoreBlocked(_ observer: @escaping @Sendable (Bool) -> Void) {
+        storeObserver.withLock { $0 = observer }
+    }
 
     // MARK: - BatchDurability
 
@@ -266,6 +289,7 @@ final class ChangelogBatchState: BatchDurability {
     /// only after its batches' last snapshots are in the changelog. After a loss (fatal) it waits for nothing: the
     /// worker is stopping, and its records stay uncommitted.
     func flush(partitions: Set<Int32>) async {
+        letGoUnstored(partitions)
         flushNow()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let started = state.withLock { state -> (id: Int, pending: [String])? in
@@ -569,32 +593,42 @@ final class ChangelogBatchState: BatchDurability {
     /// Writes delivered snapshots into the local store, all that arrived meanwhile in one transaction per
     /// partition (a transaction per snapshot would cost more than the rest of a small job), then lets the records
     /// waiting for them go: a batch leaves memory only once the store can give it back.
-    private func storeDelivered() {
+    ///
+    /// A write the store refuses (a full disk, an I/O error) is not given up: its snapshots are kept, with the
+    /// records and batches waiting for them, and written again after a growing pause; meanwhile intake takes no
+    /// records and `/readyz` fails (§4.1 *Store failures*). Nothing is let go that the store could not give back.
+    private func storeDelivered(retry delay: Duration = storeRetryStart) {
         while true {
-            let batch = state.withLock { state -> [Delivered] in
-                defer { state.stored = [] }
-                if state.stored.isEmpty { state.storing = false }
-                return state.stored
+            let (batch, retrying) = state.withLock { state -> ([Delivered], Bool) in
+                // Refused ones first, in the order they were delivered.
+                let retrying = !state.unstored.isEmpty
+                defer { state.stored = []; state.unstored = [] }
+                if state.stored.isEmpty && !retrying { state.storing = false }
+                return (state.unstored + state.stored, retrying)
             }
             guard !batch.isEmpty else { return }
+            var refused: [Delivered] = []
+            var written: [Delivered] = []
             for (partition, deliveries) in Dictionary(grouping: batch, by: \.partition) {
-                let checkpoint = state.withLock { state -> Int64? in
-                    var next: Int64?
-                    for delivery in deliveries { next = state.checkpoints[partition]?.advance(past: delivery.change.offset) }
-                    return next
-                }
                 do {
-                    let kept = try checkpoint ?? store.checkpoint(partition: partition) ?? 0
-                    try store.apply(deliveries.map(\.change), partition: partition, checkpoint: kept)
+                    let kept = try state.withLock({ $0.checkpoints[partition]?.next }) ?? store.checkpoint(partition: partition) ?? 0
+                    let checkpoint = state.withLock { state -> Int64 in
+                        var next = kept
+                        for delivery in deliveries { next = state.checkpoints[partition]?.advance(past: delivery.change.offset) ?? next }
+                        return next
+                    }
+                    try storeWrite(deliveries.map(\.change), partition, checkpoint)
+                    written += deliveries
                 } catch {
-                    // The changelog has them; the store is only a cache of it, rebuilt from the topic at the next restore.
                     metrics.storeFailed(.write)
-                    logger.warn("the local batch store could not record snapshots", ["partition": String(partition), "error": "\(error)"])
+                    logger.error("the local batch store refused snapshots; intake waits until it takes them",
+                                 ["partition": String(partition), "error": "\(error)", "retryIn": "\(delay)"])
+                    refused += deliveries
                 }
             }
             let ready = state.withLock { state -> [@Sendable () -> Void] in
                 var ready: [@Sendable () -> Void] = []
-                for delivery in batch {
+                for delivery in written {
                     if let snapshot = delivery.change.snapshot {
                         state.recent.put(snapshot, batchId: delivery.batchId, partition: delivery.partition)
                     } else {
@@ -602,6 +636,7 @@ final class ChangelogBatchState: BatchDurability {
                     }
                     state.finish(delivery.batchId, delivered: delivery.version, into: &ready)
                 }
+                state.unstored = refused.sorted { $0.change.offset < $1.change.offset }
                 // A dictionary never gives back the capacity a burst grew it to: tens of thousands of batches owed
                 // at once at full intake left some 90 bytes per idle batch behind (intake bench, 264 → 348).
                 if state.owed.capacity > 1024, state.owed.count < state.owed.capacity / 8 {
@@ -610,7 +645,37 @@ final class ChangelogBatchState: BatchDurability {
                 return ready
             }
             ready.forEach { $0() }
+            if !refused.isEmpty {
+                if !retrying { storeObserver.withLock { $0 }?(true) }
+                storeQueue.asyncAfter(deadline: .now() + delay.timeInterval) { [self] in
+                    storeDelivered(retry: min(delay * 2, Self.storeRetryCap))
+                }
+                return
+            }
+            if retrying {
+                logger.info("the local batch store takes snapshots again; intake goes on")
+                storeObserver.withLock { $0 }?(false)
+            }
         }
+    }
+
+    /// Snapshots of leaving partitions that the store refused are let go unwritten: the changelog has them, and the
+    /// store's checkpoint of the partition stayed before them, so whoever restores it next reads them there. Waiting
+    /// for the store would hold the handover up for as long as the store refuses.
+    private func letGoUnstored(_ partitions: Set<Int32>) {
+        var ready: [@Sendable () -> Void] = []
+        let unblocked = state.withLock { state -> Bool in
+            let leaving = state.unstored.filter { partitions.contains($0.partition) }
+            guard !leaving.isEmpty else { return false }
+            state.unstored.removeAll { partitions.contains($0.partition) }
+            for delivery in leaving {
+                state.checkpoints.removeValue(forKey: delivery.partition)
+                state.finish(delivery.batchId, delivered: delivery.version, into: &ready)
+            }
+            return state.unstored.isEmpty
+        }
+        ready.forEach { $0() }
+        if unblocked { storeObserver.withLock { $0 }?(false) }
     }
 
     /// A snapshot acknowledged without a place, for which a newer one of its batch went out: that one stands for it.

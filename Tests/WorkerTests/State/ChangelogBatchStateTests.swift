@@ -21,12 +21,20 @@ import TestSupport
         let events = EventBarriers()
         let metrics = WorkerMetrics()
 
+        /// While set, the store refuses every write (as a full disk does).
+        let refusing = Locked(false)
+
         init(cachedBatches: Int = 0) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("changelog-\(UUID().uuidString)")
-            store = try BatchStateStore.open(path: directory.appendingPathComponent("state.db").path).0
-            let losses = self.losses, events = self.events, metrics = self.metrics
+            let store = try BatchStateStore.open(path: directory.appendingPathComponent("state.db").path).0
+            self.store = store
+            let losses = self.losses, events = self.events, metrics = self.metrics, refusing = self.refusing
             state = ChangelogBatchState(topic: "attache.batches", store: store, producer: producer, configuration: EngineConfiguration(),
                                         flushInterval: .zero, maxBytes: 900 * 1024, cachedBatches: cachedBatches,
+                                        storeWrite: { changes, partition, checkpoint in
+                                            if refusing.value { throw StoreRefusal() }
+                                            try store.apply(changes, partition: partition, checkpoint: checkpoint)
+                                        },
                                         eventsDelivered: { events.barrier($0) }, logger: .silent, metrics: metrics,
                                         onLoss: { reason in losses.update { $0.append(reason) } })
         }
@@ -171,7 +179,7 @@ import TestSupport
         #expect(fixture.metrics.registry.value(WorkerMetrics.snapshotsDelivered) == 1)
     }
 
-    @Test func aStoreThatCannotRecordADeliveredSnapshotIsCountedAndTheRecordStillGoes() async throws {
+    @Test func aStoreThatCannotRecordADeliveredSnapshotIsCountedAndTheRecordWaits() async throws {
         let fixture = try Fixture()
         fixture.state.restored(partition: 2, through: 0, epoch: 12)
         let runner = fixture.runner()
@@ -181,9 +189,12 @@ import TestSupport
         await fixture.handed(1)
         fixture.store.close()
         await fixture.deliver(0, offset: 0)
-        #expect(fixture.metrics.registry.value(WorkerMetrics.storeErrors, labels: ["operation": "write"]) == 1)
-        #expect(released.value, "the changelog has the snapshot: the store is only its cache")
-        #expect(fixture.losses.value.isEmpty)
+        #expect(fixture.metrics.registry.value(WorkerMetrics.storeErrors, labels: ["operation": "write"]) >= 1)
+        #expect(!released.value, "a batch let go now would come back from a store that does not have it: started afresh")
+        #expect(fixture.state.isBlocked)
+        #expect(fixture.losses.value.isEmpty, "not fatal: the worker waits for the store")
+        await fixture.state.flush(partitions: [2])  // the partition leaves: the retries end
+        #expect(released.value && !fixture.state.isBlocked)
     }
 
     @Test func changesWithinAFlushGoOutAsOneSnapshot() async throws {
@@ -347,6 +358,49 @@ import TestSupport
         #expect(released.value)
     }
 
+    @Test func aStoreThatRefusesWritesHoldsTheRecordsAndBlocksIntakeUntilItTakesThem() async throws {
+        let fixture = try Fixture()
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
+        let blocked = Locked<[Bool]>([])
+        fixture.state.onStoreBlocked { value in blocked.update { $0.append(value) } }
+        fixture.refusing.update { $0 = true }
+        let runner = fixture.runner()
+        rejectOne(runner, "a", offset: 1)
+        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+        await fixture.handed(1)
+        let released = Locked(false)
+        fixture.state.whenRecorded(batchId: "trip", version: runner.stateVersion) { released.update { $0 = true } }
+        fixture.producer.report(0, .success(KafkaDeliveryReport(topic: "attache.batches", partition: 2, offset: 0)))
+
+        #expect(await eventually(within: .seconds(20)) { blocked.value == [true] })
+        #expect(fixture.state.isBlocked)
+        #expect(!released.value, "the record waits: the store could not give its batch back")
+        #expect(fixture.metrics.registry.value(WorkerMetrics.storeErrors, labels: ["operation": "write"]) >= 1)
+
+        #expect(try fixture.store.batch(partition: 2, batchId: "trip") == nil)
+        fixture.refusing.update { $0 = false }
+        #expect(await eventually(within: .seconds(30)) { released.value })
+        #expect(blocked.value == [true, false])
+        #expect(!fixture.state.isBlocked)
+        #expect(try fixture.store.batch(partition: 2, batchId: "trip") != nil, "written once the store took it")
+    }
+
+    @Test func aLeavingPartitionsRefusedSnapshotsAreLetGoWithoutTheirRows() async throws {
+        let fixture = try Fixture()
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
+        fixture.refusing.update { $0 = true }
+        let runner = fixture.runner()
+        rejectOne(runner, "a", offset: 1)
+        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+        await fixture.handed(1)
+        fixture.producer.report(0, .success(KafkaDeliveryReport(topic: "attache.batches", partition: 2, offset: 0)))
+        #expect(await eventually(within: .seconds(20)) { fixture.state.isBlocked })
+        // The handover does not wait for the store: the changelog has the snapshot, the next owner reads it there.
+        await fixture.state.flush(partitions: [2])
+        #expect(!fixture.state.isBlocked)
+        #expect(try fixture.store.checkpoint(partition: 2) ?? 0 == 0, "the store's checkpoint stays before what it does not have")
+    }
+
     @Test func flushesGoOutInTheirOrderWhateverOrderTheirEventsAreDeliveredIn() async throws {
         let fixture = try Fixture()
         fixture.events.hold()
@@ -386,6 +440,9 @@ import TestSupport
         #expect(try BatchSnapshot.decode(bytes, configuration: EngineConfiguration()).batch.count == 1, "taken after the event")
     }
 }
+
+/// What a store that refuses writes throws.
+private struct StoreRefusal: Error {}
 
 /// The publisher's barrier ("every event published so far was delivered"), let through or held by a test.
 final class EventBarriers: Sendable {

@@ -59,6 +59,7 @@ final class MemoryDurability: BatchDurability, Sendable {
     }
 
     var keepsBatches: Bool { true }
+    var isBlocked: Bool { false }
 
     /// Takes the snapshots owed and runs the records waiting for them.
     func flush() {
