@@ -115,6 +115,35 @@ import Testing
         #expect(!posted.contains(planned[0]), "the message that went out is not posted again")
     }
 
+    @Test func aSendsPlanIsRecordedBeforeItsFirstPost() {
+        var h = BatchHarness()
+        h.recordsPlansAtOnce = false
+        h.add([Self.file("a")])
+        h.settleAll()
+        #expect(h.posts.isEmpty, "nothing is posted before the plan is in the changelog")
+        #expect(h.plansToRecord.count == 1)
+        #expect(h.batch.isSending)
+        #expect(h.batch.isQuietForHandover, "waiting for the record is no post under way: a handover need not wait for it")
+        h.recordPlan()
+        #expect(h.posts.map(\.message.fileIds) == [["a"]])
+    }
+
+    @Test func aNewOwnerPostsThePlanAsRecordedNotANewOne() throws {
+        // Two messages of one file each; a third file is uploaded after the plan was made.
+        var h = BatchHarness(configure: { $0.limits.attachmentsPerMessage = 1; $0.limits.fileCountMax = 3 }, concurrency: 2)
+        h.add([Self.file("a"), Self.file("b")])
+        h.settleAll()
+        h.answerPost()  // "a" went out
+        h.add([Self.file("c")], request: "r2")
+        h.stageAll(); h.presignAll()
+        let snapshot = try roundTrip(h.batch).batch
+        var restored = snapshot
+        let effects = restored.resume(now: h.now)
+        let posted = effects.actions.compactMap { if case .post(_, let message) = $0 { message } else { nil } }
+        #expect(posted.map(\.fileIds) == [["b"]], "the plan's next message, not a new plan with c")
+        #expect(posted.first?.muid == h.batch.sending.run?.plan[1].muid)
+    }
+
     @Test func presignedURLsNeverEnterASnapshot() throws {
         var h = BatchHarness()
         h.add([Self.file("a")])

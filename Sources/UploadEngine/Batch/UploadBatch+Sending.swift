@@ -86,8 +86,21 @@ extension UploadBatch {
                                     perMessage: configuration.limits.attachmentsPerMessage)
         guard !plan.isEmpty else { return }
         sending.requestId = lastSettledRequestId
-        sending.run = SendRun(plan: plan)
-        post(into: &effects)
+        sending.run = SendRun(plan: plan, awaitingRecord: true)
+        sending.generation += 1
+        effects.actions.append(.awaitRecord(SendToken(generation: sending.generation)))
+    }
+
+    /// The snapshot carrying the send plan of `token` is recorded: its first message is posted (or, while the batch
+    /// is held for a handover, left due for the next owner, which has the plan).
+    public mutating func planRecorded(_ token: SendToken, now: Date) -> BatchEffects {
+        var effects = BatchEffects()
+        guard token.generation == sending.generation, var run = sending.run, run.awaitingRecord else { return effects }
+        run.awaitingRecord = false
+        if isHeld { run.notBefore = now }
+        sending.run = run
+        if !isHeld { post(into: &effects) }
+        return effects
     }
 
     /// Asks the driver to post the run's current message, as a new attempt.

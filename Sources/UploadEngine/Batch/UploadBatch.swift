@@ -126,7 +126,7 @@ public struct UploadBatch: Sendable {
     /// post waiting for its answer. Staging copies and presign calls do not count: the next owner redoes them
     /// without a second upload (and a presign call may wait a while for a transfer slot).
     public var isQuietForHandover: Bool {
-        !entries.contains { $0.state == .uploading } && !(sending.run.map { $0.notBefore == nil } ?? false)
+        !entries.contains { $0.state == .uploading } && !(sending.run.map { $0.notBefore == nil && !$0.awaitingRecord } ?? false)
     }
 
     /// Starts nothing new from now on — no queued file, no retry, no message — while what is under way finishes:

@@ -27,13 +27,18 @@ public enum BatchAction: Sendable, Hashable {
     case deleteObject(Attachment, UploadTarget)
     /// Post one message of the batch's send plan; the outcome comes back tagged with the token.
     case post(SendToken, PlannedMessage)
+    /// A send plan was made: once the batch's snapshot at its state version after this transition is recorded, tell
+    /// the batch (``UploadBatch/planRecorded(_:now:)``), which then posts its first message.
+    case awaitRecord(SendToken)
 }
 
 extension BatchAction {
-    /// A message post starting: a send under way is durable state (§4.1), resumed by the batch's next owner.
+    /// A send starting or going on: a send under way is durable state (§4.1), resumed by the batch's next owner.
     var startsAPost: Bool {
-        if case .post = self { return true }
-        return false
+        switch self {
+        case .post, .awaitRecord: true
+        default: false
+        }
     }
 }
 

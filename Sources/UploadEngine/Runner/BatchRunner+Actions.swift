@@ -26,6 +26,9 @@ extension BatchRunner {
         case .deleteObject(let attachment, let target):
             // Best effort: an object left behind is storage the backend's lifecycle rules reclaim, not a lost file.
             Task { try? await presigner.deleteObject(attachment, target: target) }
+        case .awaitRecord(let token):
+            // The transition's last state version: the plan is part of it.
+            state.awaitingRecord = (token, state.batch.stateVersion)
         case .post(let token, let message):
             let options = state.batch.messageOptions
             var context = context

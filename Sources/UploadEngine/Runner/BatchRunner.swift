@@ -38,6 +38,12 @@ public final class BatchRunner: Sendable {
         var changeObserver: (@Sendable () -> Void)?
         /// The message post under way.
         var posting: Task<Void, Never>?
+        /// Asked to run its action once the batch's snapshot at a state version is recorded; nil: at once (no
+        /// durable state).
+        var recorder: (@Sendable (_ version: Int, _ action: @escaping @Sendable () -> Void) -> Void)?
+        /// A send plan made by the transition being applied, to be recorded before its first post: asked of the
+        /// recorder once the lock is let go (after the change observer heard of the plan's version).
+        var awaitingRecord: (token: SendToken, version: Int)?
         /// Told once a held batch has nothing under way; see ``holdForHandover(whenQuiet:)``.
         var quietObserver: (@Sendable () -> Void)?
 
@@ -142,6 +148,12 @@ public final class BatchRunner: Sendable {
         state.withLock { $0.changeObserver = observer }
     }
 
+    /// Sets what a send plan waits for before its first post (§4.1 *Sends*): `recorder(version, action)` runs
+    /// `action` once the batch's snapshot at `version` or later is recorded. Without one, plans post at once.
+    public func setRecorder(_ recorder: (@Sendable (_ version: Int, _ action: @escaping @Sendable () -> Void) -> Void)?) {
+        state.withLock { $0.recorder = recorder }
+    }
+
     /// Sets what to call when a round of deliveries ends with the batch idle: the moment ``isSettled`` may have
     /// turned true for a caller that asked while the round was under way. Called outside the runner's lock.
     public func setSettledObserver(_ observer: (@Sendable () -> Void)?) {
@@ -235,8 +247,21 @@ public final class BatchRunner: Sendable {
             if state.batch.stateVersion != version { state.changeObserver?() }
             return (effects.outcome, claim.work)
         }
+        askRecorder()
         deliver()
         return (outcome, next)
+    }
+
+    /// Hands a send plan just made to the recorder, outside the lock: its answer applies ``UploadBatch/planRecorded(_:now:)``
+    /// (at once when there is no recorder).
+    private func askRecorder() {
+        guard let (awaiting, recorder) = state.withLock({ state -> ((token: SendToken, version: Int), (@Sendable (Int, @escaping @Sendable () -> Void) -> Void)?)? in
+            guard let awaiting = state.awaitingRecord else { return nil }
+            state.awaitingRecord = nil
+            return (awaiting, state.recorder)
+        }) else { return }
+        let recorded: @Sendable () -> Void = { [self] in apply { $0.planRecorded(awaiting.token, now: $1) } }
+        if let recorder { recorder(awaiting.version, recorded) } else { recorded() }
     }
 
     private func callRecipients(of event: UploadEvent, in state: State) -> [UploadObserver] {

@@ -35,6 +35,9 @@ struct SendRun: Sendable {
     var attempt = 1
     /// Set while the message waits for its automatic retry; nil while its attempt is under way.
     var notBefore: Date?
+    /// The plan was just made and waits to be recorded (§4.1 *Sends*): no message of it is posted before a
+    /// snapshot carrying it is in the changelog, so a next owner posts the same muids with the same files.
+    var awaitingRecord = false
 
     var current: PlannedMessage { plan[next] }
 }

@@ -95,8 +95,43 @@ struct SnapshotReader {
             batch.sending.sentFileIds.formUnion(fileIds)
         }
         batch.sending.captionSent = value["captionSent"] == .bool(true)
-        batch.sending.requested = value["sendDue"] == .bool(true)
         batch.sending.requestId = optionalString("sendRequestId", in: value) ?? ""
+        if let run = value["sendRun"] {
+            batch.sending.run = try self.run(run, in: batch)
+            batch.sending.requested = value["sendRequested"] == .bool(true)
+        }
+        // A snapshot written before plans were recorded, or a plan whose files all left: planned again.
+        if batch.sending.run == nil { batch.sending.requested = value["sendDue"] == .bool(true) }
+    }
+
+    /// A send under way as it was planned, due at once: its plan was recorded before any of it was posted, so its
+    /// muids are the ones a message already delivered went out with. Attachments come from the files, which are
+    /// uploaded (a file removed since leaves its message; a message left with none is dropped).
+    private func run(_ value: JSONValue, in batch: UploadBatch) throws -> SendRun? {
+        guard case .array(let messages) = value["plan"] ?? .null else { throw failure("sendRun.plan is not an array") }
+        let next = Int(try int("next", in: value))
+        var plan: [PlannedMessage] = []
+        var remaining = 0
+        for (index, message) in messages.enumerated() {
+            let fileIds = try strings("fileIds", in: message)
+            guard case .array(let numbers) = message["generations"] ?? .null, numbers.count == fileIds.count else {
+                throw failure("sendRun.plan generations do not match its fileIds")
+            }
+            guard let type = MediaKind(rawValue: try string("type", in: message)) else { throw failure("sendRun.plan type is unknown") }
+            var attachments: [Attachment] = [], generations: [Int] = []
+            for (fileId, number) in zip(fileIds, numbers) {
+                guard case .int(let generation) = number else { throw failure("sendRun.plan generations hold a non-integer") }
+                guard let attachment = batch.attachment(fileId: fileId) else { continue }
+                attachments.append(attachment)
+                generations.append(Int(generation))
+            }
+            guard !attachments.isEmpty else { continue }
+            if index >= next { remaining += 1 }
+            plan.append(PlannedMessage(muid: try string("muid", in: message), type: type, attachments: attachments,
+                                       generations: generations, caption: optionalString("caption", in: message)))
+        }
+        guard remaining > 0 else { return nil }
+        return SendRun(plan: plan, next: plan.count - remaining, notBefore: .distantPast)
     }
 
     private func entry(_ value: JSONValue) throws -> FileEntry {

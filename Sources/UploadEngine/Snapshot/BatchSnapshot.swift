@@ -175,10 +175,34 @@ struct SnapshotWriter {
         }
         json.endArray()
         json.field("captionSent", sending.captionSent)
-        // A run under way is resumed by planning again: muids derive from the files, so the plan's remaining
-        // messages come out with the muids they had.
         json.field("sendDue", sending.requested || sending.run != nil)
+        if sending.run != nil { json.field("sendRequested", sending.requested) }
         json.field("sendRequestId", sending.requestId)
+        if let run = sending.run { writeRun(run, into: &json) }
+    }
+
+    /// A send under way, as planned (§4.1 *Sends*): the next owner posts the messages not yet sent with the muids
+    /// and files of this plan, never a new one (files uploaded meanwhile would change the chunks and the muids, and
+    /// a message already delivered would go out again).
+    private func writeRun(_ run: SendRun, into json: inout JSONWriter) {
+        json.key("sendRun")
+        json.beginObject()
+        json.field("next", run.next)
+        json.key("plan")
+        json.beginArray()
+        for message in run.plan {
+            json.beginObject()
+            json.field("muid", message.muid)
+            json.field("type", message.type.rawValue)
+            json.key("fileIds")
+            json.value(.array(message.fileIds.map(JSONValue.string)))
+            json.key("generations")
+            json.value(.array(message.generations.map { .int(Int64($0)) }))
+            if let caption = message.caption { json.field("caption", caption) }
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
     }
 
     private func write(_ entry: FileEntry, into json: inout JSONWriter) {

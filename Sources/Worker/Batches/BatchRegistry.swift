@@ -346,6 +346,8 @@ public final class BatchRegistry: Sendable {
         runner.setChangeObserver { [weak runner] in
             if let runner { durability.changed(batchId: batchId, partition: partition, runner: runner) }
         }
+        // A send's plan is in the changelog before its first post (§4.1 *Sends*).
+        runner.setRecorder { version, action in durability.whenRecorded(batchId: batchId, version: version, action) }
         return BatchSession(runner: runner, partition: partition, lastActivity: now ?? dependencies.clock.now())
     }
 

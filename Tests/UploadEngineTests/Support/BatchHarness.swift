@@ -19,6 +19,10 @@ struct BatchHarness {
     var presignCalls: [[String]] = []
     var uploadCalls: [String] = []
     var posts: [(token: SendToken, message: PlannedMessage)] = []
+    /// Send plans waiting to be recorded, when ``recordsPlansAtOnce`` is off (``recordPlan()`` records the oldest).
+    var plansToRecord: [SendToken] = []
+    /// Whether a send plan counts as recorded as soon as it is made (the driver without durable state).
+    var recordsPlansAtOnce = true
 
     init(configure: (inout EngineConfiguration) -> Void = { _ in }, concurrency: Int? = nil, seed: UInt64 = 7) {
         var configuration = EngineConfiguration()
@@ -44,6 +48,8 @@ struct BatchHarness {
             case .keep(let token, let staged): kept.append((token, staged))
             case .deleteObject(let attachment, _): deleted.append(attachment)
             case .post(let token, let message): posts.append((token, message))
+            case .awaitRecord(let token):
+                if recordsPlansAtOnce { absorb(batch.planRecorded(token, now: now)) } else { plansToRecord.append(token) }
             }
         }
         return effects.outcome
@@ -141,6 +147,12 @@ struct BatchHarness {
     }
 
     mutating func requestSend() { absorb(batch.requestSend(now: now)) }
+
+    /// Records the oldest send plan waiting to be recorded.
+    mutating func recordPlan() {
+        guard !plansToRecord.isEmpty else { return }
+        absorb(batch.planRecorded(plansToRecord.removeFirst(), now: now))
+    }
 
     /// The messages posted so far, as their files.
     var postedFileIds: [[String]] { events.compactMap { if case .messageSent(_, _, let ids, _) = $0.kind { ids } else { nil } } }

@@ -76,6 +76,8 @@ import TestSupport
 
         let send = RecordCompletion()
         fixture.registry.handle(.send(batchId: "trip"), partition: 1, offset: 4, done: send.done)
+        #expect(fixture.sender.messages.isEmpty, "a send's plan is recorded before its first post (§4.1 Sends)")
+        fixture.durability.flush()
         await fixture.publisher.wait(forType: "attache.message.sent")
         fixture.durability.flush()
         await send.wait()
