@@ -100,6 +100,25 @@ import Testing
         #expect(stray.status == 2 && stray.error.contains("unexpected argument 'extra'"))
     }
 
+    @Test func configPrintHidesTheCredentialsInsideEveryURL() async throws {
+        let environment = try await EndToEndEnvironment.shared.value
+        let file = environment.workspace.appendingPathComponent("cli-config-urls.json")
+        try Data((#"{"presign": {"url": "https://svc:presign-pass@presign.example/p?token=presign-token&a=1"},"#
+                  + #" "kafka": {"properties": {"ssl.crl.location": "https://crl.example/crl.pem?sig=crl-signature"}}}"#).utf8).write(to: file)
+        let printed = try await Self.attache(["config", "print", "--config", file.path], environment: [
+            "ATTACHE_MESSAGES_URL": "https://bot:messages-pass@api.example/v3/messages?apikey=messages-key",
+            "ATTACHE_KAFKA_BROKERS": "sasl_ssl://alice:broker-pass-1@b1.example:9092,sasl_ssl://alice:broker-pass-2@b2.example:9092"])
+        #expect(printed.status == 0, "\(printed.error)")
+        let lines = printed.output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        #expect(lines.contains("presign.url https://***@presign.example/p?token=***&a=*** file"))
+        #expect(lines.contains("messages.url https://***@api.example/v3/messages?apikey=*** environment (ATTACHE_MESSAGES_URL)"))
+        #expect(lines.contains("kafka.brokers sasl_ssl://***@b1.example:9092,sasl_ssl://***@b2.example:9092 environment (ATTACHE_KAFKA_BROKERS)"))
+        #expect(lines.contains("kafka.properties.ssl.crl.location https://crl.example/crl.pem?sig=*** file"))
+        for secret in ["presign-pass", "presign-token", "messages-pass", "messages-key", "broker-pass", "crl-signature"] {
+            #expect(!printed.output.contains(secret) && !printed.error.contains(secret), "\(secret) printed")
+        }
+    }
+
     @Test func configCheckAcceptsWhatAWorkerAcceptsAndPrintRedacts() async throws {
         let environment = try await EndToEndEnvironment.shared.value
         let good = ["ATTACHE_KAFKA_BROKERS": environment.brokers, "ATTACHE_PRESIGN_URL": environment.services.presignURL,
