@@ -55,7 +55,8 @@ import Testing
     @Test func theCredentialsInsideEveryURLAreHiddenInAnyKey() throws {
         let report = try report(
             json: #"{"presign": {"url": "https://svc:presign-pw@presign.example/p?token=presign-tok&a=1"},"#
-                + #" "kafka": {"properties": {"ssl.crl.location": "https://crl.example/crl.pem?sig=crl-sig"}}}"#,
+                + #" "kafka": {"properties": {"ssl.crl.location": "https://crl.example/crl.pem?sig=crl-sig"}},"#
+                + #" "dashboard": {"token": "dash-tok"}}"#,
             environment: ["ATTACHE_MESSAGES_URL": "https://api.example/v3/messages?apikey=msg-key#frag-secret",
                           "ATTACHE_KAFKA_BROKERS": "sasl://alice:broker-pw1@b1:9092,sasl://alice:broker-pw2@b2:9092",
                           "ATTACHE_SOURCES_RESIGN_URL": "http://resign.example/?key=resign-key"])
@@ -64,7 +65,8 @@ import Testing
         #expect(try entry("kafka.brokers", in: report).value == "sasl://***@b1:9092,sasl://***@b2:9092")
         #expect(try entry("sources.resignUrl", in: report).value == "http://resign.example/?key=***")
         #expect(try entry("kafka.properties.ssl.crl.location", in: report).value == "https://crl.example/crl.pem?sig=***")
-        for secret in ["presign-pw", "presign-tok", "crl-sig", "msg-key", "frag-secret", "broker-pw1", "broker-pw2", "resign-key"] {
+        #expect(try entry("dashboard.token", in: report) == .init(key: "dashboard.token", value: ConfigurationReport.redacted, origin: .file))
+        for secret in ["presign-pw", "presign-tok", "crl-sig", "dash-tok", "msg-key", "frag-secret", "broker-pw1", "broker-pw2", "resign-key"] {
             #expect(!report.text.contains(secret), "\(secret)")
         }
         #expect(try entry("kafka.jobsTopic", in: report).value == "attache.jobs", "values without URLs are shown as they are")

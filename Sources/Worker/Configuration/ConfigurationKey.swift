@@ -75,6 +75,9 @@ struct ConfigurationKey: Sendable {
         text("admin.listen", \.adminListen),
         text("dashboard.listen", \.dashboard.listen),
         int("dashboard.maxBatches", \.dashboard.maxBatches),
+        list("dashboard.allowedHosts", \.dashboard.allowedHosts),
+        text("dashboard.token", \.dashboard.token),
+        int("dashboard.maxClients", \.dashboard.maxClients),
         choice("log.level", \.log.level),
         choice("log.format", \.log.format),
     ]

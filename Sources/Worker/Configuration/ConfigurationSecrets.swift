@@ -2,7 +2,7 @@
 /// whole still have the credentials inside their URLs hidden (`RedactedURL`).
 enum ConfigurationSecrets {
     /// Keys whose whole value is a credential.
-    static let keys: Set<String> = ["presign.s3.accessKeyId", "presign.s3.secretAccessKey", "messages.apiKey"]
+    static let keys: Set<String> = ["presign.s3.accessKeyId", "presign.s3.secretAccessKey", "messages.apiKey", "dashboard.token"]
 
     /// Words that make a raw librdkafka property a credential wherever they appear in its name.
     static let propertyWords = ["password", "secret", "token", "key", "jaas", "credential"]
