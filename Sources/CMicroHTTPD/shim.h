@@ -23,6 +23,12 @@ static inline struct MHD_Daemon *attache_mhd_start_listening(unsigned int flags,
                             MHD_OPTION_END);
 }
 
+/* MHD_get_connection_info is variadic: the socket of a connection, -1 when MHD does not tell it. */
+static inline int attache_mhd_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : (int)info->connect_fd;
+}
+
 /* ---- EmbeddedHTTP: values that are cast macros in microhttpd.h, which Swift cannot import. ---- */
 
 /* MHD_SIZE_UNKNOWN: a streamed response whose length is not known up front (chunked on HTTP/1.1). */

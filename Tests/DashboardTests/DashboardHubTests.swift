@@ -1,6 +1,7 @@
 @testable import Dashboard
 import Foundation
 import Testing
+import TestSupport
 import WireFormat
 
 /// The hub between the feed and the event streams: a snapshot to start with, then coalesced deltas.
@@ -14,26 +15,29 @@ import WireFormat
     @Test func aStreamStartsWithTheWholeModel() throws {
         let hub = hub()
         hub.apply { $0.take(event: EventRecords.uploaded("b", "f", size: 5), readAt: Date()) }
-        let opened = try #require(hub.openStream())
-        let snapshot = try json(opened.snapshot)
+        let snapshot = try json(try hub.openedStream().snapshot)
         #expect(snapshot["batches"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["b"])
         #expect(snapshot["controls"]?.boolValue == false)
         #expect(snapshot["now"]?.wholeNumber == EventRecords.start)
         #expect(snapshot["workers"]?.arrayValue?.count == 1 && snapshot["errors"] != nil && snapshot["deadLetters"] != nil)
     }
 
-    @Test func changesAfterTheSnapshotComeAsOneDeltaWithTheLatestRows() throws {
-        let hub = hub()
-        let stream = try #require(hub.openStream()).id
+    @Test func changesWithinTheIntervalComeAsOneDeltaWithTheLatestRows() throws {
+        let clock = ManualClock(start: EventRecords.date(EventRecords.start))
+        let hub = DashboardHub(limits: DashboardLimits(maxBatches: 10), streams: StreamLimits(interval: .milliseconds(250)),
+                               controls: false, clock: { clock.now() })
+        let stream = try hub.openedStream().id
+        hub.apply { $0.take(event: EventRecords.uploaded("a", "f", size: 1), readAt: Date()) }
+        #expect(try hub.next(stream: stream, waiting: .zero).deltaJSON()["batches"]?.arrayValue?.count == 1,
+                "the first change after a quiet spell goes out at once")
         hub.apply { $0.take(event: EventRecords.progress("b", "f", loaded: 1, total: 10), readAt: Date()) }
         hub.apply { $0.take(event: EventRecords.uploaded("b", "f", size: 10), readAt: Date()) }
-        guard case .delta(let bytes) = hub.next(stream: stream, waiting: .zero) else {
-            Issue.record("expected a delta")
-            return
-        }
-        let delta = try json(bytes)
+        #expect(hub.next(stream: stream, waiting: .zero) == .idle, "the next waits for the interval")
+        clock.advance(by: .milliseconds(250))
+        let delta = try hub.next(stream: stream, waiting: .zero).deltaJSON()
         let rows = try #require(delta["batches"]?.arrayValue)
         #expect(rows.count == 1)
+        #expect(rows[0]["id"]?.stringValue == "b")
         #expect(rows[0]["files"]?.arrayValue?.compactMap(\.wholeNumber) == [0, 0, 1, 0, 0, 0, 0])
         #expect(delta["errors"] == nil, "an unchanged panel is not sent")
         #expect(hub.next(stream: stream, waiting: .zero) == .idle)
@@ -42,25 +46,21 @@ import WireFormat
     @Test func aForgottenBatchIsNamedInTheDelta() throws {
         let hub = DashboardHub(limits: DashboardLimits(maxBatches: 1), controls: true)
         hub.apply { $0.take(event: EventRecords.uploaded("old", "f", size: 1), readAt: Date()) }
-        let stream = try #require(hub.openStream()).id
+        let stream = try hub.openedStream().id
         hub.apply { $0.take(event: EventRecords.uploaded("new", "f", size: 1), readAt: Date()) }
-        guard case .delta(let bytes) = hub.next(stream: stream, waiting: .zero) else {
-            Issue.record("expected a delta")
-            return
-        }
-        let delta = try json(bytes)
+        let delta = try hub.next(stream: stream, waiting: .zero).deltaJSON()
         #expect(delta["removed"]?.arrayValue?.compactMap(\.stringValue) == ["old"])
         #expect(delta["batches"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["new"])
     }
 
     @Test func closingEndsWaitingStreamsAndRefusesNewOnes() async throws {
         let hub = hub()
-        let stream = try #require(hub.openStream()).id
+        let stream = try hub.openedStream().id
         let waiter = Task.detached { hub.next(stream: stream, waiting: .seconds(30)) }
         // The waiter may not be waiting yet: closing first must end its wait all the same.
         hub.close()
         #expect(await waiter.value == .closed)
-        #expect(hub.openStream() == nil)
+        #expect(hub.openStream() == .closed)
     }
 
     @Test func aBatchPageHasItsFilesMessagesAndTimeline() throws {

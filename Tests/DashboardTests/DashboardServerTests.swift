@@ -22,8 +22,10 @@ import TestSupport
         return try DashboardServer(host: "127.0.0.1", port: 0, hub: hub, controls: sink)
     }
 
+    /// A control request as the page sends it: with the page's CSRF token.
     private func post(_ server: DashboardServer, _ body: String, headers: [String] = ["Content-Type: application/json"]) async throws -> Curl.Result {
-        try await Curl.run(["-X", "POST", "--data-binary", body] + headers.flatMap { ["-H", $0] } + ["\(server.baseURL)/api/control"])
+        try await Curl.run(["-X", "POST", "--data-binary", body] + (headers + ["X-Attache-CSRF: \(server.csrfToken)"]).flatMap { ["-H", $0] }
+                           + ["\(server.baseURL)/api/control"])
     }
 
     @Test func servesThePageAndItsAssetsFromTheBinary() async throws {

@@ -98,6 +98,37 @@ import Testing
         #expect(bound.status == 2 && bound.error.contains("dashboard.maxBatches"))
         let stray = try await Self.attache(["dashboard", "extra"], environment: kafka)
         #expect(stray.status == 2 && stray.error.contains("unexpected argument 'extra'"))
+        let emptyToken = try await Self.attache(["dashboard", "--token", ""], environment: kafka)
+        #expect(emptyToken.status == 2 && emptyToken.error.contains("--token must not be empty"))
+        let spacedToken = try await Self.attache(["dashboard", "--token", "two words"], environment: kafka)
+        #expect(spacedToken.status == 2 && spacedToken.error.contains("--token must be") && !spacedToken.error.contains("two words"))
+        for (variable, value, key) in [("ATTACHE_DASHBOARD_MAX_CLIENTS", "0", "dashboard.maxClients"),
+                                       ("ATTACHE_DASHBOARD_ALLOWED_HOSTS", "https://dash.example.com", "dashboard.allowedHosts"),
+                                       ("ATTACHE_DASHBOARD_TOKEN", "two words", "dashboard.token")] {
+            let refused = try await Self.attache(["dashboard"], environment: kafka.merging([variable: value]) { $1 })
+            #expect(refused.status == 2 && refused.error.contains(key), "\(variable)=\(value): \(refused.error)")
+        }
+    }
+
+    @Test func configPrintHidesTheCredentialsInsideEveryURL() async throws {
+        let environment = try await EndToEndEnvironment.shared.value
+        let file = environment.workspace.appendingPathComponent("cli-config-urls.json")
+        try Data((#"{"presign": {"url": "https://svc:presign-pass@presign.example/p?token=presign-token&a=1"},"#
+                  + #" "kafka": {"properties": {"ssl.crl.location": "https://crl.example/crl.pem?sig=crl-signature"}}}"#).utf8).write(to: file)
+        let printed = try await Self.attache(["config", "print", "--config", file.path], environment: [
+            "ATTACHE_MESSAGES_URL": "https://bot:messages-pass@api.example/v3/messages?apikey=messages-key",
+            "ATTACHE_KAFKA_BROKERS": "sasl_ssl://alice:broker-pass-1@b1.example:9092,sasl_ssl://alice:broker-pass-2@b2.example:9092",
+            "ATTACHE_DASHBOARD_TOKEN": "dashboard-token-1"])
+        #expect(printed.status == 0, "\(printed.error)")
+        let lines = printed.output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        #expect(lines.contains("presign.url https://***@presign.example/p?token=***&a=*** file"))
+        #expect(lines.contains("messages.url https://***@api.example/v3/messages?apikey=*** environment (ATTACHE_MESSAGES_URL)"))
+        #expect(lines.contains("kafka.brokers sasl_ssl://***@b1.example:9092,sasl_ssl://***@b2.example:9092 environment (ATTACHE_KAFKA_BROKERS)"))
+        #expect(lines.contains("kafka.properties.ssl.crl.location https://crl.example/crl.pem?sig=*** file"))
+        #expect(lines.contains("dashboard.token (redacted) environment (ATTACHE_DASHBOARD_TOKEN)"))
+        for secret in ["presign-pass", "presign-token", "messages-pass", "messages-key", "broker-pass", "crl-signature", "dashboard-token-1"] {
+            #expect(!printed.output.contains(secret) && !printed.error.contains(secret), "\(secret) printed")
+        }
     }
 
     @Test func configCheckAcceptsWhatAWorkerAcceptsAndPrintRedacts() async throws {

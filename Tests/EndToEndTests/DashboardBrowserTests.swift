@@ -5,6 +5,8 @@ import TestSupport
 
 /// `attache dashboard` in headless Chromium against a real run: `attache dev-broker`, a worker, the dev services and
 /// a mix of batches — uploads (one trickled, so its bar moves), a rejection, a failure for good and a dead letter.
+/// The dashboard with controls has a token: the page is opened through its `/?token=` link, and every request after
+/// carries the cookie it set.
 /// The page is read over the DevTools protocol; screenshots of the overview and of a batch page are written to
 /// `.build/dashboard-screenshots/`.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct DashboardBrowserTests {
@@ -22,14 +24,17 @@ import TestSupport
         var failing: String { "flaky-\(tag)" }
         var slowFile: String { "clip-\(tag)" }
         var flakyFile: String { "scan-\(tag)" }
+        let token = "token-\(UUID().uuidString)"
     }
 
-    private func startDashboard(_ environment: EndToEndEnvironment, _ run: Run, port: Int, controls: Bool, name: String) async throws -> ChildProcess {
+    private func startDashboard(_ environment: EndToEndEnvironment, _ run: Run, port: Int, controls: Bool, token: String? = nil,
+                                name: String) async throws -> ChildProcess {
         let dashboard = try ChildProcess(
             name: name, executable: EndToEndEnvironment.attacheBinary,
             arguments: ["dashboard", "--listen", "127.0.0.1:\(port)"] + (controls ? ["--allow-controls"] : []),
             environment: ["ATTACHE_KAFKA_BROKERS": environment.brokers, "ATTACHE_KAFKA_JOBS_TOPIC": run.jobs,
-                          "ATTACHE_KAFKA_EVENTS_TOPIC": run.events, "ATTACHE_KAFKA_DLQ_TOPIC": run.dlq],
+                          "ATTACHE_KAFKA_EVENTS_TOPIC": run.events, "ATTACHE_KAFKA_DLQ_TOPIC": run.dlq]
+                .merging(token.map { ["ATTACHE_DASHBOARD_TOKEN": $0] } ?? [:]) { $1 },
             directory: environment.workspace)
         #expect(try await dashboard.firstLine(timeout: .seconds(20)) == "http://127.0.0.1:\(port)/")
         return dashboard
@@ -56,7 +61,8 @@ import TestSupport
                                                  extra: ["ATTACHE_KAFKA_DLQ_TOPIC": run.dlq, "ATTACHE_RETRY_MAX_ATTEMPTS": "1"])
         defer { worker.signal(SIGKILL) }
         let port = try LoopbackPort.free()
-        var dashboard = try await startDashboard(environment, run, port: port, controls: true, name: "dashboard-\(run.tag)")
+        let token = run.token
+        var dashboard = try await startDashboard(environment, run, port: port, controls: true, token: token, name: "dashboard-\(run.tag)")
         defer { dashboard.signal(SIGKILL) }
         let readOnlyPort = try LoopbackPort.free()
         let readOnly = try await startDashboard(environment, run, port: readOnlyPort, controls: false, name: "dashboard-ro-\(run.tag)")
@@ -64,7 +70,8 @@ import TestSupport
         let browser = try await HeadlessChromium(directory: environment.workspace)
         defer { browser.close() }
         do {
-            try await exercise(browser, environment, run, port: port, readOnlyPort: readOnlyPort, dashboard: &dashboard, readOnly: readOnly, worker: worker)
+            try await exercise(browser, environment, run, port: port, token: token, readOnlyPort: readOnlyPort, dashboard: &dashboard,
+                               readOnly: readOnly, worker: worker)
         } catch {
             // What the page showed when it went wrong, beside the screenshots.
             try? await browser.screenshot(to: Self.screenshots.appendingPathComponent("failure.png").path)
@@ -72,10 +79,23 @@ import TestSupport
         }
     }
 
-    private func exercise(_ browser: HeadlessChromium, _ environment: EndToEndEnvironment, _ run: Run, port: Int, readOnlyPort: Int,
-                          dashboard: inout ChildProcess, readOnly: ChildProcess, worker: ChildProcess) async throws {
-        try await browser.navigate("http://127.0.0.1:\(port)/")
+    private func exercise(_ browser: HeadlessChromium, _ environment: EndToEndEnvironment, _ run: Run, port: Int, token: String,
+                          readOnlyPort: Int, dashboard: inout ChildProcess, readOnly: ChildProcess, worker: ChildProcess) async throws {
+        // Without the token nothing is served; a foreign Host (DNS rebinding) is refused before the token is looked at.
+        let base = "http://127.0.0.1:\(port)"
+        #expect(try await Curl.run(["\(base)/"]).status == 401)
+        for path in ["/", "/events", "/api/snapshot"] {
+            let rebound = try await Curl.run(["--max-time", "5", "-H", "Host: rebound.attacker.example:\(port)", "-H", "Authorization: Bearer \(token)",
+                                              "\(base)\(path)"])
+            #expect(rebound.status == 421, "\(path) through a foreign Host")
+        }
+        #expect(try await Curl.run(["-H", "Host: rebound.attacker.example:\(readOnlyPort)", "http://127.0.0.1:\(readOnlyPort)/"]).status == 421)
+
+        // The link with the token sets the cookie and lands on / without it.
+        try await browser.navigate("\(base)/?token=\(token)")
         _ = try await browser.waitFor("the first snapshot", "document.documentElement.dataset.ready")
+        #expect(try await browser.evaluate("location.href") as? String == "\(base)/")
+        #expect(try await browser.evaluate("document.cookie") as? String == "", "the cookie is HttpOnly")
 
         let jpeg = { (seed: Int, size: Int) in Jobs.inline("photo-\(seed)", name: "photo-\(seed).jpg", mimeType: "image/jpeg",
                                                             bytes: Jobs.bytes(magic: Jobs.jpeg, size: size, seed: seed)) }
@@ -141,7 +161,7 @@ import TestSupport
         #expect(refused.status == 403)
 
         // With controls: Retry produces a retry record, and the file (its fault spent) is stored.
-        try await browser.navigate("http://127.0.0.1:\(port)/#/batch/\(run.failing)")
+        try await browser.navigate("\(base)/#/batch/\(run.failing)")
         _ = try await browser.waitFor("the Retry button", #"document.querySelector('tr.file[data-file="\#(run.flakyFile)"] button[data-control="retry"]')"# + " !== null")
         #expect(try await browser.evaluate(#"document.querySelectorAll('button[data-control="remove"]').length"#) as? Int == 1)
         try await browser.evaluate(#"document.querySelector('button[data-control="retry"]').click()"#)
@@ -159,11 +179,17 @@ import TestSupport
         dashboard.signal(SIGTERM)
         #expect(await dashboard.waitForExit(timeout: .seconds(10)) == 0)
         _ = try await browser.waitFor("the lost connection", "document.getElementById('conn').classList.contains('reconnecting')")
-        dashboard = try await startDashboard(environment, run, port: port, controls: true, name: "dashboard-again-\(run.tag)")
+        dashboard = try await startDashboard(environment, run, port: port, controls: true, token: token, name: "dashboard-again-\(run.tag)")
         _ = try await browser.waitFor("a second snapshot", "Number(document.documentElement.dataset.snapshots) >= 2", timeout: .seconds(20))
         #expect(try await browser.evaluate("document.getElementById('conn').textContent") as? String == "live")
         #expect(try await browser.waitFor("the trip's row again", "\(row(run.trip)) === '4/0/0/0' ? 'ok' : ''") as? String == "ok")
         #expect(try await browser.waitFor("the retried batch's row", "\(row(run.failing)) === '1/0/0/0' ? 'ok' : ''") as? String == "ok")
+        // The restarted dashboard has a new CSRF token: the page picked it up on reconnecting, so its buttons still work.
+        try await browser.evaluate("location.hash = '#/batch/\(run.trip)'")
+        _ = try await browser.waitFor("the Send button", #"document.querySelector('#batch button[data-control="send"]') !== null"#)
+        _ = try await browser.waitFor("the new CSRF token read", "document.documentElement.dataset.csrfSnapshot === document.documentElement.dataset.snapshots")
+        try await browser.evaluate(#"document.querySelector('#batch button[data-control="send"]').click()"#)
+        #expect(try await browser.waitFor("the send control sent", "document.documentElement.dataset.lastControl !== 'retry:\(run.flakyFile)' ? document.documentElement.dataset.lastControl : ''") as? String == "send:")
 
         dashboard.signal(SIGTERM)
         readOnly.signal(SIGTERM)

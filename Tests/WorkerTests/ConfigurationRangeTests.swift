@@ -16,6 +16,7 @@ import UploadEngine
         "limits.filesPerJob", "limits.messageOptionsMax", "events.maxBytes", "upload.concurrency", "upload.stallTimeout",
         "upload.multipartThreshold", "retry.maxAttempts", "retry.baseDelay", "retry.maxDelay", "worker.maxTransfers",
         "worker.maxInFlightBatches", "worker.shutdownGrace", "worker.batchTTL", "staging.cacheMax", "staging.maxOpenSources",
+        "dashboard.maxClients",
     ]
 
     /// Huge values in every form a value can take.

@@ -52,6 +52,26 @@ import Testing
         #expect(try entry("presign.s3.secretAccessKey", in: unset).value == "")
     }
 
+    @Test func theCredentialsInsideEveryURLAreHiddenInAnyKey() throws {
+        let report = try report(
+            json: #"{"presign": {"url": "https://svc:presign-pw@presign.example/p?token=presign-tok&a=1"},"#
+                + #" "kafka": {"properties": {"ssl.crl.location": "https://crl.example/crl.pem?sig=crl-sig"}},"#
+                + #" "dashboard": {"token": "dash-tok"}}"#,
+            environment: ["ATTACHE_MESSAGES_URL": "https://api.example/v3/messages?apikey=msg-key#frag-secret",
+                          "ATTACHE_KAFKA_BROKERS": "sasl://alice:broker-pw1@b1:9092,sasl://alice:broker-pw2@b2:9092",
+                          "ATTACHE_SOURCES_RESIGN_URL": "http://resign.example/?key=resign-key"])
+        #expect(try entry("presign.url", in: report).value == "https://***@presign.example/p?token=***&a=***")
+        #expect(try entry("messages.url", in: report).value == "https://api.example/v3/messages?apikey=***#***")
+        #expect(try entry("kafka.brokers", in: report).value == "sasl://***@b1:9092,sasl://***@b2:9092")
+        #expect(try entry("sources.resignUrl", in: report).value == "http://resign.example/?key=***")
+        #expect(try entry("kafka.properties.ssl.crl.location", in: report).value == "https://crl.example/crl.pem?sig=***")
+        #expect(try entry("dashboard.token", in: report) == .init(key: "dashboard.token", value: ConfigurationReport.redacted, origin: .file))
+        for secret in ["presign-pw", "presign-tok", "crl-sig", "dash-tok", "msg-key", "frag-secret", "broker-pw1", "broker-pw2", "resign-key"] {
+            #expect(!report.text.contains(secret), "\(secret)")
+        }
+        #expect(try entry("kafka.jobsTopic", in: report).value == "attache.jobs", "values without URLs are shown as they are")
+    }
+
     @Test func printedValuesLoadBackToTheSameConfiguration() throws {
         let environment = ["ATTACHE_KAFKA_BROKERS": "b:9092", "ATTACHE_PRESIGN_URL": "http://p/", "ATTACHE_MESSAGES_URL": "http://m/",
                            "ATTACHE_UPLOAD_STALL_TIMEOUT": "1500ms", "ATTACHE_STAGING_CACHE_MAX": "1000"]

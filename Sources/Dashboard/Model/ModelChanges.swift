@@ -1,6 +1,6 @@
 /// What changed in the model since a reader last looked: the batches to send again, those forgotten, and which
-/// panels changed. Merged per stream, so a slow browser gets one update with the latest state of everything that
-/// changed, never a backlog.
+/// panels changed. Merged until the hub publishes them, so the changes of one interval go out as one delta with the
+/// latest state of everything that changed.
 public struct ModelChanges: Sendable, Hashable {
     public var batches: Set<String> = []
     public var removed: Set<String> = []

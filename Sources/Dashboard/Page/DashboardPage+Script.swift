@@ -13,6 +13,8 @@ extension DashboardPage {
       message: ["#8b5cf6", "#6d28d9", "#b39ddb", "#5b6bd6"] };
     const WORKER_COLORS = ["#2f6fed", "#0f9f8f", "#8b5cf6", "#d9822b", "#c2417f", "#1f9d55", "#5b6bd6", "#7a8699"];
     const ROW = 30;
+    // Sent back with every control request: only this dashboard's own page holds it.
+    let csrf = document.querySelector('meta[name="attache-csrf"]').content;
     const $ = (id) => document.getElementById(id);
     const model = { rows: new Map(), sorted: [], filtered: [], needsSort: true, needsFilter: true, errors: null,
       throughput: null, workers: [], deadLetters: [], feed: {}, controls: false, offset: 0, version: 0, snapshots: 0 };
@@ -76,12 +78,21 @@ extension DashboardPage {
       takePanels(m);
       model.snapshots += 1;
       document.documentElement.dataset.snapshots = String(model.snapshots);
+      if (model.snapshots > 1) refreshCsrf();
       setConnection("live", "live");
       const mode = $("mode");
       mode.textContent = m.controls ? "controls on" : "read-only";
       mode.className = m.controls ? "pill controls" : "pill";
       ["table", "kpis", "errors", "throughput", "workers", "dead", "codes", "notice"].forEach(schedule);
       if (detail) refreshDetail(true);
+    }
+    // A reconnect may reach a restarted dashboard, whose CSRF token is new: read it from a fresh copy of the page.
+    function refreshCsrf() {
+      const after = model.snapshots;
+      fetch("/", { cache: "no-store" }).then((r) => r.ok ? r.text() : "").then((html) => {
+        const meta = new DOMParser().parseFromString(html, "text/html").querySelector('meta[name="attache-csrf"]');
+        if (meta) { csrf = meta.content; document.documentElement.dataset.csrfSnapshot = String(after); }
+      }).catch(() => {});
     }
     function takeDelta(m) {
       model.offset = m.now - Date.now();
@@ -418,7 +429,8 @@ extension DashboardPage {
       const body = { kind: button.dataset.control, batchId: detail.id };
       if (button.dataset.file) body.fileId = button.dataset.file;
       button.disabled = true;
-      fetch("/api/control", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })
+      fetch("/api/control", { method: "POST", headers: { "Content-Type": "application/json", "X-Attache-CSRF": csrf },
+        body: JSON.stringify(body) })
         .then((r) => r.json().then((j) => ({ ok: r.ok, j })))
         .then(({ ok, j }) => {
           toast(ok ? `${body.kind}${body.fileId ? ` ${body.fileId}` : ""} sent (${j.stored})` : `refused: ${j.error ? j.error.message : "?"}`, !ok);

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The dashboard's page: one HTML document, one style sheet and one script, embedded in the binary as Swift string
 /// literals — no CDN, no build step, nothing fetched but what this server answers. The script is in
 /// `DashboardPage+Script.swift`, the style in `DashboardPage+Style.swift`.
@@ -5,12 +7,20 @@
 /// The document is the frame the script fills: the overview (the batch table with its filters, and the panels) and
 /// the batch page, shown by the location's hash (`#/batch/ID`), so a page reloaded or reconnected shows the same view.
 enum DashboardPage {
-    static let html = #"""
+    /// The document with the process's CSRF token in its `attache-csrf` meta element, where the script reads it.
+    static func html(csrf: CSRFToken) -> String {
+        template.replacingOccurrences(of: csrfSlot, with: csrf.value)
+    }
+
+    private static let csrfSlot = "{{csrf}}"
+
+    private static let template = #"""
     <!doctype html>
     <html lang="en">
     <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="attache-csrf" content="{{csrf}}">
     <title>Attache dashboard</title>
     <link rel="stylesheet" href="/app.css">
     </head>

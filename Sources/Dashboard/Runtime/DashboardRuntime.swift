@@ -17,18 +17,22 @@ public final class DashboardRuntime: Sendable {
     ///   - configuration: topics, limits and `dashboard.*` as validated; `listen` overrides `dashboard.listen`.
     ///   - kafka: the Kafka client settings the feed and the control producer use.
     ///   - allowControls: offer the control buttons and take control requests.
+    ///   - token: the token every request needs; overrides `dashboard.token`.
     ///   - since: skip records older than this.
     /// - Throws: `EmbeddedHTTPError` when the address cannot be listened on; `KafkaError` for a refused property.
     public init(configuration: AttacheConfiguration, kafka: KafkaConfiguration, listen: String? = nil, allowControls: Bool,
-                since: Date?) throws {
+                token: String? = nil, since: Date?) throws {
         let address = listen ?? configuration.dashboard.listen
         guard let (host, port) = AttacheConfiguration.hostAndPort(address) else {
             throw ConfigurationError(key: "dashboard.listen", "'\(address)' is not host:port")
         }
-        hub = DashboardHub(limits: DashboardLimits(maxBatches: configuration.dashboard.maxBatches), controls: allowControls)
+        let settings = configuration.dashboard
+        hub = DashboardHub(limits: DashboardLimits(maxBatches: settings.maxBatches), streams: StreamLimits(maxClients: settings.maxClients),
+                           controls: allowControls)
         let topics = configuration.kafka
         controls = allowControls ? try KafkaControlSink(kafka: kafka, jobsTopic: topics.jobsTopic) : nil
-        server = try DashboardServer(host: host, port: port, hub: hub, controls: controls)
+        server = try DashboardServer(host: host, port: port, hub: hub, controls: controls,
+                                     access: DashboardAccess(allowedHosts: settings.allowedHosts, token: token ?? settings.token))
         feed = DashboardFeed(kafka: kafka, folder: FeedRecordFolder(
             topics: FeedTopics(events: topics.eventsTopic, jobs: topics.jobsTopic, deadLetters: topics.dlqTopic),
             limits: configuration.limits, since: since), hub: hub)

@@ -16,9 +16,10 @@ enum ControlRequest {
     }
 
     /// Refuses a request a page of this dashboard would not send. Browsers send `Origin` with every POST, and a
-    /// cross-site page cannot send `application/json` without a preflight this server never answers, so a form or
-    /// script elsewhere cannot press the buttons.
-    static func checkHead(_ head: HTTPRequestHead) throws(Refusal) {
+    /// cross-site page cannot send `application/json` or the CSRF header without a preflight this server never
+    /// answers; the CSRF token itself is only in the page this dashboard served. So a form or script elsewhere
+    /// cannot press the buttons.
+    static func checkHead(_ head: HTTPRequestHead, csrf: CSRFToken) throws(Refusal) {
         guard head.header("content-type")?.lowercased().hasPrefix("application/json") == true else {
             throw Refusal(status: 415, message: "controls take application/json")
         }
@@ -27,6 +28,9 @@ enum ControlRequest {
         }
         if let site = head.header("sec-fetch-site"), site != "same-origin", site != "none" {
             throw Refusal(status: 403, message: "controls are only taken from the dashboard's own page")
+        }
+        guard csrf.isCarried(by: head) else {
+            throw Refusal(status: 403, message: "controls need the CSRF token of the dashboard's page (\(CSRFToken.header)); reload the page")
         }
     }
 

@@ -1,29 +1,28 @@
 import EmbeddedHTTP
 import Foundation
 
-/// The body of one `GET /events` response: `retry`, the `snapshot` message, then a `delta` message whenever the
-/// model changed (at most one per `interval`, so bursts coalesce), and a comment after `heartbeat` of silence so
-/// that a connection whose browser went away is noticed and its thread freed.
+/// The body of one `GET /events` response: `retry`, the `snapshot` message, then each `delta` message the hub
+/// publishes (at most one per ``StreamLimits/interval``, so bursts coalesce), and a comment after `heartbeat` of
+/// silence so that a connection whose browser went away is noticed and its thread freed.
 ///
 /// Runs on its connection's thread, which it blocks between messages (the embedded server gives each connection a
-/// thread of its own); it ends when the hub closes.
+/// thread of its own); it ends when the hub closes or drops the stream. The stream was opened by the request's
+/// handler, so that a request beyond `dashboard.maxClients` is refused before it is answered.
 final class EventStreamBody: HTTPBodyProducer {
     private let hub: DashboardHub
-    private let interval: Duration
+    private let stream: Int
     private let heartbeat: Duration
-    private let reconnect: Duration
-    private var stream: Int?
-    private var pending: [UInt8] = []
+    /// The message being written (a delta is shared with the other streams, never copied), and how far.
+    private var pending: [UInt8]
     private var position = 0
-    private var lastDelta: ContinuousClock.Instant?
     private var ended = false
 
-    init(hub: DashboardHub, interval: Duration = .milliseconds(250), heartbeat: Duration = .seconds(10),
-         reconnect: Duration = .seconds(1)) {
+    /// The body of the stream `stream`, opened with `snapshot`.
+    init(hub: DashboardHub, stream: Int, snapshot: [UInt8], heartbeat: Duration = .seconds(10), reconnect: Duration = .seconds(1)) {
         self.hub = hub
-        self.interval = interval
+        self.stream = stream
         self.heartbeat = heartbeat
-        self.reconnect = reconnect
+        pending = ServerSentEvent.retry(milliseconds: reconnect.inMilliseconds) + ServerSentEvent(event: "snapshot", data: snapshot).encoded
     }
 
     func produce(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) -> HTTPBodyChunk {
@@ -40,22 +39,16 @@ final class EventStreamBody: HTTPBodyProducer {
         return .bytes(count)
     }
 
+    /// Lets the hub cut this connection off when the stream falls too far behind.
+    func connected(_ connection: HTTPConnectionHandle) {
+        hub.attachConnection(of: stream) { connection.close() }
+    }
+
     /// The next bytes to send; nil when the stream is over.
     private func nextMessage() -> [UInt8]? {
-        guard let stream else {
-            guard let opened = hub.openStream() else { return nil }
-            stream = opened.id
-            return ServerSentEvent.retry(milliseconds: reconnect.inMilliseconds)
-                + ServerSentEvent(event: "snapshot", data: opened.snapshot).encoded
-        }
-        if let lastDelta {
-            let resume = lastDelta + interval
-            if resume > .now { Thread.sleep(forTimeInterval: (resume - .now).inSeconds) }
-        }
         switch hub.next(stream: stream, waiting: heartbeat) {
-        case .delta(let json):
-            lastDelta = .now
-            return ServerSentEvent(event: "delta", data: json).encoded
+        case .delta(let message):
+            return message
         case .idle:
             return ServerSentEvent.comment("keep-alive")
         case .closed:
@@ -65,6 +58,6 @@ final class EventStreamBody: HTTPBodyProducer {
     }
 
     deinit {
-        if let stream { hub.closeStream(stream) }
+        hub.closeStream(stream)
     }
 }

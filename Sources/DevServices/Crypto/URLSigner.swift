@@ -1,4 +1,5 @@
 import CCrypto
+import EmbeddedHTTP
 
 /// Signs and checks the object store's expiring URLs.
 ///
@@ -25,10 +26,7 @@ struct URLSigner: Sendable {
 
     /// Whether `signature` (hex) is the signature for the request; compared in constant time.
     func isValid(_ signature: String, method: String, path: String, expires: Int64) -> Bool {
-        let expected = Array(self.signature(method: method, path: path, expires: expires).utf8)
-        let given = Array(signature.lowercased().utf8)
-        guard given.count == expected.count else { return false }
-        return CRYPTO_memcmp(given, expected, expected.count) == 0
+        ConstantTime.equal(signature.lowercased(), self.signature(method: method, path: path, expires: expires))
     }
 
     private func mac(method: String, path: String, expires: Int64) -> [UInt8] {

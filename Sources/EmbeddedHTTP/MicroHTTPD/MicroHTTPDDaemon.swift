@@ -80,8 +80,9 @@ private func handleAccess(
             requestContext.pointee = Unmanaged.passRetained(RequestExchange(receiver: receiver)).toOpaque()
             return .YES
         case .respond(let response):
-            requestContext.pointee = Unmanaged.passRetained(RequestExchange()).toOpaque()
-            return MicroHTTPDResponse.queue(response, on: connection)
+            let exchange = RequestExchange()
+            requestContext.pointee = Unmanaged.passRetained(exchange).toOpaque()
+            return MicroHTTPDResponse.queue(response, on: connection, for: exchange)
         case .dropConnection:
             requestContext.pointee = Unmanaged.passRetained(RequestExchange()).toOpaque()
             return .NO
@@ -94,7 +95,7 @@ private func handleAccess(
         return exchange.receive(chunk) ? .YES : .NO
     }
     guard let response = exchange.finish() else { return .NO }
-    return MicroHTTPDResponse.queue(response, on: connection)
+    return MicroHTTPDResponse.queue(response, on: connection, for: exchange)
 }
 
 /// MHD's completion callback: balances the retain taken on the request's first call.

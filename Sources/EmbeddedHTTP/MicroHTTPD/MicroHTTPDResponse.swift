@@ -6,10 +6,14 @@ import Glibc
 /// Called only from the access handler, on the connection's thread, when MHD allows queueing (no upload data
 /// pending in the call).
 enum MicroHTTPDResponse {
-    /// Queues `response` on `connection`; a body that cannot be prepared answers 500 instead.
-    static func queue(_ response: ServerResponse, on connection: OpaquePointer) -> MHD_Result {
+    /// Queues `response` on `connection`; a body that cannot be prepared answers 500 instead. A streamed body is
+    /// handed the connection's handle first (``HTTPBodyProducer/connected(_:)``), which `exchange` ends with the request.
+    static func queue(_ response: ServerResponse, on connection: OpaquePointer, for exchange: RequestExchange) -> MHD_Result {
+        if case .stream(_, let producer) = response.body {
+            producer.connected(exchange.connectionHandle(of: connection))
+        }
         guard let prepared = makeResponse(response.body) else {
-            return queue(.text(500, "response body unavailable\n"), on: connection)
+            return queue(.text(500, "response body unavailable\n"), on: connection, for: exchange)
         }
         for header in response.headers {
             // MHD refuses headers it manages itself (Content-Length); those are derived from the body.

@@ -1,3 +1,5 @@
+import CMicroHTTPD
+
 /// One request's state between MHD's calls to the access handler, owned through `*con_cls`.
 ///
 /// Created on the first call (head complete), retained by MHD's `con_cls` slot and released by the completion
@@ -9,6 +11,8 @@ final class RequestExchange {
     }
 
     private var phase: Phase
+    /// The handle given to a streamed answer's body; ended with the request.
+    private var connection: HTTPConnectionHandle?
 
     /// An exchange whose body goes to `receiver`.
     init(receiver: any HTTPBodyReceiver) {
@@ -43,8 +47,18 @@ final class RequestExchange {
         }
     }
 
-    /// The request ended (any way); a receiver that never finished is told to clean up.
+    /// The handle that ends this request's connection from any thread (one per request).
+    func connectionHandle(of connection: OpaquePointer) -> HTTPConnectionHandle {
+        if let existing = self.connection { return existing }
+        let handle = HTTPConnectionHandle(socket: attache_mhd_connection_socket(connection))
+        self.connection = handle
+        return handle
+    }
+
+    /// The request ended (any way): the connection handle goes dead before MHD closes the socket, and a receiver
+    /// that never finished is told to clean up.
     func end() {
+        connection?.end()
         guard case .reading(let receiver) = phase else { return }
         phase = .done
         receiver.abandon()

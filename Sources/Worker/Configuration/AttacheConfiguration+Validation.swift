@@ -1,3 +1,4 @@
+import EmbeddedHTTP
 import Foundation
 import HTTPTransport
 
@@ -80,6 +81,21 @@ extension AttacheConfiguration {
     public func validateDashboard() throws {
         if Self.hostAndPort(dashboard.listen) == nil { throw ConfigurationError(key: "dashboard.listen", "must be host:port") }
         try requireRange(dashboard.maxBatches, 1...10_000_000, "dashboard.maxBatches", "1 to 10000000")
+        // Each stream holds a connection thread of the embedded server.
+        try requireRange(dashboard.maxClients, 1...1024, "dashboard.maxClients", "1 to 1024")
+        for entry in dashboard.allowedHosts where HTTPHost(entry) == nil {
+            throw ConfigurationError(key: "dashboard.allowedHosts",
+                                     "'\(entry)' is not a host name or address with an optional :port (no scheme, path or wildcard)")
+        }
+        try Self.checkDashboardToken(dashboard.token, key: "dashboard.token")
+    }
+
+    /// Checks a dashboard token: at most 1024 visible ASCII characters, since it travels in a header, a cookie and a
+    /// query string. Empty means no token.
+    public static func checkDashboardToken(_ token: String, key: String) throws(ConfigurationError) {
+        guard token.utf8.count <= 1024, token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw ConfigurationError(key: key, "must be at most 1024 visible ASCII characters (no spaces)")
+        }
     }
 
     private static let day = Duration.seconds(86_400)

@@ -112,6 +112,13 @@ public struct AttacheConfiguration: Sendable, Hashable {
         public var listen = "127.0.0.1:9470"
         /// Batches the dashboard keeps; beyond it the one whose last event is oldest is forgotten.
         public var maxBatches = 50_000
+        /// Host names (with or without `:port`) the dashboard answers to besides its listen address and loopback:
+        /// the names a proxy in front of it forwards.
+        public var allowedHosts: [String] = []
+        /// The token every request must carry; empty: none. A credential (`config print` redacts it).
+        public var token = ""
+        /// Live event streams served at once.
+        public var maxClients = 64
     }
 
     public enum LogLevel: String, Sendable, Hashable, CaseIterable, Comparable {

@@ -12,10 +12,8 @@ struct ConfigurationKey: Sendable {
     let apply: @Sendable (inout AttacheConfiguration, Setting) throws -> Void
     let read: @Sendable (AttacheConfiguration) -> String
 
-    /// Credentials: printed redacted.
-    var isSecret: Bool { Self.secretPaths.contains(path) }
-
-    static let secretPaths: Set<String> = ["presign.s3.accessKeyId", "presign.s3.secretAccessKey", "messages.apiKey"]
+    /// Credentials: printed redacted (``ConfigurationSecrets``).
+    var isSecret: Bool { ConfigurationSecrets.isSecret(key: path) }
 
     /// Every key the configuration file and the environment accept.
     static let all: [ConfigurationKey] = [
@@ -77,6 +75,9 @@ struct ConfigurationKey: Sendable {
         text("admin.listen", \.adminListen),
         text("dashboard.listen", \.dashboard.listen),
         int("dashboard.maxBatches", \.dashboard.maxBatches),
+        list("dashboard.allowedHosts", \.dashboard.allowedHosts),
+        text("dashboard.token", \.dashboard.token),
+        int("dashboard.maxClients", \.dashboard.maxClients),
         choice("log.level", \.log.level),
         choice("log.format", \.log.format),
     ]

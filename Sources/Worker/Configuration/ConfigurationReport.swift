@@ -1,6 +1,12 @@
 import Foundation
+import HTTPTransport
+
 /// The effective value of every configuration key and where it came from, credentials redacted: what
 /// `attache config print` shows.
+///
+/// A credential (``ConfigurationSecrets``) prints as ``redacted``; in every other value — any key, raw Kafka
+/// properties included — each URL has its user info, query values and fragment hidden (`RedactedURL`), since a
+/// presign endpoint or a broker list can carry a token or a password there.
 public struct ConfigurationReport: Sendable {
     /// One key (or one raw librdkafka property) with its value as the file would write it.
     public struct Entry: Sendable, Hashable {
@@ -18,23 +24,14 @@ public struct ConfigurationReport: Sendable {
     public init(_ resolved: ResolvedConfiguration) {
         var entries = ConfigurationKey.all.map { key in
             let value = key.read(resolved.configuration)
-            return Entry(key: key.path, value: key.isSecret ? Self.redact(value) : value,
-                         origin: resolved.origins[key.path] ?? .default)
+            return Entry(key: key.path, value: Self.shown(value, secret: key.isSecret), origin: resolved.origins[key.path] ?? .default)
         }
         for (name, value) in resolved.configuration.kafka.properties.sorted(by: { $0.key < $1.key }) {
             let path = "kafka.properties.\(name)"
-            entries.append(Entry(key: path, value: Self.isSecretProperty(name) ? Self.redact(value) : value,
+            entries.append(Entry(key: path, value: Self.shown(value, secret: ConfigurationSecrets.isSecret(property: name)),
                                  origin: resolved.origins[path] ?? .default))
         }
         self.entries = entries
-    }
-
-    /// librdkafka properties that carry credentials: passwords, secrets, tokens, private keys and every SASL setting
-    /// but the mechanism's name.
-    public static func isSecretProperty(_ name: String) -> Bool {
-        let name = name.lowercased()
-        if name == "sasl.mechanism" || name == "sasl.mechanisms" { return false }
-        return name.hasPrefix("sasl.") || ["password", "secret", "token", "key", "jaas", "credential"].contains { name.contains($0) }
     }
 
     /// The report as aligned columns: key, value, origin.
@@ -49,5 +46,8 @@ public struct ConfigurationReport: Sendable {
         }.joined(separator: "\n")
     }
 
-    private static func redact(_ value: String) -> String { value.isEmpty ? "" : redacted }
+    private static func shown(_ value: String, secret: Bool) -> String {
+        guard !secret else { return value.isEmpty ? "" : redacted }
+        return RedactedURL.redactingURLs(in: value)
+    }
 }

@@ -10,8 +10,9 @@ enum ConfigCommand {
             the environment winning); exits 0 when a worker would start with it, 1 with the problem otherwise
     print   shows the effective value of every key, one a line, and where it came from: default, file, or
             environment (naming the variable); credentials (presign.s3.accessKeyId, presign.s3.secretAccessKey,
-            messages.apiKey, and kafka.properties carrying passwords, secrets, tokens, keys or SASL settings) are
-            shown as (redacted). Exits 1 when the file or a variable cannot be read
+            messages.apiKey, dashboard.token, and kafka.properties carrying passwords, secrets, tokens, keys or
+            SASL settings) are shown as (redacted), and every URL in any other value shows *** for its user info,
+            each query value and its fragment. Exits 1 when the file or a variable cannot be read
 
     options:
       --config FILE   the JSON configuration file

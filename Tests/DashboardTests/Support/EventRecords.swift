@@ -2,6 +2,7 @@ import Foundation
 import OperatorTools
 import UploadEngine
 import Worker
+import WireFormat
 
 /// CloudEvents and jobs as workers and backends write them, built for the model's tests.
 enum EventRecords {
@@ -11,9 +12,7 @@ enum EventRecords {
     static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 
     static func time(_ milliseconds: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date(milliseconds))
+        RFC3339Instant.format(date(milliseconds))
     }
 
     /// One event; `at` is milliseconds after ``start``.
