@@ -49,6 +49,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["UploadEngine", "EmbeddedHTTP", "CProcessSpawn"], path: "Tests/TestSupport"),
         // glibc's posix_spawn file actions that spawn.h hides behind _GNU_SOURCE, for the tests' child processes.
         .systemLibrary(name: "CProcessSpawn", path: "Tests/CProcessSpawn"),
+        // Runs a record through the decoder and the engine and measures every event and snapshot it leads to, for the
+        // worst-case unit test. Never in a product.
+        .target(name: "BoundsProbe", dependencies: ["Worker", "UploadEngine", "KafkaIO"], path: "Tests/BoundsProbe"),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
         .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "WireFormat", "TestSupport"]),
@@ -64,7 +67,7 @@ let package = Package(
         .testTarget(name: "TransferIntegrationTests", dependencies: ["WireFormat", "UploadEngine", "TestSupport", "HTTPTransport", "S3", "DevServices", "EmbeddedHTTP", "Worker"]),
         .testTarget(name: "OperatorToolsTests", dependencies: ["OperatorTools", "Worker", "KafkaIO", "UploadEngine", "WireFormat", "TestSupport"]),
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "OperatorTools", "Worker", "EmbeddedHTTP", "UploadEngine", "WireFormat", "TestSupport"]),
-        .testTarget(name: "WorkerTests", dependencies: ["Worker", "CLinux", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "S3", "UploadEngine", "WireFormat", "TestSupport"]),
+        .testTarget(name: "WorkerTests", dependencies: ["Worker", "CLinux", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "S3", "UploadEngine", "WireFormat", "TestSupport", "BoundsProbe"]),
     ],
     swiftLanguageModes: [.v6]
 )
