@@ -49,8 +49,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["UploadEngine", "EmbeddedHTTP", "CProcessSpawn"], path: "Tests/TestSupport"),
         // glibc's posix_spawn file actions that spawn.h hides behind _GNU_SOURCE, for the tests' child processes.
         .systemLibrary(name: "CProcessSpawn", path: "Tests/CProcessSpawn"),
-        // Runs a record through the decoder and the engine and measures every event and snapshot it leads to, for the
-        // worst-case unit test. Never in a product.
+        // Runs a record through the decoder and the engine and measures every event and snapshot it leads to: shared
+        // by a unit test (the worst case) and a fuzz target (`FuzzEventBounds`). Never in a product.
         .target(name: "BoundsProbe", dependencies: ["Worker", "UploadEngine", "KafkaIO"], path: "Tests/BoundsProbe"),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
@@ -72,8 +72,9 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// libFuzzer targets, one per parser of untrusted input (`ops/fuzz`). They only link with libFuzzer's runtime
-// (`-sanitize=fuzzer`), so they are declared only when ATTACHE_FUZZ=1 and never join the normal build.
+// libFuzzer targets, one per parser of untrusted input and one for the encoders that input reaches (`ops/fuzz`). They
+// only link with libFuzzer's runtime (`-sanitize=fuzzer`), so they are declared only when ATTACHE_FUZZ=1 and never join
+// the normal build.
 if Context.environment["ATTACHE_FUZZ"] == "1" {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ("FuzzJSONParser", ["WireFormat"]),
@@ -84,6 +85,7 @@ if Context.environment["ATTACHE_FUZZ"] == "1" {
         ("FuzzS3Error", ["HTTPTransport"]),
         ("FuzzConfiguration", ["Worker"]),
         ("FuzzBatchSnapshot", ["UploadEngine"]),
+        ("FuzzEventBounds", ["BoundsProbe", "Worker", "UploadEngine", "KafkaIO", "WireFormat"]),
     ]
     package.targets += [
         .systemLibrary(name: "LibFuzzerDriver", path: "Fuzz/LibFuzzerDriver"),
