@@ -49,6 +49,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["UploadEngine", "EmbeddedHTTP", "CProcessSpawn"], path: "Tests/TestSupport"),
         // glibc's posix_spawn file actions that spawn.h hides behind _GNU_SOURCE, for the tests' child processes.
         .systemLibrary(name: "CProcessSpawn", path: "Tests/CProcessSpawn"),
+        // Runs a record through the decoder and the engine and measures every event and snapshot it leads to: shared
+        // by a unit test (the worst case) and a fuzz target (`FuzzEventBounds`). Never in a product.
+        .target(name: "BoundsProbe", dependencies: ["Worker", "UploadEngine", "KafkaIO"], path: "Tests/BoundsProbe"),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
         .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "WireFormat", "TestSupport"]),
@@ -64,13 +67,14 @@ let package = Package(
         .testTarget(name: "TransferIntegrationTests", dependencies: ["WireFormat", "UploadEngine", "TestSupport", "HTTPTransport", "S3", "DevServices", "EmbeddedHTTP", "Worker"]),
         .testTarget(name: "OperatorToolsTests", dependencies: ["OperatorTools", "Worker", "KafkaIO", "UploadEngine", "WireFormat", "TestSupport"]),
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "OperatorTools", "Worker", "EmbeddedHTTP", "UploadEngine", "WireFormat", "TestSupport"]),
-        .testTarget(name: "WorkerTests", dependencies: ["Worker", "CLinux", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "S3", "UploadEngine", "WireFormat", "TestSupport"]),
+        .testTarget(name: "WorkerTests", dependencies: ["Worker", "CLinux", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "S3", "UploadEngine", "WireFormat", "TestSupport", "BoundsProbe"]),
     ],
     swiftLanguageModes: [.v6]
 )
 
-// libFuzzer targets, one per parser of untrusted input (`ops/fuzz`). They only link with libFuzzer's runtime
-// (`-sanitize=fuzzer`), so they are declared only when ATTACHE_FUZZ=1 and never join the normal build.
+// libFuzzer targets, one per parser of untrusted input and one for the encoders that input reaches (`ops/fuzz`). They
+// only link with libFuzzer's runtime (`-sanitize=fuzzer`), so they are declared only when ATTACHE_FUZZ=1 and never join
+// the normal build.
 if Context.environment["ATTACHE_FUZZ"] == "1" {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ("FuzzJSONParser", ["WireFormat"]),
@@ -81,6 +85,7 @@ if Context.environment["ATTACHE_FUZZ"] == "1" {
         ("FuzzS3Error", ["HTTPTransport"]),
         ("FuzzConfiguration", ["Worker"]),
         ("FuzzBatchSnapshot", ["UploadEngine"]),
+        ("FuzzEventBounds", ["BoundsProbe", "Worker", "UploadEngine", "KafkaIO", "WireFormat"]),
     ]
     package.targets += [
         .systemLibrary(name: "LibFuzzerDriver", path: "Fuzz/LibFuzzerDriver"),

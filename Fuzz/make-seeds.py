@@ -164,3 +164,28 @@ jpegs = {
 }
 for name, data in jpegs.items():
     write("location-metadata", name, data)
+
+# --- event bounds: bytes FuzzEventBounds reads as job records (Fuzz/Targets/FuzzEventBounds/FuzzedJob.swift) ---------
+def text(shape=1, unit=1):
+    """A text choice: shape 1 is exactly at the field's limit, unit 1 is `"` (two bytes in JSON)."""
+    return [shape, unit]
+
+def job(files, key=0, tail_unit=0):
+    """Every field present and at its limit, `files` files with url and path sources at theirs."""
+    out = [1] + text() + [1] + text() + text() + [1] + text() + [1] + text() + [1, 249] + [key] + [files]
+    for index in range(files):
+        # Ids of a few shapes and characters, so that some are distinct.
+        out += [index % 2] + text() + [3, index % 8, index % 4] + [1] + text() + [1] + text() + [2]
+    out += [0] + [1, 3, 0, 0] + [0] + [0] + [2, 0] + text(1, tail_unit) + [1] + text()
+    return bytes(out)
+
+ANSWERS = bytes([3, 1, 1])
+event_bounds = {
+    "worst-case.bin": job(100) + b"\x00" + ANSWERS,
+    "two-jobs.bin": job(100) + b"\x01" + job(100) + ANSWERS,
+    "over-limits.bin": bytes([1, 2, 1] * 8) + bytes([2] * 64),
+    "long-key-unprintable-traceparent.bin": job(3, key=3, tail_unit=5) + b"\x00" + ANSWERS,
+    "empty.bin": b"",
+}
+for name, data in event_bounds.items():
+    write("event-bounds", name, data)

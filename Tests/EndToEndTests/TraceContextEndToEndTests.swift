@@ -10,33 +10,7 @@ import Testing
     static let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
     /// One worker of its own group on the shared broker, with its own topics.
-    static let worker = Task { () throws -> (ChildProcess, String, String) in
-        let environment = try await EndToEndEnvironment.shared.value
-        let run = UUID().uuidString.prefix(6)
-        let jobs = "e2e.trace-\(run).jobs", events = "e2e.trace-\(run).events"
-        let worker = try environment.startWorker(name: "worker-trace-\(run)", group: "e2e-trace-\(run)", jobsTopic: jobs,
-                                                 eventsTopic: events, extra: ["ATTACHE_KAFKA_CREATE_TOPICS": "true"])
-        _ = try await eventually("the worker's first assignment", timeout: .seconds(30)) {
-            worker.standardError.contains("partitions assigned") ? true : nil
-        }
-        return (worker, jobs, events)
-    }
-
-    private func produce(_ job: String, batchId: String, headers: [KafkaHeader]) async throws {
-        let environment = try await EndToEndEnvironment.shared.value
-        let (_, jobs, _) = try await Self.worker.value
-        let producer = try KafkaProducer(configuration: KafkaConfiguration(bootstrapServers: environment.brokers))
-        _ = try await producer.send(KafkaProducerRecord(topic: jobs, key: Data(batchId.utf8), value: Data(job.utf8), headers: headers))
-    }
-
-    private func completed(_ batchId: String, type: String) async throws -> [(key: String, value: String, headers: String)] {
-        let environment = try await EndToEndEnvironment.shared.value
-        let (_, _, events) = try await Self.worker.value
-        return try await eventually("\(type) for \(batchId)", timeout: .seconds(60)) {
-            let records = try await Kcat.consume(brokers: environment.brokers, topic: events).filter { $0.key == batchId }
-            return records.contains { ReceivedEvent(json: $0.value)?.type == type } ? records : nil
-        }
-    }
+    static let worker = Task { try await OwnTopicsWorker.start("trace") }
 
     @Test func aJobsTraceContextReachesItsEventsAndItsHTTPCalls() async throws {
         let environment = try await EndToEndEnvironment.shared.value
@@ -45,9 +19,10 @@ import Testing
             Jobs.inline("photo", name: "photo.jpg", mimeType: "image/jpeg", bytes: Jobs.bytes(magic: Jobs.jpeg, size: 20_000, seed: 4)),
             Jobs.inline("empty", name: "empty.pdf", mimeType: "application/pdf", bytes: Data()),
         ])
-        try await produce(job, batchId: batchId, headers: [KafkaHeader("traceparent", Self.traceparent),
-                                                           KafkaHeader("tracestate", "vendor=opaque")])
-        let records = try await completed(batchId, type: "attache.message.sent")
+        let worker = try await Self.worker.value
+        try await worker.produce(job, key: batchId, headers: [KafkaHeader("traceparent", Self.traceparent),
+                                                              KafkaHeader("tracestate", "vendor=opaque")])
+        let records = try await worker.records(of: batchId, until: "attache.message.sent")
         let events = records.compactMap { ReceivedEvent(json: $0.value) }
         #expect(Set(events.map(\.type)).isSuperset(of: ["attache.file.progress", "attache.file.uploaded", "attache.file.rejected",
                                                         "attache.batch.completed", "attache.message.sent"]))
@@ -71,9 +46,10 @@ import Testing
             Jobs.inline("photo", name: "photo.jpg", mimeType: "image/jpeg", bytes: Jobs.bytes(magic: Jobs.jpeg, size: 8_000, seed: 5)),
         ], send: "none")
         // Upper-case hex is not a valid traceparent.
-        try await produce(job, batchId: batchId, headers: [KafkaHeader("traceparent", Self.traceparent.uppercased()),
-                                                           KafkaHeader("tracestate", "vendor=opaque")])
-        let records = try await completed(batchId, type: "attache.batch.completed")
+        let worker = try await Self.worker.value
+        try await worker.produce(job, key: batchId, headers: [KafkaHeader("traceparent", Self.traceparent.uppercased()),
+                                                              KafkaHeader("tracestate", "vendor=opaque")])
+        let records = try await worker.records(of: batchId, until: "attache.batch.completed")
         let events = records.compactMap { ReceivedEvent(json: $0.value) }
         #expect(events.contains { $0.type == "attache.file.uploaded" })
         #expect(events.allSatisfy { $0.traceparent == nil && $0.tracestate == nil })

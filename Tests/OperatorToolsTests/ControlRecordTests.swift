@@ -38,7 +38,7 @@ import Worker
         ("clear", "b", "f1", nil, "clear takes no --file"),
         ("send", "b", nil, "2", "send takes no --concurrency"),
         ("resend", "b", nil, nil, "unknown control 'resend' (retry, remove, clear, send or configure)"),
-        ("send", "", nil, nil, "--batch must be 1–128 printable characters"),
+        ("send", "", nil, nil, "--batch must be 1–128 bytes of printable characters, not blank"),
     ] as [(String, String?, String?, String?, String)])
     func aBadCommandLineIsRefusedSayingWhy(kind: String, batch: String?, file: String?, concurrency: String?, message: String) {
         #expect(throws: RecordInputError(message)) {

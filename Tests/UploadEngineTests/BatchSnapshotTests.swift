@@ -165,6 +165,18 @@ import Testing
         #expect(restored.result.rejected.count < 100)
     }
 
+    @Test func rejectedFilesWithLongSourcesAreAllKeptWithoutTheirSources() throws {
+        var h = BatchHarness()
+        let longURL = "https://files.test/" + String(repeating: "\"", count: 8 * 1024 - 19)
+        h.add((0..<100).map { FileItem(fileId: "r\($0)", name: "r.png", declaredSize: 0, source: .url(longURL)) })
+        let bound = 900 * 1024
+        let bytes = try #require(BatchSnapshot.encode(h.batch, writerGeneration: 1, maxBytes: bound))
+        #expect(bytes.count <= bound)
+        let restored = try BatchSnapshot.decode(bytes, configuration: h.batch.configuration).batch
+        #expect(restored.result.rejected.count == 100, "every rejection the result lists is kept")
+        #expect(!String(decoding: bytes, as: UTF8.self).contains(longURL.suffix(100)), "without the sources")
+    }
+
     @Test func aBatchOfManyUploadedFilesFitsByLeavingTheirSourcesOut() throws {
         var h = BatchHarness(configure: { $0.limits.fileCountMax = 200 }, concurrency: 8)
         let longURL = "https://files.test/" + String(repeating: "p", count: 2000)

@@ -36,8 +36,8 @@ import TestSupport
         let runner = runner()
         let recorder = EventRecorder()
         runner.setGlobalObserver(recorder.observer)
-        let badName = FileItem(fileId: "f1", name: "", source: .data(Self.bytes))
-        runner.upload([badName], requestId: "r1")
+        let negativeSize = FileItem(fileId: "f1", name: "a.bin", declaredSize: -1, source: .data(Self.bytes))
+        runner.upload([negativeSize], requestId: "r1")
         await recorder.waitForCompletions(1)
         #expect(source(of: "f1", in: runner) == .releasedData(byteCount: 4096))
 

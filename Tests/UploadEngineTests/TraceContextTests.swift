@@ -7,13 +7,15 @@ import Testing
 @Suite struct TraceContextTests {
     static let valid = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
-    @Test(arguments: [
-        valid,
-        "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00",
-        "cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-what-the-future-adds",
-    ])
+    @Test(arguments: [valid, "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00"])
     func aWellFormedTraceparentIsTaken(_ value: String) {
         #expect(TraceContext(traceparent: value)?.traceparent == value)
+    }
+
+    @Test(arguments: ["-what-the-future-adds", "-", "-" + String(repeating: "x", count: 1 << 20)])
+    func aLaterVersionIsCarriedAsItsFirst55CharactersWithItsOwnVersion(tail: String) {
+        let head = "cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        #expect(TraceContext(traceparent: head + tail)?.traceparent == head)
     }
 
     @Test(arguments: [
@@ -31,11 +33,11 @@ import Testing
         #expect(TraceContext(traceparent: value) == nil)
     }
 
-    @Test func aTracestateIsKeptTrimmedAndOnlyWhenItIsSafe() {
+    /// Its length is the decoder's to judge, at the header (`TraceHeaderTests`).
+    @Test func aTracestateIsKeptTrimmedAndOnlyWhenItIsPrintable() {
         #expect(TraceContext(traceparent: Self.valid, tracestate: " rojo=00f067aa0ba902b7,congo=t61rcWkgMzE ")?.tracestate
                 == "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE")
         #expect(TraceContext(traceparent: Self.valid, tracestate: "a=1\nb=2")?.tracestate == nil)
-        #expect(TraceContext(traceparent: Self.valid, tracestate: String(repeating: "a", count: 513))?.tracestate == nil)
         #expect(TraceContext(traceparent: Self.valid, tracestate: "   ")?.tracestate == nil)
         #expect(TraceContext(traceparent: "bad", tracestate: "a=1") == nil, "no tracestate without a traceparent")
     }

@@ -38,7 +38,7 @@ import Testing
 
     @Test func aCallWhoseFilesAreAllRejectedCompletesAtOnce() {
         var h = BatchHarness()
-        h.add([inline("x", size: 0), inline("", size: 3)])
+        h.add([inline("x", size: 0), FileItem(fileId: "y", name: "y.bin", source: .malformed("source is required"))])
         #expect(h.completions.count == 1)
         #expect(h.completions[0].rejected.count == 2)
     }

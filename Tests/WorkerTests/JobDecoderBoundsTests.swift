@@ -79,10 +79,14 @@ import UploadEngine
         #expect(decode(record) == .failure(InvalidJob("receiver.id must not contain control characters")))
     }
 
-    @Test func aMimeTypeWithAControlCharacterIsLeftForTheEngineToRejectAlone() throws {
-        let record = job(files: #"{"fileId": "f1", "mimeType": "image/jpeg;\r\nX-Evil: 1", "source": {"data": "aGVsbG8="}}"#)
+    @Test func aMimeTypeWithAControlCharacterRejectsOnlyItsFile() throws {
+        let record = job(files: #"{"fileId": "f1", "mimeType": "image/jpeg;\r\nX-Evil: 1", "source": {"data": "aGVsbG8="}}, "#
+                         + #"{"fileId": "f2", "mimeType": "image/jpeg", "source": {"data": "aGVsbG8="}}"#)
         guard case .upload(let job) = try decode(record).get() else { Issue.record("not an upload"); return }
-        #expect(job.files.first?.mimeType == "image/jpeg;\r\nX-Evil: 1", "a file-level problem: ERR_INVALID_FILE_OBJECT")
+        #expect(job.files.first?.source == .malformed("mimeType must not contain control characters"),
+                "a file-level problem: ERR_INVALID_FILE_OBJECT")
+        #expect(job.files.first?.mimeType == nil, "the type never reaches a Content-Type")
+        #expect(job.files.last?.mimeType == "image/jpeg")
     }
 
     @Test func theLargestInlineLimitDoesNotOverflowTheBase64Estimate() throws {

@@ -151,7 +151,7 @@ import WireFormat
         (#"{"kind": "clear", "batchId": "\u00G0"}"#, "the record is not valid JSON"),
         (#"{"kind": "clear", "batchId": "b", "x": NaN}"#, "the record is not valid JSON"),
         (#"{"kind": "clear", "batchId": "b", "x": .5}"#, "the record is not valid JSON"),
-        (#"{"kind": "clear", "batchId": "\/\b\f\n\r\t"}"#, "batchId must be 1–128 printable characters"),
+        (#"{"kind": "clear", "batchId": "\/\b\f\n\r\t"}"#, "batchId must be 1–128 bytes of printable characters, not blank"),
         (#"{"kind": "Clear", "batchId": "b"}"#, "unknown kind 'Clear'"),
     ])
     func theRecordAsAWholeIsChecked(json: String, reason: String) {
@@ -212,10 +212,12 @@ import WireFormat
         """#
         let hi = FileSource.data(Data("hi".utf8))
         let broken = FileSource.malformed("the file entry is not a valid object")
+        // Without a fileId the file is malformed for that first, as intake reports a file's first problem.
+        let noId = FileSource.malformed("fileId must be 1–128 bytes of printable characters, not blank")
         let expected = Array(repeating: FileItem(fileId: "", name: "file", source: broken), count: 5) + [
-            FileItem(fileId: "", name: "file", source: .malformed("source is required")),
+            FileItem(fileId: "", name: "file", source: noId),
             FileItem(fileId: "", name: "file", source: broken),
-            FileItem(fileId: "", name: "file", source: hi),
+            FileItem(fileId: "", name: "file", source: noId),
             FileItem(fileId: "n", name: "file", source: hi),
             FileItem(fileId: "s0", name: "file", source: .malformed("source is required")),
             FileItem(fileId: "s1", name: "file", source: broken),

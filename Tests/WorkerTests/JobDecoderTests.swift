@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UploadEngine
+import WireFormat
 @testable import Worker
 
 @Suite struct JobDecoderTests {
@@ -51,9 +52,16 @@ import UploadEngine
         #expect(job.message.send == .auto)
     }
 
-    @Test func aJobWithoutBatchIdOrKeyGetsAGeneratedOne() throws {
-        let job = try job(#"{"receiver": {"id": "u", "type": "user"}, "files": []}"#, key: nil)
+    @Test func aJobWithoutBatchIdOrKeyGetsABatchIdMadeFromItsPositionSoAReplayFindsTheSameBatch() throws {
+        let record = #"{"receiver": {"id": "u", "type": "user"}, "files": []}"#
+        let job = try job(record, key: nil)
         #expect(UUID(uuidString: job.batchId) != nil)
+        #expect(job.batchId == NameBasedUUID.string(namespace: JobDecoder.positionNamespace, joining: ["attache.jobs", "2", "41"]))
+        #expect(try self.job(record, key: nil).batchId == job.batchId, "the same position, the same batch")
+        #expect(try self.job(record, key: "").batchId == job.batchId, "an empty key is no key")
+        let elsewhere = decoder.decode(Data(record.utf8), from: JobDecoder.Provenance(topic: "attache.jobs", partition: 2, offset: 42, key: nil))
+        guard case .upload(let next) = try elsewhere.get() else { Issue.record("not an upload"); return }
+        #expect(next.batchId != job.batchId, "another position, another batch")
     }
 
     @Test(arguments: [
@@ -66,11 +74,11 @@ import UploadEngine
         (#"{"receiver": {"id": 5, "type": "user"}, "files": []}"#, "receiver.id has the wrong type"),
         (#"{"receiver": {"id": "u", "type": "user"}}"#, "files must be an array"),
         (#"{"receiver": {"id": "u", "type": "user"}, "files": {}}"#, "files has the wrong type"),
-        (#"{"batchId": "", "receiver": {"id": "u", "type": "user"}, "files": []}"#, "batchId must be 1–128 printable characters"),
-        (#"{"requestId": "a\u0000b", "receiver": {"id": "u", "type": "user"}, "files": []}"#, "requestId must be 1–128 printable characters"),
+        (#"{"batchId": "", "receiver": {"id": "u", "type": "user"}, "files": []}"#, "batchId must be 1–128 bytes of printable characters, not blank"),
+        (#"{"requestId": "a\u0000b", "receiver": {"id": "u", "type": "user"}, "files": []}"#, "requestId must be 1–128 bytes of printable characters, not blank"),
         (#"{"concurrency": 0, "receiver": {"id": "u", "type": "user"}, "files": []}"#, "concurrency must be between 1 and 1000"),
         (#"{"receiver": {"id": "u", "type": "user"}, "files": [], "message": {"send": "later"}}"#, "message.send must be auto, manual or none"),
-        (#"{"kind": "retry", "batchId": "b"}"#, "fileId must be 1–128 printable characters"),
+        (#"{"kind": "retry", "batchId": "b"}"#, "fileId is required"),
         (#"{"kind": "configure", "batchId": "b", "concurrency": 0}"#, "configure needs concurrency between 1 and 1000"),
     ])
     func invalidRecordsSayWhy(json: String, reason: String) {

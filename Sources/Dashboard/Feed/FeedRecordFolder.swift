@@ -2,7 +2,6 @@ import Foundation
 import KafkaIO
 import OperatorTools
 import UploadEngine
-import WireFormat
 import Worker
 
 /// Turns records of the three topics into the model's inputs: CloudEvents, decoded jobs and controls, dead letters.
@@ -30,13 +29,11 @@ public struct FeedRecordFolder: Sendable {
             model.take(event: event, readAt: readAt)
         case topics.jobs:
             guard let value = record.value else { return }
-            let key = record.keyString.flatMap { $0.isEmpty ? nil : $0 }
-            guard case .success(let command) = decoder.decode(value, from: JobDecoder.Provenance(
-                topic: record.topic, partition: record.partition, offset: record.offset, key: key)) else { return }
-            // Without a key or a batchId the worker names the batch with a UUID of its own, which a second decoding
-            // here would not match: such a batch shows from its events alone.
-            if case .upload = command, key == nil, (try? JSONParser.parse(value))?["batchId"] == nil { return }
-            model.take(command: command, at: time ?? readAt)
+            let provenance = JobDecoder.Provenance(topic: record.topic, partition: record.partition, offset: record.offset,
+                                                   key: record.keyString)
+            // A record keyed otherwise than its batch id is not applied where it is: its re-keyed copy is, and counts.
+            guard case .success(let decoded) = decoder.decode(value, headers: [], from: provenance), !decoded.needsRekey else { return }
+            model.take(command: decoded.command, at: time ?? readAt)
         case topics.deadLetters:
             model.take(deadLetter: DeadLetter(record), readAt: readAt)
         default:

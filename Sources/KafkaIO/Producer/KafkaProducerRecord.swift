@@ -27,3 +27,11 @@ public struct KafkaProducerRecord: Sendable, Hashable {
         self.init(topic: topic, key: Data(key.utf8), value: value, headers: headers, partition: partition)
     }
 }
+
+extension KafkaProducerRecord {
+    /// The bytes of its key, its value and its headers' names and values: what a broker's and a producer's
+    /// `message.max.bytes` measure, less the few bytes of the record's own framing.
+    public var byteCount: Int {
+        (key?.count ?? 0) + (value?.count ?? 0) + headers.reduce(0) { $0 + $1.rawName.count + ($1.value?.count ?? 0) }
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import KafkaIO
 import UploadEngine
+import Worker
 
 /// The batches the changelog topic holds (DESIGN §4.1), as a compacted reader sees them: the latest snapshot per key,
 /// a tombstone removing its key. Fed records in offset order per partition; pure, so it is tested without Kafka.
@@ -24,7 +25,7 @@ public struct ChangelogBatches: Sendable {
     /// Takes one changelog record by its parts; a record without a key, or whose key is no batch id (the fence
     /// records a restoring worker writes), is no batch's.
     public mutating func take(key: String?, value: Data?, partition: Int32, offset: Int64) {
-        guard let key, UploadBatch.isValidIdentifier(key) else { return }
+        guard let key, RecordField.batchId.problem(with: key) == nil else { return }
         if let value {
             latest[key] = (partition, offset, value)
         } else {

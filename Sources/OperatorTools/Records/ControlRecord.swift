@@ -1,5 +1,6 @@
 import UploadEngine
 import WireFormat
+import Worker
 
 /// A control record of DESIGN §2.1 (`retry`, `remove`, `clear`, `send`, `configure`), checked before it is produced:
 /// what `attache control` writes to the jobs topic, keyed by the batch id so it lands on the partition owning the
@@ -24,10 +25,10 @@ public struct ControlRecord: Sendable, Hashable {
             throw RecordInputError("unknown control '\(kind)' (retry, remove, clear, send or configure)")
         }
         guard let batchId else { throw RecordInputError("\(kind.rawValue) needs --batch ID") }
-        guard UploadBatch.isValidIdentifier(batchId) else { throw RecordInputError("--batch must be 1–128 printable characters") }
+        if let problem = RecordField.batchId.problem(with: batchId, label: "--batch") { throw RecordInputError(problem) }
         if kind.needsFile {
             guard let fileId else { throw RecordInputError("\(kind.rawValue) needs --file ID") }
-            guard UploadBatch.isValidIdentifier(fileId) else { throw RecordInputError("--file must be 1–128 printable characters") }
+            if let problem = RecordField.fileId.problem(with: fileId, label: "--file") { throw RecordInputError(problem) }
         } else if fileId != nil {
             throw RecordInputError("\(kind.rawValue) takes no --file")
         }

@@ -75,7 +75,7 @@ public struct SubmitJob: Sendable {
         }
         sender = request.from
         batchId = request.batchId ?? newBatchId()
-        guard UploadBatch.isValidIdentifier(batchId) else { throw RecordInputError("--batch must be 1–128 printable characters") }
+        if let problem = RecordField.batchId.problem(with: batchId, label: "--batch") { throw RecordInputError(problem) }
         if let text = request.concurrency {
             guard let number = Int(text), (1...1000).contains(number) else {
                 throw RecordInputError("--concurrency must be a whole number from 1 to 1000")

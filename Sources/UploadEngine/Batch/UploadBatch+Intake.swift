@@ -89,8 +89,8 @@ extension UploadBatch {
         directory.addLive(item.fileId, slot: slot)
     }
 
-    /// The first intake rule the item breaks, in the contract's order: empty data; bad or duplicate id, bad source
-    /// or name; size.
+    /// The first intake rule the item breaks, in the contract's order: empty data; a malformed item (bad id, name,
+    /// type or source, as decoded) or a duplicate id; size.
     private func intakeError(for item: FileItem, liveDuplicate: FileState?) -> UploadError? {
         let limits = configuration.limits
         if case .data(let bytes) = item.source, bytes.isEmpty {
@@ -99,7 +99,7 @@ extension UploadBatch {
         if item.declaredSize == 0 {
             return UploadError(.fileDataEmpty, "the file's declared size is 0")
         }
-        if let problem = Self.identityProblem(of: item) {
+        if let problem = Self.itemProblem(of: item) {
             return UploadError(.invalidFileObject, problem)
         }
         if let state = liveDuplicate {
@@ -121,60 +121,16 @@ extension UploadBatch {
         return nil
     }
 
-    /// Why an item's id, name, type or source is unusable, or nil.
-    static func identityProblem(of item: FileItem) -> String? {
-        if !isValidIdentifier(item.fileId) {
-            return "fileId must be 1–128 printable characters"
-        }
-        if item.name.utf8.count > 255 || !item.name.unicodeScalars.contains(where: isVisible)
-            || item.name.unicodeScalars.contains(where: isControl) {
-            return "name must be 1–255 bytes without control characters"
-        }
-        if let mime = item.mimeType, !HeaderSafety.isSafe(mime) {
-            // It becomes the upload's Content-Type: a line break in a parameter would add a header of its own.
-            return "mimeType must not contain control characters"
-        }
-        if let mime = item.mimeType, !MimeTypes.isWellFormed(mime) {
-            return "mimeType '\(mime)' is not of the form type/subtype"
-        }
+    /// Why an item cannot be taken in as it is, or nil. Its strings were checked once, where the record was decoded
+    /// (their byte limits and characters): what failed there arrives as a malformed source.
+    static func itemProblem(of item: FileItem) -> String? {
         if let declared = item.declaredSize, declared < 0 {
             return "size must not be negative"
         }
-        switch item.source {
-        case .malformed(let reason):
+        if case .malformed(let reason) = item.source {
             return reason
-        case .url(let url) where url.isEmpty || url.unicodeScalars.contains(where: isControl):
-            return "source.url is empty or contains control characters"
-        case .path(let path) where path.isEmpty || path.unicodeScalars.contains(where: isControl):
-            return "source.path is empty or contains control characters"
-        default:
-            return nil
         }
-    }
-
-    /// 1–128 characters, none of them control or format characters, not blank. Used for fileId and batchId.
-    public static func isValidIdentifier(_ id: String) -> Bool {
-        let scalars = id.unicodeScalars
-        // Not blank: some scalar is neither a tab nor a space separator (the set `.whitespaces` trims), checked
-        // without building a trimmed copy — this runs for every file and every job.
-        return (1...128).contains(scalars.count)
-            && !scalars.contains(where: isControl)
-            && scalars.contains(where: isVisible)
-    }
-
-    /// Neither a tab nor a space separator: what trimming `.whitespaces` would keep.
-    private static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
-        // ASCII needs no Unicode property lookup, and ids and names are nearly always ASCII.
-        if scalar.isASCII { return scalar != " " && scalar != "\t" }
-        return scalar.properties.generalCategory != .spaceSeparator
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar.isASCII { return scalar.value < 0x20 || scalar.value == 0x7F }
-        return switch scalar.properties.generalCategory {
-        case .control, .format, .lineSeparator, .paragraphSeparator: true
-        default: false
-        }
+        return nil
     }
 
     private mutating func appendRejected(_ item: FileItem, requestId: String, error: UploadError, into effects: inout BatchEffects) {

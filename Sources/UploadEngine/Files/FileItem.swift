@@ -33,6 +33,10 @@ public struct RecordOrigin: Sendable, Hashable {
 }
 
 /// One file handed to a batch: the app-supplied id, a display name and a source.
+///
+/// Its strings come checked: the worker's job decoder holds each to its byte limit and character rule, and turns a
+/// file that breaks one into a malformed source, which intake rejects `ERR_INVALID_FILE_OBJECT`. The batch takes the
+/// id, name, mime type and source as they are.
 public struct FileItem: Sendable, Hashable {
     public var fileId: String
     public var name: String

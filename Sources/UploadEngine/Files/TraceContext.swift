@@ -1,29 +1,35 @@
 /// W3C Trace Context carried from a job to what it causes: its events (the CloudEvents distributed-tracing
 /// extension) and the HTTP calls made for its files. Only a well-formed `traceparent` makes one; a malformed one is
 /// ignored, never an error (DESIGN §2.2), and a `tracestate` is kept only beside a valid `traceparent`.
+///
+/// The header's length limits are the decoder's (the worker's table of record limits); what this type guarantees is
+/// the carried form: a `traceparent` of exactly ``carriedLength`` characters.
 public struct TraceContext: Sendable, Hashable {
     public let traceparent: String
     public let tracestate: String?
 
-    /// The longest `tracestate` carried: the W3C recommendation's 512 characters.
-    static let tracestateLimit = 512
+    /// The length of a version-00 `traceparent`, and of the form carried for a later version (its first 55
+    /// characters, as W3C Trace Context has a parser of a later version read them).
+    public static let carriedLength = 55
 
     /// nil unless `traceparent` is valid: `version-traceid-parentid-flags`, lower-case hex, the version not `ff`,
     /// neither id all zeros; version 00 exactly 55 characters, a later version at least that with `-` after the
-    /// flags. A `tracestate` that is empty, too long or holds control characters is dropped.
+    /// flags — carried as its first 55 characters, its own version digits kept. A `tracestate` that is empty or
+    /// holds anything but printable ASCII is dropped (spaces and tabs around it are trimmed).
     public init?(traceparent: String, tracestate: String? = nil) {
-        guard Self.isValid(traceparent: Array(traceparent.utf8)) else { return nil }
-        self.traceparent = traceparent
+        let bytes = Array(traceparent.utf8.prefix(Self.carriedLength + 1))
+        guard Self.isValid(traceparent: bytes, length: traceparent.utf8.count) else { return nil }
+        self.traceparent = String(decoding: bytes.prefix(Self.carriedLength), as: UTF8.self)
         self.tracestate = tracestate.flatMap { state in
             let trimmed = state.trimmingSpaces
-            guard !trimmed.isEmpty, trimmed.utf8.count <= Self.tracestateLimit,
-                  trimmed.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+            guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
             return trimmed
         }
     }
 
-    private static func isValid(traceparent bytes: [UInt8]) -> Bool {
-        guard bytes.count >= 55 else { return false }
+    /// Whether a `traceparent` of `length` bytes, of which `bytes` are the first (up to 56), parses.
+    private static func isValid(traceparent bytes: [UInt8], length: Int) -> Bool {
+        guard bytes.count >= carriedLength else { return false }
         func isHex(_ range: Range<Int>) -> Bool {
             bytes[range].allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
         }
@@ -34,8 +40,8 @@ public struct TraceContext: Sendable, Hashable {
         let version = (bytes[0], bytes[1])
         if version == (0x66, 0x66) { return false }
         if isZero(3..<35) || isZero(36..<52) { return false }
-        if version == (0x30, 0x30) { return bytes.count == 55 }
-        return bytes.count == 55 || bytes[55] == dash
+        if version == (0x30, 0x30) { return length == carriedLength }
+        return length == carriedLength || bytes[carriedLength] == dash
     }
 }
 

@@ -19,15 +19,15 @@ public enum BatchSnapshot {
     }
 
     /// The batch encoded as JSON, in at most `maxBytes` (events.maxBytes: the changelog accepts what the events
-    /// topic does). A batch too large keeps fewer of its rejected files (their count stays), shorter error messages
-    /// and no sources for settled files (uploaded and rejected ones are never staged again); nil if even that does
-    /// not fit, which takes thousands of pending files with long URLs.
+    /// topic does). A batch too large first leaves out the sources of settled files (uploaded and rejected ones are
+    /// never staged again), then keeps fewer of its rejected files (their count stays) and shorter error messages;
+    /// nil if even that does not fit, which takes thousands of pending files with long URLs (never at the default
+    /// limits: records' strings are bounded where they are decoded).
     public static func encode(_ batch: UploadBatch, writerGeneration: Int64, maxBytes: Int) -> [UInt8]? {
         var writer = SnapshotWriter(batch: batch, writerGeneration: writerGeneration)
         for plan in SnapshotWriter.Plan.fallbacks {
             writer.plan = plan
-            let bytes = writer.encode()
-            if bytes.count <= maxBytes { return bytes }
+            if let bytes = writer.encode(within: maxBytes) { return bytes }
         }
         return nil
     }
@@ -63,6 +63,9 @@ struct SnapshotWriter {
 
         static let fallbacks = [
             Plan(rejectedKept: UploadResult.rejectedLimit, errorMessageBytes: 1024, settledSources: true),
+            // Enough for the largest batch accepted records can make at the default limits: 100 rejected files
+            // whose strings are all at their byte limits.
+            Plan(rejectedKept: UploadResult.rejectedLimit, errorMessageBytes: 1024, settledSources: false),
             Plan(rejectedKept: 10, errorMessageBytes: 256, settledSources: false),
             Plan(rejectedKept: 0, errorMessageBytes: 64, settledSources: false),
         ]
@@ -72,7 +75,9 @@ struct SnapshotWriter {
     let writerGeneration: Int64
     var plan = Plan.fallbacks[0]
 
-    func encode() -> [UInt8] {
+    /// The snapshot's bytes, or nil once they pass `maxBytes`: a plan that does not fit is given up at the file that
+    /// overflows it, not written out whole.
+    func encode(within maxBytes: Int = .max) -> [UInt8]? {
         var json = JSONWriter(capacity: 1024)
         json.beginObject()
         json.field("v", BatchSnapshot.formatVersion)
@@ -80,7 +85,7 @@ struct SnapshotWriter {
         if batch.isCleared {
             writeCleared(into: &json)
             json.endObject()
-            return json.bytes
+            return json.bytes.count <= maxBytes ? json.bytes : nil
         }
         json.key("receiver")
         json.beginObject()
@@ -99,6 +104,7 @@ struct SnapshotWriter {
         json.beginArray()
         for entry in batch.entries where dropped == 0 || !skipped.contains(entry.slot) {
             write(entry, into: &json)
+            if json.bytes.count > maxBytes { return nil }
         }
         json.endArray()
         json.field("rejectedDropped", batch.droppedRejections + dropped)
@@ -108,7 +114,7 @@ struct SnapshotWriter {
         if !batch.traces.isEmpty { writeTraces(into: &json) }
         writeContinuity(into: &json)
         json.endObject()
-        return json.bytes
+        return json.bytes.count <= maxBytes ? json.bytes : nil
     }
 
     /// A cleared batch (DESIGN §4.1 *Clear*): nothing of its files, context or messages — only what a batch

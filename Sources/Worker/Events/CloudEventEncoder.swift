@@ -61,7 +61,7 @@ public final class CloudEventEncoder: Sendable {
         json.field("id", id)
         json.field("source", source)
         json.field("type", event.type)
-        // A valid batchId has at most 128 characters; the cut only bounds what a caller could pass otherwise.
+        // A batch id is at most 128 bytes (RecordField); the cut only bounds what a caller could pass otherwise.
         json.field("subject", WireError.cut(event.batchId, toBytes: EventSummary.identityLimit))
         json.key("time")
         json.time(time)
@@ -131,7 +131,8 @@ public final class CloudEventEncoder: Sendable {
             json.field("topic", topic)
             json.field("partition", partition)
             json.field("offset", offset)
-            json.field("dlq", dlq)
+            // A producer's refusal, quoted: bounded like any error message.
+            json.field("dlq", WireError.cut(dlq, toBytes: WireError.messageLimit))
         }
         json.endObject()
     }

@@ -7,12 +7,17 @@ import WireFormat
 ///
 /// Only an event that does not fit comes here. Every step strictly shrinks the value and the number of steps is
 /// capped, so it always ends; each step measures one path of the tree, so the work stays linear in the event's size. The identity fields at the top of `data` (`batchId`,
-/// `requestId`, `fileId`, `muid`) are kept whole while anything else can give way: consumers key on them, and intake
-/// bounds them to 128 characters; only as a last resort are they cut too.
+/// `requestId`, `fileId`, `muid`) are kept whole while anything else can give way: consumers key on them, and the
+/// decoder bounds them (``RecordField``); only as a last resort are they cut too.
+///
+/// An event made from an accepted record never comes here: the record limits keep it far under `events.maxBytes`. What
+/// may is an event carrying what a server answered (a presign answer's long URL, a message API's long id).
 enum EventSummary {
-    /// Fields a consumer keys on; bounded to 128 characters when they are taken in.
+    /// Fields a consumer keys on; bounded by ``RecordField`` when they are taken in.
     static let identityFields: Set<String> = ["batchId", "requestId", "fileId", "muid"]
-    /// What an identity field is cut to when nothing else is left to summarise (valid ids take at most 512 bytes).
+    /// What an identity field is cut to when nothing else is left to summarise: past every id a record may supply
+    /// (128 bytes) and a default `requestId` (`<topic>/<partition>/<offset>`, under 300 bytes with Kafka's longest
+    /// topic names).
     static let identityLimit = 512
 
     /// `data` made to take at most `budget` bytes as encoded (a budget under about 8 KiB may leave it larger).

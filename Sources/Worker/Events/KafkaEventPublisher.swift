@@ -48,9 +48,6 @@ public final class KafkaEventPublisher: EventPublisher {
     /// Told once when the first event is lost; the worker treats that as fatal.
     private let onLoss: @Sendable (String) -> Void
 
-    /// The CloudEvents Kafka binding's structured mode (§2.2): every event record says what its value is. Made once.
-    static let headers = [KafkaHeader("content-type", "application/cloudevents+json; charset=UTF-8")]
-
     public init(producer: any RecordProducer, topic: String, encoder: CloudEventEncoder, logger: Logger,
                 onLoss: @escaping @Sendable (String) -> Void = { _ in }) {
         self.producer = producer
@@ -61,8 +58,7 @@ public final class KafkaEventPublisher: EventPublisher {
     }
 
     public func publish(_ event: WorkerEvent, sequence: UInt64) {
-        let record = KafkaProducerRecord(topic: topic, key: Data(event.batchId.utf8), value: Data(encoder.encode(event, sequence: sequence)),
-                                         headers: event.trace.map { Self.headers + $0.kafkaHeaders } ?? Self.headers)
+        let record = encoder.record(of: event, sequence: sequence, topic: topic)
         let (id, queued) = state.withLock { state -> (Int64, Bool) in
             state.nextId += 1
             state.unsettled += 1

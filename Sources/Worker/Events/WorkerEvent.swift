@@ -1,3 +1,4 @@
+import KafkaIO
 import UploadEngine
 
 /// Everything a worker publishes on the events topic.
@@ -53,5 +54,18 @@ extension WorkerEvent {
         guard case .upload(let event) = self else { return nil }
         if case .progress = event.kind { return nil }
         return [event.batchId, event.fileId ?? event.muid ?? "", type, event.identity]
+    }
+}
+
+extension WorkerEvent {
+    /// The `attache.job.invalid` event of a record refused as a whole, made only of what is bounded whatever the
+    /// record holds: its key is the event's batch id only when it could be one (else the batch id is empty), and its
+    /// trace headers count only within their limits (``RecordField``).
+    public static func invalidRecord(_ provenance: JobDecoder.Provenance, headers: [KafkaHeader], reason: String,
+                                     dlq: String = "ok") -> WorkerEvent {
+        let batchId = provenance.key.flatMap { RecordField.batchId.problem(with: $0) == nil ? $0 : nil } ?? ""
+        return .jobInvalid(batchId: batchId, requestId: "\(provenance.topic)/\(provenance.partition)/\(provenance.offset)",
+                           reason: reason, topic: provenance.topic, partition: provenance.partition, offset: provenance.offset,
+                           dlq: dlq, trace: TraceContext(kafkaHeaders: headers))
     }
 }

@@ -21,7 +21,7 @@ public struct WorkerMetrics: Sendable {
     public enum LabelValues {
         /// Record kinds, and `invalid` for a record that went to the dead-letter topic.
         public static let jobKinds: Set<String> = ["upload", "retry", "remove", "clear", "send", "configure", "invalid"]
-        public static let jobOutcomes: Set<String> = ["accepted", "dead-lettered"]
+        public static let jobOutcomes: Set<String> = ["accepted", "rekeyed", "dead-lettered"]
         public static let fileOutcomes: Set<String> = ["uploaded", "rejected", "retrying", "failed", "removed"]
         /// The error codes the contract names; a code a presign service invented counts as `other`.
         public static let errorCodes: Set<String> = Set(UploadErrorCode.contractCodes.map(\.rawValue))

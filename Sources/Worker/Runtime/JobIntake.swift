@@ -3,14 +3,16 @@ import KafkaIO
 import Synchronization
 import UploadEngine
 
-/// Reads job records, decodes them, routes them to the batch registry or the dead-letter topic, marks them finished
-/// when they settle, and pauses intake while the worker is at its marks.
+/// Reads job records, decodes them, routes them to the batch registry, the dead-letter topic or — when they came
+/// under another key than their batch id — back to the jobs topic under it, marks them finished when they settle, and
+/// pauses intake while the worker is at its marks.
 final class JobIntake: Sendable {
     let configuration: AttacheConfiguration
     let registry: BatchRegistry
     let consumer: KafkaConsumer
-    /// The dead-letter producer: accepts any record the consumer could fetch (see ``DeadLetterProducer``).
-    let deadLetters: any DeadLetterSink
+    /// The producer of dead letters and re-keyed records: accepts any record the consumer could fetch (see
+    /// ``DeadLetterProducer``).
+    let deadLetters: any RecordForwarder
     let publisher: any EventPublisher
     let metrics: WorkerMetrics
     let logger: Logger
@@ -27,7 +29,7 @@ final class JobIntake: Sendable {
     /// Holds records back until their partition's batches are restored (nil: `state.durable = false`).
     let restores: RestoreGate?
 
-    init(configuration: AttacheConfiguration, registry: BatchRegistry, consumer: KafkaConsumer, deadLetters: any DeadLetterSink,
+    init(configuration: AttacheConfiguration, registry: BatchRegistry, consumer: KafkaConsumer, deadLetters: any RecordForwarder,
          publisher: any EventPublisher, metrics: WorkerMetrics, logger: Logger, applying: ApplyGate = ApplyGate(),
          open: OpenRecords = OpenRecords(), restores: RestoreGate? = nil, transfers: @escaping @Sendable () -> Int) {
         self.applying = applying
@@ -76,7 +78,7 @@ final class JobIntake: Sendable {
                 continue
             }
             var lanes = [[DecodedRecord]](repeating: [], count: Self.laneCount)
-            for item in decoded { lanes[Self.lane(of: item.command, among: Self.laneCount)].append(item) }
+            for item in decoded { lanes[Self.lane(of: item.command.map(\.command), among: Self.laneCount)].append(item) }
             await withTaskGroup(of: Void.self) { group in
                 for lane in lanes where !lane.isEmpty {
                     group.addTask { [self] in lane.forEach(apply) }
@@ -101,7 +103,7 @@ final class JobIntake: Sendable {
     private struct DecodedRecord: Sendable {
         let record: KafkaRecord
         let provenance: JobDecoder.Provenance
-        let command: Result<JobCommand, InvalidJob>
+        let command: Result<JobDecoder.Decoded, InvalidJob>
     }
 
     /// The lane that applies a record: by batch id, so one batch's records stay in order whatever their key or
@@ -114,13 +116,8 @@ final class JobIntake: Sendable {
     private func decode(_ record: KafkaRecord) -> DecodedRecord {
         open.opened(record.partition)
         let provenance = JobDecoder.Provenance(topic: record.topic, partition: record.partition, offset: record.offset, key: record.keyString)
-        var command = decoder.decode(record.value ?? Data(), from: provenance)
-        // The job's trace context goes with its files: their events and HTTP calls carry it.
-        if case .success(.upload(var job)) = command, let trace = TraceContext(kafkaHeaders: record.headers) {
-            for index in job.files.indices { job.files[index].trace = trace }
-            command = .success(.upload(job))
-        }
-        return DecodedRecord(record: record, provenance: provenance, command: command)
+        return DecodedRecord(record: record, provenance: provenance,
+                             command: decoder.decode(record.value ?? Data(), headers: record.headers, from: provenance))
     }
 
     private func apply(_ decoded: DecodedRecord) {
@@ -133,9 +130,13 @@ final class JobIntake: Sendable {
             return
         }
         switch decoded.command {
+        case .success(let command) where command.needsRekey:
+            // Nothing about the batch is applied from a partition that is not its own: the copy is, on its own.
+            metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": command.command.kindName, "outcome": "rekeyed"])
+            rekey(record, to: command.command.batchId, provenance: decoded.provenance)
         case .success(let command):
-            metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": command.kindName, "outcome": "accepted"])
-            registry.handle(command, record: record.position)
+            metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": command.command.kindName, "outcome": "accepted"])
+            registry.handle(command.command, record: record.position)
         case .failure(let invalid):
             metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": "invalid", "outcome": "dead-lettered"])
             deadLetter(record, provenance: decoded.provenance, reason: invalid.reason)
@@ -151,41 +152,81 @@ final class JobIntake: Sendable {
         logger.warn("invalid job sent to the dead-letter topic", ["topic": record.topic, "partition": String(record.partition),
                                                                   "offset": String(record.offset), "reason": reason])
         let letter = DeadLetterRecord.make(from: record, reason: reason, topic: configuration.kafka.dlqTopic)
-        let policy = configuration.retry
         Task { [self] in
-            var attempt = 1
-            var outcome = "ok"
-            while true {
-                do {
-                    _ = try await deadLetters.send(letter)
-                    metrics.registry.increment(WorkerMetrics.deadLetters)
-                    break
-                } catch {
-                    // Closed: the worker is stopping; the record stays uncommitted and is replayed.
-                    if let error = error as? KafkaError, error.code == .closed {
-                        open.closed(record.partition)
-                        return
-                    }
-                    var random = SystemRandomNumberGenerator()
-                    guard let delay = policy.delay(afterAttempt: attempt, retryAfter: nil, using: &random) else {
-                        outcome = "failed: \(error)"
-                        metrics.registry.increment(WorkerMetrics.deadLetterFailures)
-                        logger.error("the dead-letter topic refused an invalid record; committing it without its copy",
-                                     ["topic": record.topic, "partition": String(record.partition), "offset": String(record.offset),
-                                      "attempts": String(attempt), "error": "\(error)"])
-                        break
-                    }
-                    logger.warn("dead-letter publish failed; retrying", ["attempt": String(attempt), "error": "\(error)"])
-                    try? await Task.sleep(for: delay)
-                    attempt += 1
-                }
+            let outcome: String
+            switch await forward(letter, what: "dead-letter publish") {
+            case .delivered:
+                metrics.registry.increment(WorkerMetrics.deadLetters)
+                outcome = "ok"
+            case .closed:
+                // The worker is stopping; the record stays uncommitted and is replayed.
+                open.closed(record.partition)
+                return
+            case .refused(let error, let attempts):
+                outcome = "failed: \(error)"
+                metrics.registry.increment(WorkerMetrics.deadLetterFailures)
+                logger.error("the dead-letter topic refused an invalid record; committing it without its copy",
+                             ["topic": record.topic, "partition": String(record.partition), "offset": String(record.offset),
+                              "attempts": String(attempts), "error": error])
             }
-            let event = WorkerEvent.jobInvalid(batchId: provenance.key ?? "", requestId: "\(record.topic)/\(record.partition)/\(record.offset)",
-                                               reason: reason, topic: record.topic, partition: record.partition, offset: record.offset,
-                                               dlq: outcome, trace: TraceContext(kafkaHeaders: record.headers))
-            publisher.publish(event, sequence: 0)
+            publisher.publish(.invalidRecord(provenance, headers: record.headers, reason: reason, dlq: outcome), sequence: 0)
             let position = record.position
             publisher.whenDelivered { [records] in records.commit([position]) }
+        }
+    }
+
+    /// A record that names a batch id its key is not goes back to the jobs topic keyed by that batch id — value and
+    /// headers unchanged, plus ``RekeyedRecord/provenanceHeader`` — and is committed once the copy is acknowledged;
+    /// the batch applies the copy when it arrives on the batch's own partition. A copy the jobs topic keeps refusing
+    /// for `retry.maxAttempts` tries is dead-lettered instead (with the refusal as its reason), so the record never
+    /// wedges its partition and is not lost either: `attache dlq replay` can put it back.
+    private func rekey(_ record: KafkaRecord, to batchId: String, provenance: JobDecoder.Provenance) {
+        logger.debug("record keyed otherwise than its batchId: producing it again under its batchId",
+                     ["topic": record.topic, "partition": String(record.partition), "offset": String(record.offset), "batchId": batchId])
+        let copy = RekeyedRecord.make(from: record, batchId: batchId)
+        Task { [self] in
+            switch await forward(copy, what: "re-keying") {
+            case .delivered:
+                records.commit([record.position])
+            case .closed:
+                open.closed(record.partition)
+            case .refused(let error, let attempts):
+                logger.error("the jobs topic refused a record re-keyed to its batchId; sending it to the dead-letter topic",
+                             ["topic": record.topic, "partition": String(record.partition), "offset": String(record.offset),
+                              "attempts": String(attempts), "error": error])
+                deadLetter(record, provenance: provenance, reason: "could not be re-keyed to its batchId: \(error)")
+            }
+        }
+    }
+
+    /// How producing a copy of a record ended.
+    private enum ForwardOutcome {
+        case delivered
+        /// The producer closed: the worker is stopping.
+        case closed
+        /// Refused on every one of `attempts` tries; the last refusal.
+        case refused(String, attempts: Int)
+    }
+
+    /// Produces `copy` through the forwarding producer, up to `retry.maxAttempts` times with the retry policy's
+    /// backoff; `what` names the attempt in the log.
+    private func forward(_ copy: KafkaProducerRecord, what: String) async -> ForwardOutcome {
+        let policy = configuration.retry
+        var attempt = 1
+        while true {
+            do {
+                _ = try await deadLetters.send(copy)
+                return .delivered
+            } catch {
+                if let error = error as? KafkaError, error.code == .closed { return .closed }
+                var random = SystemRandomNumberGenerator()
+                guard let delay = policy.delay(afterAttempt: attempt, retryAfter: nil, using: &random) else {
+                    return .refused("\(error)", attempts: attempt)
+                }
+                logger.warn("\(what) failed; retrying", ["attempt": String(attempt), "error": "\(error)"])
+                try? await Task.sleep(for: delay)
+                attempt += 1
+            }
         }
     }
 }

@@ -1,14 +1,16 @@
 import KafkaIO
 
-/// Where invalid records go: the dead-letter topic through a producer of its own, a scripted fake in tests.
-public protocol DeadLetterSink: Sendable {
+/// Where the intake sends copies of the records it does not apply where they are: invalid records to the dead-letter
+/// topic, misplaced ones back to the jobs topic under their batch's key. A producer of its own in production, a
+/// scripted fake in tests.
+public protocol RecordForwarder: Sendable {
     /// Produces `record` and returns once it was delivered; throws what the producer or the broker refused.
     func send(_ record: KafkaProducerRecord) async throws -> KafkaDeliveryReport
 }
 
-extension KafkaProducer: DeadLetterSink {}
+extension KafkaProducer: RecordForwarder {}
 
-/// The dead-letter producer's settings: it must accept any record the consumer could fetch, so its
+/// The forwarding producer's settings: it must accept any record the consumer could fetch, so its
 /// `message.max.bytes` is raised to the consumer's `receive.message.max.bytes` (librdkafka's default 100 MB when
 /// unset). A record the broker still refuses is then the broker's call, answered per attempt.
 enum DeadLetterProducer {
