@@ -113,8 +113,8 @@ import Testing
         try await wait(mixed, "attache.message.sent", count: 2)
         try await wait(viaKafka, "attache.message.sent")
         try await wait("poison-\(topics.run)", "attache.job.invalid", count: 4)
-        _ = try await eventually("the cleared batch's tombstone") {
-            try await Kcat.envelopes(brokers: brokers, topic: topics.changelogs[0]).contains { $0.contains(#""payload":null"#) } ? true : nil
+        _ = try await eventually("the cleared batch's cleared snapshot") {
+            try await Kcat.envelopes(brokers: brokers, topic: topics.changelogs[0]).contains { $0.contains("cleared") } ? true : nil
         }
 
         let directory = environment.workspace.appendingPathComponent("schemas-\(topics.run)")
