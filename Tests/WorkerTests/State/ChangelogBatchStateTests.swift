@@ -358,11 +358,8 @@ import TestSupport
         #expect(released.value)
     }
 
-    @Test func aStoreThatRefusesWritesHoldsTheRecordsAndBlocksIntakeUntilItTakesThem() async throws {
-        let fixture = try Fixture()
-        fixture.state.restored(partition: 2, through: 0, epoch: 12)
-        let blocked = Locked<[Bool]>([])
-        fixture.state.onStoreBlocked { value in blocked.update { $0.append(value) } }
+    /// Makes the store refuse writes, then has a snapshot of batch "trip" delivered; says when its record is let go.
+    private func deliverToARefusingStore(_ fixture: Fixture) async -> Locked<Bool> {
         fixture.refusing.update { $0 = true }
         let runner = fixture.runner()
         rejectOne(runner, "a", offset: 1)
@@ -371,6 +368,15 @@ import TestSupport
         let released = Locked(false)
         fixture.state.whenRecorded(batchId: "trip", version: runner.stateVersion) { released.update { $0 = true } }
         fixture.producer.report(0, .success(KafkaDeliveryReport(topic: "attache.batches", partition: 2, offset: 0)))
+        return released
+    }
+
+    @Test func aStoreThatRefusesWritesHoldsTheRecordsAndBlocksIntakeUntilItTakesThem() async throws {
+        let fixture = try Fixture()
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
+        let blocked = Locked<[Bool]>([])
+        fixture.state.onStoreBlocked { value in blocked.update { $0.append(value) } }
+        let released = await deliverToARefusingStore(fixture)
 
         #expect(await eventually(within: .seconds(20)) { blocked.value == [true] })
         #expect(fixture.state.isBlocked)
@@ -388,12 +394,7 @@ import TestSupport
     @Test func aLeavingPartitionsRefusedSnapshotsAreLetGoWithoutTheirRows() async throws {
         let fixture = try Fixture()
         fixture.state.restored(partition: 2, through: 0, epoch: 12)
-        fixture.refusing.update { $0 = true }
-        let runner = fixture.runner()
-        rejectOne(runner, "a", offset: 1)
-        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
-        await fixture.handed(1)
-        fixture.producer.report(0, .success(KafkaDeliveryReport(topic: "attache.batches", partition: 2, offset: 0)))
+        _ = await deliverToARefusingStore(fixture)
         #expect(await eventually(within: .seconds(20)) { fixture.state.isBlocked })
         // The handover does not wait for the store: the changelog has the snapshot, the next owner reads it there.
         await fixture.state.flush(partitions: [2])

@@ -59,14 +59,9 @@ import TestSupport
         _ = try await producer.send(SnapshotRecord.tombstone(topic: topic, batchId: "gone", partition: 0))
         _ = try await producer.send(Self.record(topic, Self.batch("pending", files: ["p"], pending: true), generation: 5))
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("restore-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try BatchStateStore.open(path: directory.appendingPathComponent("state.db").path).0
-        let state = ChangelogBatchState(topic: topic, store: store, producer: producer, configuration: EngineConfiguration(),
-                                        flushInterval: .zero, maxBytes: 1 << 20,
-                                        eventsDelivered: { $0() }, logger: .silent, onLoss: { _ in })
-        let restore = ChangelogRestore(topic: topic, reader: try KafkaPartitionReader(configuration: kafka), state: state,
-                                       configuration: EngineConfiguration(), logger: .silent)
+        let restorer = try Restorer(topic: topic, kafka: kafka, producer: producer)
+        defer { try? FileManager.default.removeItem(at: restorer.directory) }
+        let (state, restore, store) = (restorer.state, restorer.restore, restorer.state.store)
         let first = try await restore.restore(partition: 0)
         #expect(first.recordsRead == 5 && first.fenced == 1 && first.rebuilt)
         #expect(state.load(batchId: "kept", partition: 0)?.attachments.map(\.fileId) == ["a", "b"],
