@@ -1,5 +1,6 @@
 import Testing
 @testable import KafkaIO
+import TestSupport
 
 @Suite struct OffsetWatermarkTests {
     private func watermark(delivering offsets: some Sequence<Int64>) -> OffsetWatermark {
@@ -137,17 +138,4 @@ import Testing
 /// Runs a mutating call outside `#expect`, whose autoclosure cannot mutate.
 private func apply(_ watermark: inout OffsetWatermark, _ call: (inout OffsetWatermark) -> Bool) -> Bool {
     call(&watermark)
-}
-
-/// A seeded generator so the shuffled test is reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -31,9 +31,16 @@ import TestSupport
             if refused { throw KafkaError(.queueFull, "full") }
         }
 
+        /// Returns at once when there is room: room made before the wait began is not missed (the real producer's
+        /// poll thread wakes waiters after every poll, so it cannot miss it either).
         func waitForQueueSpace() async {
             await withCheckedContinuation { continuation in
-                state.withLock { $0.spaceWaiters.append(continuation) }
+                let room = state.withLock { state -> Bool in
+                    guard state.refuseForRoom else { return true }
+                    state.spaceWaiters.append(continuation)
+                    return false
+                }
+                if room { continuation.resume() }
             }
         }
 

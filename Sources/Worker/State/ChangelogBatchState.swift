@@ -16,55 +16,146 @@ import UploadEngine
 /// to the publisher, and produced only once those were delivered. The next owner takes a recorded state as told —
 /// it publishes no second `file.uploaded` — so a snapshot ahead of its events would lose them at a handover.
 ///
-/// What is owed is tracked per batch only while something is owed (dirty, in flight, or waited for), so memory
+/// What is owed is tracked per batch only while something is owed (due, in flight, or waited for), so memory
 /// follows the batches being changed, not all batches ever seen. Idle batches out of the registry's memory are kept
 /// encoded, the most recently recorded `worker.maxCachedBatches` of them within `state.cacheMax` bytes (``RecentSnapshots``).
 final class ChangelogBatchState: BatchDurability {
-    /// What the next flush takes a snapshot of. Both cases are references: `owed` keeps the capacity of its busiest
-    /// moment, so its entries stay a few words each (a batch inline held kilobytes per batch of a burst, long after).
-    private enum Dirty {
-        /// A batch in memory, driven by its runner: its state at the flush.
-        case runner(BatchRunner)
-        /// A batch a record settled as a value, with no runner (``settled(batchId:partition:batch:)``): the same box
-        /// as ``Owed/settled``.
-        case value(SettledBatch)
+    /// A batch settled as a value, boxed: the lifecycle's entries stay a few words each (a batch inline held
+    /// kilobytes per batch of a burst, long after, in a table that keeps the capacity of its busiest moment).
+    private final class SettledBatch: Sendable {
+        let batch: UploadBatch
+        init(_ batch: UploadBatch) { self.batch = batch }
     }
 
+    /// Where one batch is between its change and the changelog (§4.1 *One owner, in order*): one case at a time,
+    /// each carrying what it needs, so a transition cannot leave a flag of an earlier case behind (a tombstone
+    /// still owed while `load` read the store's older row; a settled value answered after its partition left).
+    private enum Stage {
+        /// Held by its runner, which `load` is never asked about; `due` while a change waits for the next flush.
+        case live(BatchRunner, due: Bool)
+        /// Settled as a value, with no runner (a cleared batch is one): what `load` answers until a snapshot at least
+        /// this new is stored, since nothing else holds it meanwhile.
+        case settling(SettledBatch, due: Bool)
+        /// Expired: its tombstone is due or on its way, and `load` answers nothing — not the store's older row —
+        /// until the tombstone is stored.
+        case expiring(due: Bool)
+        /// Nothing held: only records on their way or waiters keep the entry.
+        case recorded
+
+        var isDue: Bool {
+            switch self {
+            case .live(_, let due), .settling(_, let due), .expiring(let due): due
+            case .recorded: false
+            }
+        }
+    }
+
+    /// What one flush takes of a batch.
+    private enum Take {
+        case runner(BatchRunner)
+        case value(UploadBatch)
+        case tombstone
+    }
+
+    /// One batch while something is owed for it: its stage, and the records of it on their way.
     private struct Owed {
         var partition: Int32
-        /// What to snapshot at the next flush; nil when nothing changed since the snapshot in flight.
-        var dirty: Dirty?
-        /// The newest batch settled as a value, until a snapshot at least that new is delivered: what `load` gives
-        /// back meanwhile, since no runner holds it and the store does not have it yet.
-        var settled: SettledBatch?
-        /// A tombstone is due instead of a snapshot.
-        var tombstone = false
+        var stage: Stage = .recorded
         /// Snapshots of the batch produced and not yet delivered.
         var inFlight = 0
-        /// The newest version delivered while this entry lived.
+        /// The newest version of the current life delivered while this entry lived.
         var delivered = -1
+        /// Counts the batch's lives while the entry lasts: an expired batch made again starts at version 1, and its
+        /// partition leaving ends what this worker recorded of it. A record of an earlier life, delivered late,
+        /// says nothing about the versions of this one.
+        var life = 0
         /// Records of the batch handed to the producer so far, snapshots and tombstones: a record acknowledged
         /// without a place is produced again only while none went out after it (else the later one stands for it).
         var handed = 0
         var waiters: [(version: Int, action: @Sendable () -> Void)] = []
 
-        var isDone: Bool { dirty == nil && !tombstone && inFlight == 0 && waiters.isEmpty && settled == nil }
-        /// A snapshot or tombstone is due at the next flush.
-        var isDue: Bool { dirty != nil || tombstone }
-
-        /// Applies `change` for a batch of `partition`; true when that made a snapshot or tombstone due.
-        mutating func apply(_ change: (inout Owed) -> Void, partition: Int32) -> Bool {
-            self.partition = partition
-            let wasDue = isDue
-            change(&self)
-            return !wasDue && isDue
+        var isDone: Bool {
+            guard inFlight == 0, waiters.isEmpty else { return false }
+            switch stage {
+            case .live(_, let due): return !due
+            case .recorded: return true
+            case .settling, .expiring: return false
+            }
         }
-    }
 
-    /// A batch settled as a value, boxed (see ``Dirty``), shared by what is due and what `load` answers with.
-    private final class SettledBatch: Sendable {
-        let batch: UploadBatch
-        init(_ batch: UploadBatch) { self.batch = batch }
+        /// What a record waiting for a version must still wait for: something due or on its way.
+        var isRecording: Bool { stage.isDue || inFlight > 0 }
+
+        /// Moves to `stage` for a batch of `partition`; true when that made a snapshot or tombstone due.
+        mutating func enter(_ stage: Stage, partition: Int32) -> Bool {
+            self.partition = partition
+            if case .expiring = self.stage {
+                if case .expiring = stage {} else { startLife() }
+            }
+            let wasDue = self.stage.isDue
+            self.stage = stage
+            return !wasDue && stage.isDue
+        }
+
+        /// The flush takes what is due: it is on its way from now on.
+        mutating func take() -> Take? {
+            let taken: Take
+            switch stage {
+            case .live(let runner, true): taken = .runner(runner); stage = .live(runner, due: false)
+            case .settling(let settled, true): taken = .value(settled.batch); stage = .settling(settled, due: false)
+            case .expiring(true): taken = .tombstone; stage = .expiring(due: false)
+            default: return nil
+            }
+            inFlight += 1
+            return taken
+        }
+
+        /// A runner's snapshot could not be taken yet: due again, unless a later change took its place meanwhile.
+        /// True when it became due.
+        mutating func untake(_ runner: BatchRunner) -> Bool {
+            inFlight -= 1
+            guard case .live(_, false) = stage else { return false }
+            stage = .live(runner, due: true)
+            return true
+        }
+
+        /// A record of the batch ended: delivered at `version` and stored (nil when a newer record stands for it).
+        /// A settled value or an expiry is over once nothing of it is owed.
+        mutating func finish(delivered version: Int?, life: Int) {
+            inFlight -= 1
+            if let version, life == self.life { delivered = max(delivered, version) }
+            switch stage {
+            case .settling(let settled, false) where delivered >= settled.batch.stateVersion: stage = .recorded
+            case .expiring(false) where inFlight == 0: stage = .recorded
+            default: break
+            }
+        }
+
+        /// The waiters that records delivered so far answer: all once nothing is due or on its way.
+        mutating func answered() -> [@Sendable () -> Void] {
+            guard !stage.isDue, !waiters.isEmpty else { return [] }
+            let delivered = self.delivered
+            if inFlight == 0 || waiters.allSatisfy({ $0.version <= delivered }) {
+                defer { waiters = [] }
+                return waiters.map(\.action)
+            }
+            defer { waiters.removeAll { $0.version <= delivered } }
+            return waiters.filter { $0.version <= delivered }.map(\.action)
+        }
+
+        /// The batch's partition left this worker: nothing more is taken of it (a snapshot still due would carry no
+        /// epoch of this worker's), no settled value is answered from memory, and records waiting for it are not
+        /// answered — they stay uncommitted, for the next owner to replay.
+        mutating func release() {
+            stage = .recorded
+            waiters = []
+            startLife()
+        }
+
+        private mutating func startLife() {
+            life += 1
+            delivered = -1
+        }
     }
 
     private struct State {
@@ -73,11 +164,15 @@ final class ChangelogBatchState: BatchDurability {
         /// whose snapshot is still on its way (tens of thousands in a burst, every `state.flushInterval`).
         var due: [String] = []
         var flushScheduled = false
+        /// Flushes and releases between taking their work and handing it on (outside the lock): not idle yet.
+        var passes = 0
         /// Per partition: the changelog offset the local store is restored up to, and offsets written by this
         /// worker beyond it, so the checkpoint advances only over a contiguous run of what it has applied.
         var checkpoints: [Int32: CheckpointTracker] = [:]
         /// Per partition: the fencing epoch this worker's snapshots carry (``SnapshotRecord``), claimed by its restore.
         var epochs: [Int32: Int64] = [:]
+        /// Partitions released and not restored since: what a flush took of them before is not produced.
+        var released: Set<Int32> = []
         /// Attempts at re-producing a snapshot the broker acknowledged without an offset, by batch.
         var unplaced: [String: Int] = [:]
         /// Records waiting to be handed to the producer, in the order they were released: when the producer's queue
@@ -105,24 +200,20 @@ final class ChangelogBatchState: BatchDurability {
 
         /// One record of the batch in flight ended: delivered at `version` (and in the store), or nil when a newer
         /// one stands for it. Lets go the waiters it answers; forgets the batch once nothing is owed.
-        mutating func finish(_ batchId: String, delivered version: Int?, into ready: inout [@Sendable () -> Void]) {
+        mutating func finish(_ batchId: String, delivered version: Int?, stamp: Stamp,
+                             into ready: inout [@Sendable () -> Void]) {
             // Taken out, so changing it copies nothing; put back unless done.
             guard var entry = owed.removeValue(forKey: batchId) else { return }
-            entry.inFlight -= 1
-            if let version { entry.delivered = max(entry.delivered, version) }
-            // The store (and the cache) has it now.
-            if let settled = entry.settled, entry.delivered >= settled.batch.stateVersion { entry.settled = nil }
-            if entry.dirty == nil && !entry.tombstone && !entry.waiters.isEmpty {
-                let delivered = entry.delivered, idle = entry.inFlight == 0
-                if idle || entry.waiters.allSatisfy({ $0.version <= delivered }) {
-                    ready += entry.waiters.lazy.map(\.action)
-                    entry.waiters = []
-                } else {
-                    ready += entry.waiters.lazy.filter { $0.version <= delivered }.map(\.action)
-                    entry.waiters.removeAll { $0.version <= delivered }
-                }
-            }
+            entry.finish(delivered: version, life: stamp.life)
+            ready += entry.answered()
             if !entry.isDone { owed[batchId] = entry }
+        }
+
+        /// Whether a record taken under `stamp` is of a claim of its partition this worker no longer holds: released
+        /// since, or claimed again by a later restore. Such a record is neither produced nor stored — its partition's
+        /// next restore reads what of it reached the changelog and fences it there (``ChangelogRestore``).
+        func isStale(_ stamp: Stamp, partition: Int32) -> Bool {
+            released.contains(partition) || epochs[partition] != stamp.claim
         }
 
         /// Notes that a flush is scheduled; true when none was, so the caller schedules it.
@@ -132,15 +223,37 @@ final class ChangelogBatchState: BatchDurability {
         }
     }
 
+    /// Where `load` finds a batch: in the lifecycle, or absent there and looked up in the cache, then the store.
+    private enum Held {
+        case settled(UploadBatch)
+        case absent
+        case encoded(Data)
+        case stored
+    }
+
     /// What one flush took: produced once `ready`.
     private struct Gate {
         var ready = false
         let records: [Taken]
     }
 
-    private enum Taken {
-        case snapshot(UploadBatch, batchId: String, partition: Int32)
-        case tombstone(batchId: String, partition: Int32)
+    /// What a record was taken under: its partition's claim (the epoch of this worker's restore; nil before one)
+    /// and its batch's life (``Owed/life``).
+    private struct Stamp: Sendable {
+        let claim: Int64?
+        let life: Int
+    }
+
+    private struct Taken {
+        enum Record {
+            case snapshot(UploadBatch)
+            case tombstone
+        }
+
+        let record: Record
+        let batchId: String
+        let partition: Int32
+        let stamp: Stamp
     }
 
     let topic: String
@@ -167,9 +280,9 @@ final class ChangelogBatchState: BatchDurability {
     private let storeQueue = DispatchQueue(label: "attache.batch-store")
     /// Told when the store starts or stops refusing writes.
     private let storeObserver = Mutex<(@Sendable (Bool) -> Void)?>(nil)
-    /// How long a refused store write waits before it is tried again; doubles up to ``storeRetryCap``.
-    private static let storeRetryStart = Duration.milliseconds(100)
-    private static let storeRetryCap = Duration.seconds(5)
+    /// How long a refused store write waits before it is tried again; doubles up to `storeRetryCap`.
+    private let storeRetryStart: Duration
+    private let storeRetryCap: Duration
     /// Snapshots are encoded and produced here once their events are delivered, in flush order.
     private let encodeQueue = DispatchQueue(label: "attache.batch-snapshots")
 
@@ -181,9 +294,11 @@ final class ChangelogBatchState: BatchDurability {
     /// A snapshot or tombstone on its way to the producer.
     private struct Outgoing: Sendable {
         let record: KafkaProducerRecord
+        var partition: Int32 { record.partition ?? -1 }
         let batchId: String
         let version: Int
         let change: BatchChange
+        let stamp: Stamp
         /// Its place among the batch's records handed to the producer (``Owed/handed``), set when handed over.
         var order = 0
     }
@@ -194,11 +309,13 @@ final class ChangelogBatchState: BatchDurability {
         let partition: Int32
         let version: Int
         let change: BatchChange
+        let stamp: Stamp
     }
 
     init(topic: String, store: BatchStateStore, producer: any RecordProducer, configuration: EngineConfiguration,
          flushInterval: Duration, maxBytes: Int, cachedBatches: Int = 0, cachedBytes: Int = .max,
-         writer: String = "", storeWrite: StoreWrite? = nil,
+         writer: String = "", storeWrite: StoreWrite? = nil, storeRetryStart: Duration = .milliseconds(100),
+         storeRetryCap: Duration = .seconds(5),
          eventsDelivered: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
          logger: Logger, metrics: WorkerMetrics = WorkerMetrics(), onLoss: @escaping @Sendable (String) -> Void) {
         self.state = Mutex(State(recent: RecentSnapshots(limit: cachedBatches, byteLimit: cachedBytes)))
@@ -210,6 +327,8 @@ final class ChangelogBatchState: BatchDurability {
         self.flushInterval = flushInterval
         self.maxBytes = maxBytes
         self.writer = writer
+        self.storeRetryStart = storeRetryStart
+        self.storeRetryCap = storeRetryCap
         self.storeWrite = storeWrite ?? { [store] changes, partition, checkpoint in
             try store.apply(changes, partition: partition, checkpoint: checkpoint)
         }
@@ -236,16 +355,29 @@ final class ChangelogBatchState: BatchDurability {
     var owedCapacity: Int { state.withLock { $0.owed.capacity } }
 
     /// Batches with a change not yet delivered to the changelog: owed a snapshot, or with one on its way.
-    var pendingCount: Int { state.withLock { $0.owed.values.count { $0.dirty != nil || $0.tombstone || $0.inFlight > 0 } } }
+    var pendingCount: Int { state.withLock { $0.owed.values.count(where: \.isRecording) } }
 
     func load(batchId: String, partition: Int32) -> UploadBatch? {
         do {
-            let (settled, cached) = state.withLock { state -> (UploadBatch?, Data?) in
-                if let owed = state.owed[batchId], owed.partition == partition, let settled = owed.settled { return (settled.batch, nil) }
-                return (nil, state.recent.take(batchId, partition: partition))
+            let held = state.withLock { state -> Held in
+                if let owed = state.owed[batchId], owed.partition == partition {
+                    switch owed.stage {
+                    case .settling(let settled, _): return .settled(settled.batch)
+                    case .expiring: return .absent
+                    case .live, .recorded: break
+                    }
+                }
+                return state.recent.take(batchId, partition: partition).map(Held.encoded) ?? .stored
             }
-            if let settled { return settled }
-            guard let snapshot = try cached ?? store.batch(partition: partition, batchId: batchId)?.snapshot else { return nil }
+            let snapshot: Data
+            switch held {
+            case .settled(let batch): return batch
+            case .absent: return nil
+            case .encoded(let cached): snapshot = cached
+            case .stored:
+                guard let row = try store.batch(partition: partition, batchId: batchId) else { return nil }
+                snapshot = row.snapshot
+            }
             return try BatchSnapshot.decode(snapshot, configuration: configuration).batch
         } catch {
             // A row that cannot be read is a cache miss: the batch starts afresh, as it would without the store.
@@ -256,28 +388,23 @@ final class ChangelogBatchState: BatchDurability {
     }
 
     func changed(batchId: String, partition: Int32, runner: BatchRunner) {
-        owe(batchId, partition: partition) { $0.dirty = .runner(runner); $0.tombstone = false }
+        owe(batchId, partition: partition, .live(runner, due: true))
     }
 
     func settled(batchId: String, partition: Int32, batch: UploadBatch) {
-        owe(batchId, partition: partition) { owed in
-            let settled = SettledBatch(batch)
-            owed.dirty = .value(settled)
-            owed.settled = settled
-            owed.tombstone = false
-        }
+        owe(batchId, partition: partition, .settling(SettledBatch(batch), due: true))
     }
 
     func forget(batchId: String, partition: Int32) {
         state.withLock { $0.recent.remove(batchId, partition: partition) }
-        owe(batchId, partition: partition) { $0.dirty = nil; $0.settled = nil; $0.tombstone = true }
+        owe(batchId, partition: partition, .expiring(due: true))
     }
 
     func whenRecorded(batchId: String, version: Int, _ action: @escaping @Sendable () -> Void) {
         let now = state.withLock { state -> Bool in
             guard !state.broken else { return false }
-            guard let owed = state.owed[batchId], owed.dirty != nil || owed.tombstone || owed.inFlight > 0 else { return true }
-            if owed.delivered >= version && owed.dirty == nil && !owed.tombstone { return true }
+            guard let owed = state.owed[batchId], owed.isRecording else { return true }
+            if owed.delivered >= version && !owed.stage.isDue { return true }
             // In place: a copy taken out and written back would copy the waiters on every append.
             state.owed[batchId]!.waiters.append((version, action))
             return false
@@ -320,6 +447,7 @@ final class ChangelogBatchState: BatchDurability {
         state.withLock { state in
             state.checkpoints[partition] = CheckpointTracker(next: offset)
             state.epochs[partition] = epoch
+            state.released.remove(partition)
         }
     }
 
@@ -358,11 +486,13 @@ final class ChangelogBatchState: BatchDurability {
         state.withLock { state in
             state.checkpoints.removeValue(forKey: partition)
             state.epochs.removeValue(forKey: partition)
+            state.released.insert(partition)
             state.recent.removePartition(partition)
-            // Its next owner may change them: a later assignment reads them back from the changelog instead.
-            let leaving = state.owed.compactMap { $0.value.partition == partition && $0.value.settled != nil ? $0.key : nil }
+            // Its next owner may change them: a later assignment reads them back from the changelog instead. A revoke
+            // flushed them first; a lost partition's are the new owner's to redo.
+            let leaving = state.owed.compactMap { $0.value.partition == partition ? $0.key : nil }
             for batchId in leaving {
-                state.owed[batchId]!.settled = nil
+                state.owed[batchId]!.release()
                 if state.owed[batchId]!.isDone { state.owed.removeValue(forKey: batchId) }
             }
         }
@@ -370,10 +500,11 @@ final class ChangelogBatchState: BatchDurability {
 
     // MARK: - Flushing
 
-    private func owe(_ batchId: String, partition: Int32, _ change: (inout Owed) -> Void) {
+    /// The one place a batch's stage is set from outside a flush or a delivery.
+    private func owe(_ batchId: String, partition: Int32, _ stage: Stage) {
         let schedule = state.withLock { state -> Bool in
             // One look-up of the batch id, under the lock every change of every batch takes.
-            if state.owed[batchId, default: Owed(partition: partition)].apply(change, partition: partition) {
+            if state.owed[batchId, default: Owed(partition: partition)].enter(stage, partition: partition) {
                 state.due.append(batchId)
             }
             return state.scheduleFlushIfNeeded()
@@ -393,42 +524,44 @@ final class ChangelogBatchState: BatchDurability {
     /// delivered. Snapshots are taken now, so one record carries all of a batch's changes since its last flush; a
     /// batch whose latest events are still on their way to the publisher waits for the next flush.
     private func flushNow() {
-        let due = state.withLock { state -> [(String, Int32, Dirty?)] in
+        let due = state.withLock { state -> [(String, Int32, Take, Stamp)] in
             state.flushScheduled = false
+            state.passes += 1
             let ids = state.due
             state.due = []
-            var due: [(String, Int32, Dirty?)] = []
+            var due: [(String, Int32, Take, Stamp)] = []
             due.reserveCapacity(ids.count)
             for batchId in ids {
-                guard let owed = state.owed[batchId], owed.isDue else { continue }
-                due.append((batchId, owed.partition, owed.dirty))
-                state.owed[batchId]!.dirty = nil
-                state.owed[batchId]!.tombstone = false
-                state.owed[batchId]!.inFlight += 1
+                guard let taken = state.owed[batchId]?.take() else { continue }
+                let owed = state.owed[batchId]!
+                due.append((batchId, owed.partition, taken, Stamp(claim: state.epochs[owed.partition], life: owed.life)))
             }
             return due
         }
         var taken: [Taken] = []
         taken.reserveCapacity(due.count)
         var unready: [(batchId: String, runner: BatchRunner)] = []
-        for (batchId, partition, dirty) in due {
-            switch dirty {
+        for (batchId, partition, take, stamp) in due {
+            switch take {
             case .runner(let runner):
                 if let batch = runner.recordableSnapshot {
-                    taken.append(.snapshot(batch, batchId: batchId, partition: partition))
+                    taken.append(Taken(record: .snapshot(batch), batchId: batchId, partition: partition, stamp: stamp))
                 } else {
                     unready.append((batchId, runner))
                 }
-            case .value(let settled):
-                taken.append(.snapshot(settled.batch, batchId: batchId, partition: partition))
-            case nil:
-                taken.append(.tombstone(batchId: batchId, partition: partition))
+            case .value(let batch):
+                taken.append(Taken(record: .snapshot(batch), batchId: batchId, partition: partition, stamp: stamp))
+            case .tombstone:
+                taken.append(Taken(record: .tombstone, batchId: batchId, partition: partition, stamp: stamp))
             }
         }
         if !unready.isEmpty { owe(again: unready) }
-        guard !taken.isEmpty else { return }
+        guard !taken.isEmpty else {
+            state.withLock { $0.passes -= 1 }
+            return
+        }
         let gate = state.withLock { state -> Int in
-            defer { state.nextGate += 1 }
+            defer { state.nextGate += 1; state.passes -= 1 }
             state.gates[state.nextGate] = Gate(records: taken)
             return state.nextGate
         }
@@ -443,12 +576,8 @@ final class ChangelogBatchState: BatchDurability {
     /// Batches a flush could not take yet are owed again (unless a tombstone took their place meanwhile).
     private func owe(again unready: [(batchId: String, runner: BatchRunner)]) {
         let schedule = state.withLock { state -> Bool in
-            for (batchId, runner) in unready {
-                state.owed[batchId]!.inFlight -= 1
-                if !state.owed[batchId]!.isDue {
-                    state.owed[batchId]!.dirty = .runner(runner)
-                    state.due.append(batchId)
-                }
+            for (batchId, runner) in unready where state.owed[batchId]!.untake(runner) {
+                state.due.append(batchId)
             }
             return state.scheduleFlushIfNeeded()
         }
@@ -459,27 +588,38 @@ final class ChangelogBatchState: BatchDurability {
     /// before an earlier one. Runs on `encodeQueue` only, so one pass at a time.
     private func releaseGates() {
         while true {
+            var ready: [@Sendable () -> Void] = []
             let records = state.withLock { state -> [Taken]? in
                 guard let gate = state.gates[state.nextRelease], gate.ready else { return nil }
                 state.gates.removeValue(forKey: state.nextRelease)
                 state.nextRelease += 1
-                return gate.records
-            }
-            guard let records else { return }
-            for record in records {
-                switch record {
-                case .snapshot(let batch, let batchId, let partition):
-                    write(batch, batchId: batchId, partition: partition)
-                case .tombstone(let batchId, let partition):
-                    produce(SnapshotRecord.tombstone(topic: topic, batchId: batchId, partition: partition), batchId: batchId,
-                            version: Self.tombstoneVersion, change: .tombstone(batchId: batchId, offset: 0))
+                state.passes += 1
+                // Nothing is produced for a claim this worker no longer holds.
+                return gate.records.filter { taken in
+                    guard state.isStale(taken.stamp, partition: taken.partition) else { return true }
+                    state.finish(taken.batchId, delivered: nil, stamp: taken.stamp, into: &ready)
+                    return false
                 }
             }
+            ready.forEach { $0() }
+            guard let records else { return }
+            for taken in records {
+                switch taken.record {
+                case .snapshot(let batch):
+                    write(batch, taken)
+                case .tombstone:
+                    let record = SnapshotRecord.tombstone(topic: topic, batchId: taken.batchId, partition: taken.partition,
+                                                          generation: taken.stamp.claim ?? 0)
+                    produce(record, batchId: taken.batchId, version: Self.tombstoneVersion,
+                            change: .tombstone(batchId: taken.batchId, offset: 0), stamp: taken.stamp)
+                }
+            }
+            state.withLock { $0.passes -= 1 }
         }
     }
 
-    private func write(_ batch: UploadBatch, batchId: String, partition: Int32) {
-        let generation = state.withLock { $0.epochs[partition] } ?? 0
+    private func write(_ batch: UploadBatch, _ taken: Taken) {
+        let (batchId, partition, generation) = (taken.batchId, taken.partition, taken.stamp.claim ?? 0)
         guard let bytes = BatchSnapshot.encode(batch, writerGeneration: generation, maxBytes: maxBytes) else {
             lose("the snapshot of batch \(batchId) does not fit events.maxBytes (\(maxBytes) bytes)")
             return
@@ -491,14 +631,15 @@ final class ChangelogBatchState: BatchDurability {
                                              generation: generation, pending: batch.hasWorkToResume, updatedAt: updatedAt)
         produce(record, batchId: batchId, version: batch.stateVersion,
                 change: BatchChange(batchId: batchId, snapshot: snapshot, offset: 0, pending: batch.hasWorkToResume,
-                                    updatedAt: updatedAt))
+                                    updatedAt: updatedAt), stamp: taken.stamp)
     }
 
     /// Puts a record in the outbox: behind the others, or — `again`, a record produced before that must go out
     /// again — in front of them, where its batch's later records cannot pass it.
-    private func produce(_ record: KafkaProducerRecord, batchId: String, version: Int, change: BatchChange, again: Bool = false) {
+    private func produce(_ record: KafkaProducerRecord, batchId: String, version: Int, change: BatchChange, stamp: Stamp,
+                         again: Bool = false) {
         let start = state.withLock { state -> Bool in
-            let outgoing = Outgoing(record: record, batchId: batchId, version: version, change: change)
+            let outgoing = Outgoing(record: record, batchId: batchId, version: version, change: change, stamp: stamp)
             if again { state.outbox.prepend(outgoing) } else { state.outbox.append(outgoing) }
             defer { state.sending = true }
             return !state.sending
@@ -510,7 +651,13 @@ final class ChangelogBatchState: BatchDurability {
     /// room and goes on. One pass at a time (``State/sending``).
     private func sendOutbox() {
         while true {
+            var ready: [@Sendable () -> Void] = []
             let next = state.withLock { state -> Outgoing? in
+                // What waited for room while its claim ended is not produced (see releaseGates).
+                while let first = state.outbox.first, state.isStale(first.stamp, partition: first.partition) {
+                    _ = state.outbox.popFirst()
+                    state.finish(first.batchId, delivered: nil, stamp: first.stamp, into: &ready)
+                }
                 guard var next = state.outbox.first else {
                     state.sending = false
                     return nil
@@ -518,6 +665,7 @@ final class ChangelogBatchState: BatchDurability {
                 next.order = (state.owed[next.batchId]?.handed ?? 0) + 1
                 return next
             }
+            ready.forEach { $0() }
             guard let next else { return }
             do {
                 try producer.produce(next.record) { [self] outcome in delivered(outcome, next) }
@@ -560,14 +708,14 @@ final class ChangelogBatchState: BatchDurability {
                 return state.unplaced[batchId] ?? 0
             }
             guard let attempts else {
-                superseded(batchId: batchId)
+                superseded(sent)
                 return
             }
             guard attempts <= 5 else {
                 lose("a snapshot of batch \(batchId) was acknowledged without an offset \(attempts) times")
                 return
             }
-            produce(sent.record, batchId: batchId, version: sent.version, change: sent.change, again: true)
+            produce(sent.record, batchId: batchId, version: sent.version, change: sent.change, stamp: sent.stamp, again: true)
             return
         }
         let version = sent.version
@@ -576,11 +724,22 @@ final class ChangelogBatchState: BatchDurability {
         metrics.registry.increment(WorkerMetrics.snapshotsDelivered)
         let drain = state.withLock { state -> Bool in
             state.unplaced.removeValue(forKey: batchId)
-            state.stored.append(Delivered(batchId: batchId, partition: report.partition, version: version, change: change))
+            state.stored.append(Delivered(batchId: batchId, partition: report.partition, version: version, change: change,
+                                          stamp: sent.stamp))
             defer { state.storing = true }
             return !state.storing
         }
         if drain { storeQueue.async { [self] in storeDelivered() } }
+    }
+
+    /// Whether nothing is under way that goes on by itself: no flush scheduled, no flush released and not yet
+    /// produced, nothing waiting in the outbox unless `queueFull`, no delivered snapshot on its way into the store,
+    /// and none refused unless `storeRefuses`. What a step-by-step test waits for between its steps.
+    func isIdle(queueFull: Bool, storeRefuses: Bool) -> Bool {
+        state.withLock { state in
+            !state.flushScheduled && state.passes == 0 && !state.gates.values.contains(where: \.ready) && (state.outbox.isEmpty || queueFull)
+                && state.stored.isEmpty && (state.unstored.isEmpty ? !state.storing : storeRefuses)
+        }
     }
 
     /// Returns once every snapshot delivered so far is in the store and its waiting records were let go.
@@ -597,16 +756,34 @@ final class ChangelogBatchState: BatchDurability {
     /// A write the store refuses (a full disk, an I/O error) is not given up: its snapshots are kept, with the
     /// records and batches waiting for them, and written again after a growing pause; meanwhile intake takes no
     /// records and `/readyz` fails (§4.1 *Store failures*). Nothing is let go that the store could not give back.
-    private func storeDelivered(retry delay: Duration = storeRetryStart) {
+    private func storeDelivered(retry delay: Duration? = nil) {
+        let delay = delay ?? storeRetryStart
         while true {
-            let (batch, retrying) = state.withLock { state -> ([Delivered], Bool) in
+            var stale: [@Sendable () -> Void] = []
+            let (batch, retrying, took) = state.withLock { state -> ([Delivered], Bool, Bool) in
                 // Refused ones first, in the order they were delivered.
                 let retrying = !state.unstored.isEmpty
                 defer { state.stored = []; state.unstored = [] }
                 if state.stored.isEmpty && !retrying { state.storing = false }
-                return (state.unstored + state.stored, retrying)
+                // A claim's records delivered after it ended stay out of the store, and its checkpoint stays before
+                // them: the restore that claimed the partition since did not read them, and the next one decides
+                // whether they stand (an earlier epoch than the batch's newest is fenced).
+                var current: [Delivered] = []
+                for delivery in state.unstored + state.stored {
+                    if state.isStale(delivery.stamp, partition: delivery.partition) {
+                        state.finish(delivery.batchId, delivered: nil, stamp: delivery.stamp, into: &stale)
+                    } else {
+                        current.append(delivery)
+                    }
+                }
+                return (current, retrying, !state.unstored.isEmpty || !state.stored.isEmpty)
             }
-            guard !batch.isEmpty else { return }
+            stale.forEach { $0() }
+            guard took else { return }
+            guard !batch.isEmpty else {
+                if retrying { storeObserver.withLock { $0 }?(false) }
+                continue
+            }
             var refused: [Delivered] = []
             var written: [Delivered] = []
             for (partition, deliveries) in Dictionary(grouping: batch, by: \.partition) {
@@ -634,7 +811,7 @@ final class ChangelogBatchState: BatchDurability {
                     } else {
                         state.recent.remove(delivery.batchId, partition: delivery.partition)
                     }
-                    state.finish(delivery.batchId, delivered: delivery.version, into: &ready)
+                    state.finish(delivery.batchId, delivered: delivery.version, stamp: delivery.stamp, into: &ready)
                 }
                 state.unstored = refused.sorted { $0.change.offset < $1.change.offset }
                 // A dictionary never gives back the capacity a burst grew it to: tens of thousands of batches owed
@@ -648,7 +825,7 @@ final class ChangelogBatchState: BatchDurability {
             if !refused.isEmpty {
                 if !retrying { storeObserver.withLock { $0 }?(true) }
                 storeQueue.asyncAfter(deadline: .now() + delay.timeInterval) { [self] in
-                    storeDelivered(retry: min(delay * 2, Self.storeRetryCap))
+                    storeDelivered(retry: min(delay * 2, storeRetryCap))
                 }
                 return
             }
@@ -670,7 +847,7 @@ final class ChangelogBatchState: BatchDurability {
             state.unstored.removeAll { partitions.contains($0.partition) }
             for delivery in leaving {
                 state.checkpoints.removeValue(forKey: delivery.partition)
-                state.finish(delivery.batchId, delivered: delivery.version, into: &ready)
+                state.finish(delivery.batchId, delivered: delivery.version, stamp: delivery.stamp, into: &ready)
             }
             return state.unstored.isEmpty
         }
@@ -679,9 +856,9 @@ final class ChangelogBatchState: BatchDurability {
     }
 
     /// A snapshot acknowledged without a place, for which a newer one of its batch went out: that one stands for it.
-    private func superseded(batchId: String) {
+    private func superseded(_ sent: Outgoing) {
         var ready: [@Sendable () -> Void] = []
-        state.withLock { $0.finish(batchId, delivered: nil, into: &ready) }
+        state.withLock { $0.finish(sent.batchId, delivered: nil, stamp: sent.stamp, into: &ready) }
         ready.forEach { $0() }
     }
 

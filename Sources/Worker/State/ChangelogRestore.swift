@@ -51,22 +51,28 @@ struct ChangelogRestore: Sendable {
                     read += 1
                     guard let key = record.key, let batchId = String(data: key, encoding: .utf8),
                           batchId != SnapshotRecord.fenceKey else { continue }
-                    guard let value = record.value else {
-                        newest.removeValue(forKey: batchId)
-                        changes.append(.tombstone(batchId: batchId, offset: record.offset))
-                        continue
-                    }
-                    guard let header = SnapshotRecord.header(of: record) else {
+                    // Snapshots carry their writer's epoch in their headers, and so do tombstones since they too
+                    // could be a zombie's (one without is from before: applied as it comes).
+                    let header = record.value == nil ? nil : SnapshotRecord.header(of: record)
+                    if record.value != nil && header == nil {
                         logger.warn("a changelog record without Attache's headers was skipped",
                                     ["partition": String(partition), "offset": String(record.offset)])
                         continue
                     }
-                    let known = newest[batchId] ?? (fromScratch ? nil : storedGeneration(batchId, partition: partition))
-                    if let known, header.generation < known {
-                        fenced += 1
+                    let generation = header?.generation ?? SnapshotRecord.generation(of: record)
+                    if let generation {
+                        let known = newest[batchId] ?? (fromScratch ? nil : storedGeneration(batchId, partition: partition))
+                        if let known, generation < known {
+                            fenced += 1
+                            continue
+                        }
+                    }
+                    // A tombstone's epoch is remembered within the pass too: a zombie's snapshot after it is fenced.
+                    newest[batchId] = generation
+                    guard let value = record.value, let header else {
+                        changes.append(.tombstone(batchId: batchId, offset: record.offset))
                         continue
                     }
-                    newest[batchId] = header.generation
                     changes.append(BatchChange(batchId: batchId, snapshot: value, offset: record.offset, pending: header.pending,
                                                updatedAt: header.updatedAt))
                 }

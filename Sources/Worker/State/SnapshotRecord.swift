@@ -42,8 +42,18 @@ enum SnapshotRecord {
         ], partition: partition)
     }
 
-    static func tombstone(topic: String, batchId: String, partition: Int32) -> KafkaProducerRecord {
-        KafkaProducerRecord(topic: topic, key: batchId, value: nil, partition: partition)
+    /// A tombstone carries its writer's epoch too: a zombie's expiry landing after the next owner's snapshot of
+    /// the batch is fenced like its snapshots are, instead of deleting the batch the next owner goes on with.
+    static func tombstone(topic: String, batchId: String, partition: Int32, generation: Int64) -> KafkaProducerRecord {
+        KafkaProducerRecord(topic: topic, key: batchId, value: nil, headers: [
+            KafkaHeader(rawName: generationName, Data(String(generation).utf8)),
+        ], partition: partition)
+    }
+
+    /// The writer's epoch a record carries, snapshot or tombstone; nil when it carries none (a tombstone written
+    /// before tombstones carried one, or a record not written by Attache).
+    static func generation(of record: KafkaRecord) -> Int64? {
+        record.headers.last { $0.name == generationHeader }?.stringValue.flatMap(Int64.init)
     }
 
     /// What a restore reads from one changelog record.

@@ -358,6 +358,55 @@ import TestSupport
         #expect(released.value)
     }
 
+    /// A snapshot of the batch's life before its expiry, delivered after a new life's value settled, is not taken
+    /// for the new one's (both count versions from 1): the new value is answered until its own snapshot is stored.
+    @Test func aSnapshotOfAnExpiredLifeDoesNotStandForTheBatchMadeAgain() async throws {
+        let fixture = try Fixture(cachedBatches: 10)
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
+        let old = Self.settledBatch(files: ["a", "b", "c"])
+        fixture.state.settled(batchId: "trip", partition: 2, batch: old)
+        await fixture.handed(1)
+        fixture.state.forget(batchId: "trip", partition: 2)
+        await fixture.handed(2)
+        let new = Self.settledBatch(files: ["z"])
+        #expect(new.stateVersion < old.stateVersion)
+        fixture.state.settled(batchId: "trip", partition: 2, batch: new)
+        await fixture.handed(3)
+
+        await fixture.deliver(0, offset: 0)
+        #expect(fixture.state.load(batchId: "trip", partition: 2)?.count == 1,
+                "not the expired life's snapshot of three files, which was stored and cached")
+        await fixture.deliver(1, offset: 1)
+        await fixture.deliver(2, offset: 2)
+        #expect(fixture.state.load(batchId: "trip", partition: 2)?.count == 1)
+    }
+
+    /// Snapshots produced before the partition left, delivered after this worker claimed it again, stay out of the
+    /// store and hold its checkpoint back: the restore of the new claim did not read them, and the next restore fences
+    /// them by their epoch.
+    @Test func aSnapshotOfAnEarlierClaimDeliveredAfterANewOneIsNotStored() async throws {
+        let fixture = try Fixture(cachedBatches: 10)
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
+        fixture.state.settled(batchId: "trip", partition: 2, batch: Self.settledBatch(files: ["a"]))
+        await fixture.handed(1)
+        fixture.state.released(partition: 2)  // lost, without a flush
+        fixture.state.restored(partition: 2, through: 0, epoch: 20)
+        await fixture.deliver(0, offset: 0)
+        #expect(fixture.state.load(batchId: "trip", partition: 2) == nil, "what the new claim's restore read: nothing")
+        #expect(try fixture.store.batch(partition: 2, batchId: "trip") == nil)
+        #expect(try fixture.store.checkpoint(partition: 2) ?? 0 == 0, "the next restore reads the record and decides")
+    }
+
+    private static func settledBatch(files: [String]) -> UploadBatch {
+        var batch = UploadBatch(context: BatchContext(batchId: "trip", receiver: Receiver(id: "u", type: .user)),
+                                configuration: EngineConfiguration(), options: MessageOptions(send: .none))
+        for (index, file) in files.enumerated() {
+            _ = batch.applyJob([FileItem(fileId: file, name: "\(file).png", mimeType: "image/png", source: .data(Data()))],
+                               requestId: "r\(index)", options: nil, concurrency: nil, offset: Int64(index), now: Date())
+        }
+        return batch
+    }
+
     /// Makes the store refuse writes, then has a snapshot of batch "trip" delivered; says when its record is let go.
     private func deliverToARefusingStore(_ fixture: Fixture) async -> Locked<Bool> {
         fixture.refusing.update { $0 = true }

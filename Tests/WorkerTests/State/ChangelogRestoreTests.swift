@@ -56,19 +56,22 @@ import TestSupport
         // A member that lost the partition without knowing writes the batch as it saw it, under an older generation.
         _ = try await producer.send(Self.record(topic, Self.batch("kept", files: ["a"]), generation: 3))
         _ = try await producer.send(Self.record(topic, Self.batch("gone", files: ["x"]), generation: 5))
-        _ = try await producer.send(SnapshotRecord.tombstone(topic: topic, batchId: "gone", partition: 0))
+        _ = try await producer.send(SnapshotRecord.tombstone(topic: topic, batchId: "gone", partition: 0, generation: 5))
+        // The zombie again, late: its snapshot of the expired batch and its own expiry of the kept one are fenced.
+        _ = try await producer.send(Self.record(topic, Self.batch("gone", files: ["x"]), generation: 3))
+        _ = try await producer.send(SnapshotRecord.tombstone(topic: topic, batchId: "kept", partition: 0, generation: 3))
         _ = try await producer.send(Self.record(topic, Self.batch("pending", files: ["p"], pending: true), generation: 5))
 
         let restorer = try Restorer(topic: topic, kafka: kafka, producer: producer)
         defer { try? FileManager.default.removeItem(at: restorer.directory) }
         let (state, restore, store) = (restorer.state, restorer.restore, restorer.state.store)
         let first = try await restore.restore(partition: 0)
-        #expect(first.recordsRead == 5 && first.fenced == 1 && first.rebuilt)
+        #expect(first.recordsRead == 7 && first.fenced == 3 && first.rebuilt)
         #expect(state.load(batchId: "kept", partition: 0)?.attachments.map(\.fileId) == ["a", "b"],
-                "the zombie's older snapshot did not roll the batch back")
-        #expect(state.load(batchId: "gone", partition: 0) == nil)
+                "the zombie's older snapshot and tombstone did not roll the batch back or delete it")
+        #expect(state.load(batchId: "gone", partition: 0) == nil, "the zombie's snapshot did not bring the expired batch back")
         #expect(first.pending.map(\.batchId) == ["pending"])
-        #expect(try store.checkpoint(partition: 0) == 6, "past the fence record the restore wrote at the end (offset 5)")
+        #expect(try store.checkpoint(partition: 0) == 8, "past the fence record the restore wrote at the end (offset 7)")
 
         _ = try await producer.send(Self.record(topic, Self.batch("later", files: ["l"]), generation: 6))
         let second = try await restore.restore(partition: 0)
