@@ -288,6 +288,22 @@ import TestSupport
         await fixture.handed(1)
     }
 
+    /// Events lost before a flush's snapshot: the snapshot never goes out (the next owner would take it as told and
+    /// never publish the lost events), the loss is fatal, and a flush waiting for the snapshot ends instead of
+    /// holding the worker's shutdown for good.
+    @Test func eventsLostBeforeASnapshotEndTheFlushWaitingForItWithoutProducingIt() async throws {
+        let fixture = try Fixture()
+        fixture.events.hold()
+        fixture.state.changed(batchId: "trip", partition: 2, runner: fixture.runner())
+        await yieldUntil { fixture.events.waitingCount == 1 }
+        let flush = Task { await fixture.state.flush(partitions: [2]) }
+        fixture.events.fire(0, .lost)
+        await waitFor("the flush to end after the loss") { await flush.value }
+        #expect(fixture.losses.value.count == 1, "fatal, once")
+        #expect(fixture.producer.handedCount == 0, "no snapshot ahead of its lost events")
+        await fixture.state.flush(partitions: [2])  // and any later flush returns at once
+    }
+
     /// The version of the snapshot handed over `index`th.
     private func handedVersion(_ fixture: Fixture, _ index: Int) throws -> Int {
         let bytes = try #require(fixture.producer.state.withLock { $0.handed[index].record.value })
@@ -445,25 +461,26 @@ import TestSupport
 /// What a store that refuses writes throws.
 private struct StoreRefusal: Error {}
 
-/// The publisher's barrier ("every event published so far was delivered"), let through or held by a test.
+/// The publisher's barrier ("every event published so far was delivered", or one was lost), let through or held by a
+/// test.
 final class EventBarriers: Sendable {
-    private let state = Mutex<(holding: Bool, waiting: [@Sendable () -> Void])>((false, []))
+    private let state = Mutex<(holding: Bool, waiting: [@Sendable (EventsOutcome) -> Void])>((false, []))
 
     func hold() { state.withLock { $0.holding = true } }
 
     var waitingCount: Int { state.withLock { $0.waiting.count } }
 
-    func barrier(_ action: @escaping @Sendable () -> Void) {
+    func barrier(_ action: @escaping @Sendable (EventsOutcome) -> Void) {
         let now = state.withLock { state -> Bool in
             guard state.holding else { return true }
             state.waiting.append(action)
             return false
         }
-        if now { action() }
+        if now { action(.delivered) }
     }
 
-    /// Runs the `index`th barrier held (each once).
-    func fire(_ index: Int) {
-        state.withLock { $0.waiting[index] }()
+    /// Runs the `index`th barrier held (each once), telling it `outcome`.
+    func fire(_ index: Int, _ outcome: EventsOutcome = .delivered) {
+        state.withLock { $0.waiting[index] }(outcome)
     }
 }
