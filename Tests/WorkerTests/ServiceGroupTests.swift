@@ -52,7 +52,7 @@ import TestSupport
         let waiting = Task { await shutdown.wait(upTo: .seconds(3600)) }
         await Task.yield()
         shutdown.request()
-        #expect(await waiting.value == true, "ends with the stop, not after its hour")
+        #expect(await waitFor("the wait to end") { await waiting.value } == true, "ends with the stop, not after its hour")
         #expect(await shutdown.wait(upTo: .seconds(3600)) == true, "already stopped: at once")
     }
 

@@ -54,8 +54,8 @@ import TestSupport
         }
 
         /// Waits until the flush task has handed `count` records to the producer.
-        func handed(_ count: Int) async {
-            while producer.handedCount < count { await Task.yield() }
+        func handed(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+            await yieldUntil(sourceLocation: sourceLocation) { producer.handedCount >= count }
         }
 
         /// Delivers the `index`th record handed over and waits until its store write is done.
@@ -258,7 +258,7 @@ import TestSupport
         await fixture.handed(1)
         #expect(!flushed.value)
         await fixture.deliver(0, offset: 0)
-        await flush.value
+        await waitFor("the flush to end") { await flush.value }
         #expect(flushed.value)
         await fixture.state.flush(partitions: [5])  // nothing owed there: returns at once
     }
@@ -271,7 +271,7 @@ import TestSupport
         await fixture.handed(2)
         // One is lost; the other will never be delivered either (the worker stops): the flush must not wait for it.
         fixture.producer.report(0, .failure(KafkaError(.timedOut, "message timed out")))
-        await flush.value
+        await waitFor("the flush to end") { await flush.value }
         #expect(fixture.losses.value.count == 1)
         fixture.state.changed(batchId: "c", partition: 2, runner: fixture.runner("c"))
         await fixture.state.flush(partitions: [2])
@@ -447,7 +447,7 @@ import TestSupport
         Thread {
             runner.upload([FileItem(fileId: "a", name: "a.bin", source: .data(Data()))], requestId: "r", offset: 3)
         }.start()
-        await delivering.wait()
+        await waitFor("the delivery to begin") { await delivering.wait() }
         fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
         for _ in 0..<50 { await Task.yield() }
         #expect(fixture.producer.handedCount == 0, "a snapshot saying 'a' was rejected before its event went out")
