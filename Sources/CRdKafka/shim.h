@@ -21,4 +21,12 @@ static inline rd_kafka_resp_err_t attache_rd_kafka_produce(rd_kafka_t *rk, const
                              RD_KAFKA_V_END);
 }
 
+/* rd_kafka_mock_broker_push_request_error_rtts is variadic too: a typed wrapper that pushes one error (answered
+ * after rtt_ms) onto one broker's stack for one API. */
+static inline rd_kafka_resp_err_t attache_rd_kafka_mock_broker_push_request_error(rd_kafka_mock_cluster_t *mcluster,
+                                                                                  int32_t broker_id, int16_t api_key,
+                                                                                  rd_kafka_resp_err_t error, int rtt_ms) {
+    return rd_kafka_mock_broker_push_request_error_rtts(mcluster, broker_id, api_key, 1, error, rtt_ms);
+}
+
 #endif

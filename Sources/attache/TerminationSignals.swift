@@ -23,16 +23,18 @@ enum TerminationSignals {
         }
     }
 
-    /// Calls `onFirst` for the first signal and exits with 128 + the signal's number on the second; the task ends
-    /// with the process.
+    /// Calls `onFirst` for the first signal and exits with 128 + the signal's number on the second — or on the first,
+    /// when `alreadyStopping` says a stop began without a signal (a fatal error): that signal is a second request to
+    /// stop. The task ends with the process.
     @discardableResult
-    static func watch(onFirst: @escaping @Sendable (Int32) -> Void) -> Task<Void, Never> {
+    static func watch(alreadyStopping: @escaping @Sendable () -> Bool = { false },
+                      onFirst: @escaping @Sendable (Int32) -> Void) -> Task<Void, Never> {
         let signals = stream()
         return Task {
             var seen = 0
             for await number in signals {
                 seen += 1
-                guard seen > 1 else {
+                guard seen > 1 || alreadyStopping() else {
                     onFirst(number)
                     continue
                 }

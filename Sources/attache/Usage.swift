@@ -24,7 +24,8 @@ enum Usage {
     usage: attache worker [--config FILE]
 
     Consumes upload jobs, uploads their files, publishes events and sends messages until SIGTERM or SIGINT; then
-    drains in-flight batches for worker.shutdownGrace, commits and exits 0. A second signal exits at once.
+    drains in-flight batches and closes within worker.shutdownGrace, commits and exits 0. A fatal error stops it the
+    same way and exits 1. A second signal exits at once.
     Configuration comes from FILE (JSON) and ATTACHE_* environment variables, the environment winning; unknown keys
     and bad values stop the start with a message naming the key.
 

@@ -59,7 +59,7 @@ import WireFormat
         let waiter = Task.detached { hub.next(stream: stream, waiting: .seconds(30)) }
         // The waiter may not be waiting yet: closing first must end its wait all the same.
         hub.close()
-        #expect(await waiter.value == .closed)
+        #expect(await waitFor("the waiting stream to end with the close") { await waiter.value } == .closed)
         #expect(hub.openStream() == .closed)
     }
 

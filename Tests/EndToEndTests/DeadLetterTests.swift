@@ -84,8 +84,10 @@ import Testing
         let consumer = try KafkaConsumer(configuration: KafkaConfiguration(bootstrapServers: cluster.bootstrapServers,
                                                                            groupID: "\(dlq)-reader", properties: [:]),
                                          topics: [dlq])
-        var records = consumer.records.makeAsyncIterator()
-        let letter = try #require(await records.next())
+        let letter = try #require(await waitFor("the dead letter", timeout: .seconds(60)) {
+            var records = consumer.records.makeAsyncIterator()
+            return await records.next()
+        } ?? nil)
         #expect(letter.value == value, "the value byte for byte")
         #expect(letter.key == Data("big".utf8))
         #expect(Array(letter.headers.prefix(headers.count)) == headers, "original headers, empty and null values and NUL in names kept")

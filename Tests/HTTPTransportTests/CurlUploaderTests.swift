@@ -162,7 +162,7 @@ import WireFormat
         clock.advance(by: .seconds(61))
         client.slots.release()
 
-        let error = await #expect(throws: UploadError.self) { try await upload.value }
+        let error = await #expect(throws: UploadError.self) { try await waitFor("upload to end") { await upload.result }?.get() }
         #expect(error?.code == .presignedURLExpired)
         #expect(!FileManager.default.fileExists(atPath: "\(nginx.root)/dav/\(name)"))
     }

@@ -58,7 +58,7 @@ import TestSupport
                 fromFile: source, request: HTTPRequest(method: "PUT", url: listener.url + "/x"),
                 progress: { _, _ in signal.yield() })
         }
-        for await _ in started { break }
+        await waitFor("the upload to start") { for await _ in started { break } }
         let clock = ContinuousClock()
         let cancelledAt = clock.now
         upload.cancel()
@@ -70,9 +70,9 @@ import TestSupport
                 continuation.resume(returning: clock.now - cancelledAt)
             }
         }
-        let result = await upload.result
+        let result = await waitFor("the upload to end") { await upload.result }
 
-        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(throws: CancellationError.self) { try result?.get() }
         #expect(stoppedAfter < .milliseconds(100), "the transfer stopped \(stoppedAfter) after cancellation")
         #expect(client.runningTransfers == 0)
         #expect(client.loops.reduce(0) { $0 + $1.runningCount } == 0)
@@ -90,7 +90,7 @@ import TestSupport
         await yieldUntil { client.waitingTransfers == 1 }
         waiting.cancel()
 
-        await #expect(throws: CancellationError.self) { try await waiting.value }
+        await #expect(throws: CancellationError.self) { try await waitFor("waiting to end") { await waiting.result }?.get() }
         #expect(client.waitingTransfers == 0)
         #expect(client.loops[0].peakRunningCount == 0)
         client.slots.release()

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import KafkaIO
 
 @Suite struct CompletionPromiseTests {
@@ -35,7 +36,7 @@ import Testing
         let promise = CompletionPromise<Int>()
         let waiting = Task { try await promise.value() }
         waiting.cancel()
-        await #expect(throws: CancellationError.self) { try await waiting.value }
+        await #expect(throws: CancellationError.self) { try await waitFor("waiting to end") { await waiting.result }?.get() }
         promise.fulfill(.success(5))
         #expect(try await promise.value() == 5)
     }

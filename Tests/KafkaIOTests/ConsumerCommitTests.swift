@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import KafkaIO
 
@@ -60,7 +61,7 @@ import Testing
         consumer.shared.state.withLock { $0.joinSteady = false }
         let held = Task { try await consumer.commit() }
         consumer.shared.state.withLock { $0.joinSteady = true }
-        try await held.value
+        try await waitFor("held to end") { await held.result }?.get()
         #expect(try await consumer.committedOffsets(for: [partition]) == [partition: 2])
         try await consumer.close()
     }
@@ -75,9 +76,9 @@ import Testing
             topics: [topic], options: KafkaConsumerOptions(commitInterval: .milliseconds(50)))
         let delivered = await consumer.records.first(4)
         consumer.markFinished(delivered[0...1])
-        var committed: [TopicPartition: Int64] = [:]
-        while committed[partition] != 2 {
-            committed = try await consumer.committedOffsets(for: [partition])
+        let committed = try await eventually("offset 2 to be committed", timeout: .seconds(30), every: .milliseconds(10)) {
+            let committed = try await consumer.committedOffsets(for: [partition])
+            return committed[partition] == 2 ? committed : nil
         }
         try await consumer.close()
         #expect(committed == [partition: 2])

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Synchronization
 import Testing
 @testable import KafkaIO
@@ -33,8 +34,12 @@ final class DeliveryLog: Sendable {
     var records: [KafkaRecord] { state.withLock { $0.records } }
     var events: [KafkaConsumerEvent] { state.withLock { $0.events } }
 
-    /// Returns once at least `count` records arrived.
-    func waitForRecords(_ count: Int) async {
+    /// Returns once at least `count` records arrived (at most 60 s: then an issue is recorded).
+    func waitForRecords(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+        await waitFor("\(count) records", timeout: .seconds(60), sourceLocation: sourceLocation) { await self.reach(count) }
+    }
+
+    private func reach(_ count: Int) async {
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state in
                 if state.records.count >= count { return true }
@@ -149,13 +154,16 @@ final class DeliveryLog: Sendable {
         let consumer = try KafkaConsumer(
             configuration: SharedMockCluster.configuration(cluster, group: SharedMockCluster.unique("group")),
             topics: [topic], options: KafkaConsumerOptions(maxBufferedRecords: 20, throttlePauseDelay: pauseDelay, pollBatchSize: 10))
-        var iterator = consumer.records.makeAsyncIterator()
-        var offsets: [Int64] = []
-        var mostBuffered = 0
-        while offsets.count < 200, let record = await iterator.next() {
-            offsets.append(record.offset)
-            mostBuffered = max(mostBuffered, consumer.bufferedRecordCount)
-        }
+        let (offsets, mostBuffered) = await waitFor("200 records", timeout: .seconds(60)) { () -> ([Int64], Int) in
+            var iterator = consumer.records.makeAsyncIterator()
+            var offsets: [Int64] = []
+            var mostBuffered = 0
+            while offsets.count < 200, let record = await iterator.next() {
+                offsets.append(record.offset)
+                mostBuffered = max(mostBuffered, consumer.bufferedRecordCount)
+            }
+            return (offsets, mostBuffered)
+        } ?? ([], 0)
         try await consumer.close()
         #expect(offsets == Array(0..<200))
         #expect(mostBuffered <= 20 + 10, "the buffer stops at its mark plus one poll batch, whether or not fetching paused")

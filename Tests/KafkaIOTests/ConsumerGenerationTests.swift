@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import KafkaIO
 
@@ -19,13 +20,14 @@ import KafkaIO
         try await second.close()
 
         // The partitions come back to the first member in the rebalance after the second one left.
-        var regained: Int32?
-        for await event in first.events {
-            if case .assigned(let partitions) = event, !Set(partitions).isDisjoint(with: moved) {
-                regained = first.groupGeneration
-                break
+        let regained = await waitFor("the partitions to come back to the first member", timeout: .seconds(60)) { () -> Int32? in
+            for await event in first.events {
+                if case .assigned(let partitions) = event, !Set(partitions).isDisjoint(with: moved) {
+                    return first.groupGeneration
+                }
             }
-        }
+            return nil
+        } ?? nil
         try await first.close()
 
         #expect(joined >= 1)

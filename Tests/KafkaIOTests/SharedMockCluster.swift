@@ -1,4 +1,6 @@
 import Foundation
+import Testing
+import TestSupport
 import KafkaIO
 
 /// One mock cluster for all KafkaIO integration tests, started on first use; tests use unique topics and groups.
@@ -57,23 +59,27 @@ enum SharedMockCluster {
 }
 
 extension KafkaRecordSequence {
-    /// Reads exactly `count` records.
-    func first(_ count: Int) async -> [KafkaRecord] {
-        var result: [KafkaRecord] = []
-        var iterator = makeAsyncIterator()
-        while result.count < count, let record = await iterator.next() {
-            result.append(record)
-        }
-        return result
+    /// Reads exactly `count` records — or, after 60 s, what arrived, with an issue recorded.
+    func first(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async -> [KafkaRecord] {
+        await waitFor("\(count) records", timeout: .seconds(60), sourceLocation: sourceLocation) { [self] in
+            var result: [KafkaRecord] = []
+            var iterator = makeAsyncIterator()
+            while result.count < count, let record = await iterator.next() {
+                result.append(record)
+            }
+            return result
+        } ?? []
     }
 }
 
 extension AsyncStream where Element == KafkaConsumerEvent {
-    /// Waits for the first assignment that is not empty.
-    func firstAssignment() async -> [TopicPartition] {
-        for await event in self {
-            if case .assigned(let partitions) = event, !partitions.isEmpty { return partitions }
-        }
-        return []
+    /// Waits for the first assignment that is not empty (at most 60 s: then an issue is recorded).
+    func firstAssignment(sourceLocation: SourceLocation = #_sourceLocation) async -> [TopicPartition] {
+        await waitFor("a first assignment", timeout: .seconds(60), sourceLocation: sourceLocation) { [self] in
+            for await event in self {
+                if case .assigned(let partitions) = event, !partitions.isEmpty { return partitions }
+            }
+            return []
+        } ?? []
     }
 }

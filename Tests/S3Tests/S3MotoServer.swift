@@ -92,7 +92,10 @@ struct S3MotoServer: Sendable {
         process.whenExited { startup.exited(status: $0) }
         let port: Int
         do {
-            port = try await startup.port()
+            guard let started = await waitFor("moto_server to serve", timeout: .seconds(60), { () -> Result<Int, any Error> in
+                do { return .success(try await startup.port()) } catch { return .failure(error) }
+            }) else { throw S3IntegrationFailure("moto_server did not serve within 60 s") }
+            port = try started.get()
         } catch {
             await stop(leash, startup)
             throw error
@@ -109,7 +112,7 @@ struct S3MotoServer: Sendable {
 
     private static func stop(_ leash: FileHandle, _ startup: S3MotoStartup) async {
         try? leash.close()
-        await startup.waitForExit()
+        await waitFor("moto_server to exit") { await startup.waitForExit() }
     }
 }
 

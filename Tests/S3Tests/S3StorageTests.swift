@@ -218,10 +218,10 @@ import WireFormat
         defer { setup.fixture.cleanUp() }
 
         let upload = Task { try await Self.upload(setup) }
-        await setup.transport.waitUntilHanging()
+        await waitFor("a call to hang") { await setup.transport.waitUntilHanging() }
         upload.cancel()
 
-        await #expect(throws: CancellationError.self) { _ = try await upload.value }
+        await #expect(throws: CancellationError.self) { _ = try await waitFor("upload to end") { await upload.result }?.get() }
         #expect(setup.transport.count(.abort) == 1)
         #expect(setup.transport.count(.complete) == 0)
         #expect(try await S3MotoTransferTests.openUploads(setup.fixture).isEmpty)
@@ -274,11 +274,14 @@ import WireFormat
         let bytes = S3IntegrationFixture.randomBytes(11 * Self.mebibyte)
 
         runner.upload([FileItem(fileId: "f1", name: "movie.mp4", mimeType: "video/mp4", source: .data(bytes))], requestId: "r1")
-        var seen: [UploadEvent] = []
-        for await event in events {
-            seen.append(event)
-            if event.isCompletion { break }
-        }
+        let seen = await waitFor("the upload to complete", timeout: .seconds(120)) { () -> [UploadEvent] in
+            var seen: [UploadEvent] = []
+            for await event in events {
+                seen.append(event)
+                if event.isCompletion { break }
+            }
+            return seen
+        } ?? []
 
         let attachment = try #require(
             seen.lazy.compactMap { if case .uploaded(let attachment) = $0.kind { attachment } else { nil } }.first)

@@ -71,12 +71,12 @@ import TestSupport
         let runner = runner(uploader: uploader, clock: clock, configure: { $0.retry.maxAttempts = 1 })
         runner.setGlobalObserver(recorder.observer)
         runner.upload([Self.photo], requestId: "r1")
-        await started.wait()
+        await waitFor("the upload to start") { await started.wait() }
         clock.advance(by: .seconds(29))
         #expect(recorder.events.isEmpty)
         clock.advance(by: .seconds(1))
         await recorder.waitForCompletions(1)
-        await cancelled.wait()
+        await waitFor("the upload to be cancelled") { await cancelled.wait() }
         let failure = recorder.events.first { if case .failed = $0.kind { true } else { false } }
         #expect(failure?.kind == .failed(UploadError(.uploadStalled, "no progress for 30s; the upload was aborted"), attempt: 1, willRetry: false))
     }
@@ -163,9 +163,9 @@ import TestSupport
         let runner = runner(uploader: uploader)
         runner.setGlobalObserver(recorder.observer)
         runner.upload([Self.photo], requestId: "r1")
-        await started.wait()
+        await waitFor("the upload to start") { await started.wait() }
         #expect(runner.remove(fileId: "f1") == .applied)
-        await cancelled.wait()
+        await waitFor("the upload to be cancelled") { await cancelled.wait() }
         await recorder.waitForCompletions(1)
         #expect(recorder.events.map(\.kind) == [.removed, .completed(UploadResult(batchId: "trip-42"))])
     }
@@ -241,7 +241,7 @@ extension BatchRunnerTests {
         runner.upload([Self.photo], requestId: "r1")
         // A second call: its own presign cohort, so the photo's upload does not wait for this stage.
         runner.upload([FileItem(fileId: "late", name: "late.bin", source: .data(Data(count: 10)))], requestId: "r2")
-        await uploadStarted.wait()
+        await waitFor("the upload to start") { await uploadStarted.wait() }
         runner.abandon()
         stageGate.open()
         await stager.waitForReleases(2)
@@ -268,12 +268,12 @@ extension BatchRunnerTests {
             runner.upload([Self.empty("a")], requestId: "r1")
             finished.open()
         }.start()
-        await delivering.wait()
+        await waitFor("the delivery to begin") { await delivering.wait() }
         // Rejected at intake while the round above is under way: its event waits in the outbox for that round.
         runner.upload([Self.empty("b")], requestId: "r2")
         runner.abandon()
         proceed.signal()
-        await finished.wait()
+        await waitFor("the batch to finish") { await finished.wait() }
         #expect(heard.value == ["a", "b"], "what happened before the abandon is told, even though nothing happens after it")
     }
 
@@ -301,7 +301,7 @@ extension BatchRunnerTests {
         }
         #expect(!told.value, "an upload is under way")
         gate.open()
-        await quiet.wait()
+        await waitFor("the hold to end") { await quiet.wait() }
         // The partition is handed over once the hold ends, with a snapshot saying f1 is uploaded: its event must be out.
         #expect(heardBeforeQuiet.value, "the upload's event reached the observer before the hold said it was over")
         #expect(runner.snapshot.state(of: "f1") == .uploaded)
@@ -310,7 +310,7 @@ extension BatchRunnerTests {
 
         let idle = Gate()
         runner.holdForHandover { idle.open() }
-        await idle.wait()  // nothing in flight: told at once
+        await waitFor("the hold to end") { await idle.wait() }  // nothing in flight: told at once
     }
 }
 

@@ -19,7 +19,7 @@ import TestSupport
             await yieldUntil { slots.waitingCount == position + 1 }
         }
         slots.release()
-        for task in tasks { try await task.value }
+        for task in tasks { try await waitFor("the task to end") { await task.result }?.get() }
 
         #expect(order.value == ["a", "b", "c", "d"])
         #expect(slots.heldCount == 0)
@@ -58,7 +58,7 @@ import TestSupport
 
         waiter.cancel()
 
-        await #expect(throws: CancellationError.self) { try await waiter.value }
+        await #expect(throws: CancellationError.self) { try await waitFor("waiter to end") { await waiter.result }?.get() }
         #expect(slots.waitingCount == 0)
         slots.release()
         #expect(slots.heldCount == 0)
@@ -71,7 +71,7 @@ import TestSupport
             try await slots.acquire()
         }
 
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) { try await waitFor("task to end") { await task.result }?.get() }
         #expect(slots.heldCount == 0)
     }
 
@@ -86,7 +86,7 @@ import TestSupport
                 await release.wait()
             }
         }
-        await holding.wait()
+        await waitFor("the slot to be held") { await holding.wait() }
         return work
     }
 
@@ -101,9 +101,9 @@ import TestSupport
         await yieldUntil { slots.waitingCount == 2 }
         #expect(log.value == ["a"], "both later runs wait while the only slot is taken")
         release.open()
-        try await first.value
-        try await second.value
-        try await third.value
+        try await waitFor("first to end") { await first.result }?.get()
+        try await waitFor("second to end") { await second.result }?.get()
+        try await waitFor("third to end") { await third.result }?.get()
         #expect(log.value == ["a", "b", "c"])
         #expect(slots.heldCount == 0)
     }
@@ -116,9 +116,9 @@ import TestSupport
         let waiter = Task { try await slots.run { log.update { $0.append("waiter") } } }
         await yieldUntil { slots.waitingCount == 1 }
         waiter.cancel()
-        await #expect(throws: CancellationError.self) { try await waiter.value }
+        await #expect(throws: CancellationError.self) { try await waitFor("waiter to end") { await waiter.result }?.get() }
         release.open()
-        try await first.value
+        try await waitFor("first to end") { await first.result }?.get()
         #expect(log.value == ["holder"])
         let after = try await slots.run { 42 }
         #expect(after == 42, "the cancelled waiter left its place in the queue")
@@ -132,7 +132,7 @@ import TestSupport
         let waiter = Task { try await slots.acquire() }
         await yieldUntil { slots.waitingCount == 1 }
         slots.release()
-        try await waiter.value
+        try await waitFor("waiter to end") { await waiter.result }?.get()
         slots.release()
         // Held + waiting went 1, 2, 1 (the waiter took the slot), 0; the observer saw each value it ended at.
         #expect(seen.value.first == 1 && seen.value.contains(2) && seen.value.last == 0, "\(seen.value)")

@@ -6,7 +6,8 @@ import TestSupport
 @testable import Worker
 
 /// The events publisher's promise: a barrier runs only once every event published before it was delivered, on
-/// every hand-over path, and a lost event stops every later barrier.
+/// every hand-over path, and a lost event stops every later barrier — while a settled barrier (`whenSettled`) is
+/// always told, delivered or lost, so nothing waits for a delivery that cannot come.
 @Suite struct EventPublisherDeliveryTests {
     /// A producer that refuses for want of room while told to, and delivers or fails only when the test says.
     final class ScriptedProducer: RecordProducer {
@@ -162,6 +163,35 @@ import TestSupport
         publisher.whenDelivered { ran.add(1, ordering: .relaxed) }
         #expect(ran.load(ordering: .relaxed) == 0, "nor any later one")
         #expect(publisher.failures.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func aSettledBarrierWaitingWhenAnEventIsLostIsToldSoAndLaterOnesAtOnce() {
+        let producer = ScriptedProducer()
+        let losses = Locked<[String]>([])
+        let publisher = makePublisher(producer, losses: losses)
+        let outcomes = Locked<[EventsOutcome]>([])
+        publisher.publish(event(1), sequence: 1)
+        publisher.publish(event(2), sequence: 2)
+        publisher.whenSettled { outcome in outcomes.update { $0.append(outcome) } }
+        producer.report(1, Self.failed)
+        #expect(outcomes.value == [.lost], "told of the loss at once, though the first event is still out")
+        #expect(losses.value.count == 1, "reported fatal once")
+        producer.report(0, Self.delivered)
+        publisher.whenSettled { outcome in outcomes.update { $0.append(outcome) } }
+        #expect(outcomes.value == [.lost, .lost], "a barrier asked for after the loss hears of it at once")
+    }
+
+    @Test func aSettledBarrierIsToldDeliveredOnceEveryEarlierEventIs() {
+        let producer = ScriptedProducer()
+        let publisher = makePublisher(producer, losses: Locked([]))
+        let outcomes = Locked<[EventsOutcome]>([])
+        publisher.whenSettled { outcome in outcomes.update { $0.append(outcome) } }
+        #expect(outcomes.value == [.delivered], "nothing outstanding: at once")
+        publisher.publish(event(1), sequence: 1)
+        publisher.whenSettled { outcome in outcomes.update { $0.append(outcome) } }
+        #expect(outcomes.value == [.delivered])
+        producer.report(0, Self.delivered)
+        #expect(outcomes.value == [.delivered, .delivered])
     }
 
     @Test func eventsRefusedForRoomLeaveInPublishOrderAndNothingOvertakesThem() async {

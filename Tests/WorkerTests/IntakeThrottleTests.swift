@@ -25,7 +25,7 @@ import TestSupport
             await throttle.waitForRoom()
             then()
         }
-        while throttle.waitingCount == 0 { await Task.yield() }
+        await yieldUntil { throttle.waitingCount > 0 }
         return intake
     }
 
@@ -74,7 +74,7 @@ import TestSupport
         #expect(!taken.value, "at the batches mark: intake waits")
         counts.batches.store(1, ordering: .relaxed)
         throttle.recheck()
-        await intake.value
+        await waitFor("intake to go on") { await intake.value }
         #expect(taken.value && throttle.room == 2)
     }
 
@@ -85,7 +85,7 @@ import TestSupport
         stopped.recheck()
         let intake = await waiting(on: stopped)
         stopped.stop()
-        await intake.value
+        await waitFor("intake to go on") { await intake.value }
         await stopped.waitForRoom()
         #expect(stopped.waitingCount == 0, "after a stop nothing waits: intake only skips what it takes")
 
@@ -93,7 +93,7 @@ import TestSupport
         cancelled.recheck()
         let shutdown = await waiting(on: cancelled)
         shutdown.cancel()
-        await shutdown.value
+        await waitFor("the shutdown to end the wait") { await shutdown.value }
         #expect(cancelled.waitingCount == 0 && cancelled.isPaused, "a cancelled wait ends; the pause stands")
     }
 

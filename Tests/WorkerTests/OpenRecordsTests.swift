@@ -17,7 +17,7 @@ import TestSupport
         await Task.yield()
         #expect(ended.value == nil, "one record of partition 1 is still open")
         open.closed(1)
-        await waiter.value
+        await waitFor("the wait to end") { await waiter.value }
         #expect(ended.value == true, "partition 2's open record does not hold it up")
         #expect(open.count == 1)
     }

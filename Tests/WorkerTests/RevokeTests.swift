@@ -44,7 +44,7 @@ import TestSupport
         let later = gate.enter()
         #expect(!quiesced.value)
         gate.leave(first)
-        await waiter.value
+        await waitFor("the wait to end") { await waiter.value }
         #expect(quiesced.value)
         gate.leave(later)
         await gate.quiesce()

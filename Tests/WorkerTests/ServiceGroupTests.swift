@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 import TestSupport
@@ -33,7 +34,7 @@ import TestSupport
         for _ in 0..<100 { await Task.yield() }
         #expect(!log.value.contains("kafka stopping"), "kafka is told only once intake has drained")
         drain.open()
-        await running.value
+        await waitFor("the group to return") { await running.value }
         #expect(log.value.suffix(4) == ["intake stopping", "intake stopped", "kafka stopping", "kafka stopped"])
     }
 
@@ -51,7 +52,23 @@ import TestSupport
         let waiting = Task { await shutdown.wait(upTo: .seconds(3600)) }
         await Task.yield()
         shutdown.request()
-        #expect(await waiting.value == true, "ends with the stop, not after its hour")
+        #expect(await waitFor("the wait to end") { await waiting.value } == true, "ends with the stop, not after its hour")
         #expect(await shutdown.wait(upTo: .seconds(3600)) == true, "already stopped: at once")
+    }
+
+    /// What the command's watchdog relies on: it is told of the stop on the requesting thread, however the stop came,
+    /// and the shutdown's budget counts from that moment.
+    @Test func aStopTellsItsWatchersOnceAndRemembersWhenItWasAskedFor() {
+        let shutdown = ShutdownSignal()
+        let told = Locked(0)
+        shutdown.whenRequested { told.update { $0 += 1 } }
+        #expect(told.value == 0 && shutdown.requestedAt == nil)
+        let before = Date()
+        shutdown.request()
+        shutdown.request()
+        #expect(told.value == 1, "once, at the first request")
+        #expect(shutdown.requestedAt.map { $0 >= before } == true)
+        shutdown.whenRequested { told.update { $0 += 1 } }
+        #expect(told.value == 2, "a watcher arriving after the stop is told at once")
     }
 }

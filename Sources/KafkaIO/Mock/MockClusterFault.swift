@@ -37,6 +37,7 @@ public enum MockClusterFault: Equatable, Sendable {
     public static let errorNames: [String: MockKafkaCluster.ProtocolError] = [
         "UNKNOWN_TOPIC_OR_PARTITION": .unknownTopicOrPartition, "LEADER_NOT_AVAILABLE": .leaderNotAvailable,
         "NOT_LEADER_FOR_PARTITION": .notLeaderForPartition, "REQUEST_TIMED_OUT": .requestTimedOut,
+        "MESSAGE_TOO_LARGE": .messageTooLarge,
         "COORDINATOR_LOAD_IN_PROGRESS": .coordinatorLoadInProgress, "COORDINATOR_NOT_AVAILABLE": .coordinatorNotAvailable,
         "NOT_COORDINATOR": .notCoordinator, "NOT_ENOUGH_REPLICAS": .notEnoughReplicas,
         "ILLEGAL_GENERATION": .illegalGeneration, "UNKNOWN_MEMBER_ID": .unknownMemberId,

@@ -32,6 +32,8 @@ extension MockKafkaCluster {
         public static let leaderNotAvailable = ProtocolError(rawValue: 5)
         public static let notLeaderForPartition = ProtocolError(rawValue: 6)
         public static let requestTimedOut = ProtocolError(rawValue: 7)
+        /// `MESSAGE_TOO_LARGE`: a produce the broker will never take, however often it is retried.
+        public static let messageTooLarge = ProtocolError(rawValue: 10)
         public static let coordinatorLoadInProgress = ProtocolError(rawValue: 14)
         public static let coordinatorNotAvailable = ProtocolError(rawValue: 15)
         public static let notCoordinator = ProtocolError(rawValue: 16)
@@ -48,6 +50,18 @@ extension MockKafkaCluster {
         let codes = errors.map { rd_kafka_resp_err_t($0.rawValue) }
         codes.withUnsafeBufferPointer { buffer in
             withClusterPointer { rd_kafka_mock_push_request_errors_array($0, api.rawValue, buffer.count, buffer.baseAddress) }
+        }
+    }
+
+    /// The next requests of `api` that broker `broker` receives are answered with `errors`, one each, in order; the
+    /// other brokers answer as usual. A broker's errors come before the cluster's (``pushRequestErrors(_:_:)``). With
+    /// the leaders of one topic's partitions moved to that broker, the errors reach only the clients of that topic.
+    public func pushRequestErrors(_ api: API, _ errors: [ProtocolError], onBroker broker: Int32) {
+        withClusterPointer { cluster in
+            for error in errors {
+                _ = attache_rd_kafka_mock_broker_push_request_error(cluster, broker, api.rawValue,
+                                                                    rd_kafka_resp_err_t(error.rawValue), 0)
+            }
         }
     }
 

@@ -9,13 +9,14 @@ import Synchronization
 /// only when that queue is full do they wait, in order, in an overflow list that a task drains.
 ///
 /// Every record, handed over at once or from the overflow, has its delivery outcome settled in one place
-/// (`settle`): a failed delivery is a lost event, which stops all barriers for good — no record is committed past
-/// a lost event — and is reported once through `onLoss`, which the worker treats as fatal.
+/// (`settle`): a failed delivery is a lost event, which breaks the publisher for good — every barrier, waiting or
+/// asked for later, is told ``EventsOutcome/lost``, so no record is committed past a lost event and nothing waits
+/// for a delivery that cannot come — and is reported once through `onLoss`, which the worker treats as fatal.
 /// Delivered publish ids are tracked with an ``OffsetWatermark``, so barriers are O(1) amortised.
 public final class KafkaEventPublisher: EventPublisher {
     private struct Barrier: Sendable {
         let mark: Int64
-        let action: @Sendable () -> Void
+        let action: @Sendable (EventsOutcome) -> Void
     }
 
     private struct State {
@@ -27,7 +28,7 @@ public final class KafkaEventPublisher: EventPublisher {
         /// Records refused for want of queue room, oldest first; the first stays here until it is handed over, so
         /// a later publish can never overtake it.
         var overflow: [(id: Int64, record: KafkaProducerRecord)] = []
-        /// An event was lost: no barrier runs from then on.
+        /// An event was lost: every barrier is told so from then on.
         var broken = false
         /// Publish ids handed out and not settled yet, in any order.
         var unsettled = 0
@@ -80,13 +81,23 @@ public final class KafkaEventPublisher: EventPublisher {
     }
 
     public func whenDelivered(_ action: @escaping @Sendable () -> Void) {
-        let runNow = state.withLock { state -> Bool in
-            if state.broken { return false }
-            if state.settledThrough >= state.nextId { return true }
-            state.barriers.append(Barrier(mark: state.nextId, action: action))
-            return false
+        whenSettled { outcome in
+            if outcome == .delivered { action() }
         }
-        if runNow { action() }
+    }
+
+    /// Runs `action` once every event published before this call has been delivered — or as soon as an event is
+    /// lost (at once when one was lost already), with ``EventsOutcome/lost``. Unlike ``whenDelivered(_:)`` it
+    /// always runs: for waiters that must end even when the events never will be delivered (a flush of batch
+    /// snapshots, a shutdown).
+    public func whenSettled(_ action: @escaping @Sendable (EventsOutcome) -> Void) {
+        let outcome = state.withLock { state -> EventsOutcome? in
+            if state.broken { return .lost }
+            if state.settledThrough >= state.nextId { return .delivered }
+            state.barriers.append(Barrier(mark: state.nextId, action: action))
+            return nil
+        }
+        if let outcome { action(outcome) }
     }
 
     /// Hands a record to the producer; a refusal for want of room sends it, and everything after it, to the
@@ -176,23 +187,25 @@ public final class KafkaEventPublisher: EventPublisher {
         case .success:
             deliveries.add(1, ordering: .relaxed)
         }
-        let (ready, firstLoss) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
+        let (ready, outcome, firstLoss) = state.withLock { state -> ([@Sendable (EventsOutcome) -> Void], EventsOutcome, Bool) in
             if state.settled.finish(id) { state.unsettled -= 1 }
             let firstLoss = lossReason != nil && !state.broken
             if lossReason != nil { state.broken = true }
+            var ready: [@Sendable (EventsOutcome) -> Void] = []
             if state.broken {
-                state.barriers.removeAll()
-                return ([], firstLoss)
+                // Every waiter hears of the loss, whatever its mark: none may wait for a delivery that cannot come.
+                while let barrier = state.barriers.popFirst() { ready.append(barrier.action) }
+                return (ready, .lost, firstLoss)
             }
-            var ready: [@Sendable () -> Void] = []
             let through = state.settledThrough
             while let barrier = state.barriers.first, barrier.mark <= through {
                 ready.append(barrier.action)
                 _ = state.barriers.popFirst()
             }
-            return (ready, false)
+            return (ready, .delivered, false)
         }
+        // The loss is reported before the waiters hear of it: the worker is failing by the time they act.
         if firstLoss, let lossReason { onLoss(lossReason) }
-        ready.forEach { $0() }
+        ready.forEach { $0(outcome) }
     }
 }

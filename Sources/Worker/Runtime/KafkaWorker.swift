@@ -27,8 +27,9 @@ public final class KafkaWorker: Sendable {
         metrics.registry.set(WorkerMetrics.startTime, Date().timeIntervalSince1970)
     }
 
-    /// Runs until `shutdown` is requested, then drains for `worker.shutdownGrace` and returns. Throws on fatal
-    /// errors (a fatal Kafka error, a component that cannot start).
+    /// Runs until `shutdown` is requested, then drains and closes within `worker.shutdownGrace` (``ShutdownBudget``)
+    /// and returns. Throws ``WorkerFailure`` after a fatal error (a fatal Kafka error, an event or snapshot that cannot
+    /// be delivered), once the worker stopped; throws at once when a component cannot start.
     public func run(shutdown: ShutdownSignal, onReady: (@Sendable () -> Void)? = nil) async throws {
         MemoryRelease.configureAllocator()
         let kafka = configuration.kafkaConfiguration(clientID: workerId) { [logger] line in
@@ -53,7 +54,7 @@ public final class KafkaWorker: Sendable {
         let durable = try configuration.state.durable
             ? DurableState.open(configuration: configuration, kafka: kafka, producer: producer, logger: logger, metrics: metrics,
                                 writer: workerId,
-                                eventsDelivered: { publisher.whenDelivered($0) },
+                                eventsDelivered: { publisher.whenSettled($0) },
                                 onLoss: { [self] reason in fail("batch state could not be recorded: \(reason)", shutdown: shutdown) })
             : nil
         if let durable { components.readInlineBytes(from: durable.reader, topic: configuration.kafka.jobsTopic) }
@@ -161,14 +162,17 @@ public final class KafkaWorker: Sendable {
         health.markReady(false, reason: "no partitions assigned")
 
         let assignment = { @Sendable in Set(consumer.assignment.map(\.partition)) }
+        // One budget for the whole shutdown, counted from when it started (a signal or a fatal error).
+        let shutdownGrace = configuration.worker.shutdownGrace
+        let budget = { @Sendable in ShutdownBudget(grace: shutdownGrace, startedAt: shutdown.requestedAt ?? Date()) }
         // In stop order: intake drains first; then the sweeper; then the Kafka clients flush, commit and leave.
         let services: [any Service] = [
             IntakeService(intake: intake, registry: registry, durable: durable, assignment: assignment,
-                          grace: { [self] in fatal.withLock { $0 } == nil ? configuration.worker.shutdownGrace : .zero },
+                          grace: { [self] in fatal.withLock { $0 } == nil ? shutdownGrace : .zero }, budget: budget,
                           health: health, logger: logger),
             Sweeper(registry: registry, durable: durable, batchTTL: configuration.worker.batchTTL,
                     retainFailed: configuration.staging.retainFailed, assignment: assignment),
-            KafkaClientsService(consumer: consumer, producer: producer, deadLetters: deadLetters, durable: durable,
+            KafkaClientsService(consumer: consumer, producer: producer, deadLetters: deadLetters, durable: durable, budget: budget,
                                 onConsumerEvent: { [self] event in
                                     handle(event, consumer: consumer, restores: restores, shutdown: shutdown, onReady: onReady)
                                 },

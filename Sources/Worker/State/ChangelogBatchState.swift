@@ -269,8 +269,9 @@ final class ChangelogBatchState: BatchDurability {
 
     /// A write of delivered changes, with the checkpoint they take the partition to.
     typealias StoreWrite = @Sendable (_ changes: [BatchChange], _ partition: Int32, _ checkpoint: Int64) throws -> Void
-    /// Runs its argument once every event published so far was delivered (the publisher's barrier).
-    private let eventsDelivered: @Sendable (@escaping @Sendable () -> Void) -> Void
+    /// Runs its argument once every event published so far was delivered, or once one was lost (the publisher's
+    /// barrier, ``KafkaEventPublisher/whenSettled(_:)``).
+    private let eventsDelivered: @Sendable (@escaping @Sendable (EventsOutcome) -> Void) -> Void
     private let logger: Logger
     private let onLoss: @Sendable (String) -> Void
     /// Counts deliveries and store failures.
@@ -316,7 +317,7 @@ final class ChangelogBatchState: BatchDurability {
          flushInterval: Duration, maxBytes: Int, cachedBatches: Int = 0, cachedBytes: Int = .max,
          writer: String = "", storeWrite: StoreWrite? = nil, storeRetryStart: Duration = .milliseconds(100),
          storeRetryCap: Duration = .seconds(5),
-         eventsDelivered: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
+         eventsDelivered: @escaping @Sendable (@escaping @Sendable (EventsOutcome) -> Void) -> Void,
          logger: Logger, metrics: WorkerMetrics = WorkerMetrics(), onLoss: @escaping @Sendable (String) -> Void) {
         self.state = Mutex(State(recent: RecentSnapshots(limit: cachedBatches, byteLimit: cachedBytes)))
         self.metrics = metrics
@@ -565,7 +566,10 @@ final class ChangelogBatchState: BatchDurability {
             state.gates[state.nextGate] = Gate(records: taken)
             return state.nextGate
         }
-        eventsDelivered { [self] in
+        eventsDelivered { [self] outcome in
+            // Events lost before these snapshots: they never go out (the next owner would take them as told and
+            // never publish the lost events), and whatever waits for them ends now — the worker is stopping.
+            guard outcome == .delivered else { return lose("an event published before a batch snapshot was lost") }
             state.withLock { $0.gates[gate]?.ready = true }
             // Told on the producer's delivery thread: encoding a flush's snapshots there would hold up every
             // delivery report behind it.

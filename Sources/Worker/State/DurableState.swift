@@ -16,7 +16,7 @@ struct DurableState: Sendable {
 
     static func open(configuration: AttacheConfiguration, kafka: KafkaConfiguration, producer: any RecordProducer, logger: Logger,
                      metrics: WorkerMetrics, writer: String,
-                     eventsDelivered: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
+                     eventsDelivered: @escaping @Sendable (@escaping @Sendable (EventsOutcome) -> Void) -> Void,
                      onLoss: @escaping @Sendable (String) -> Void) throws -> DurableState {
         let path = URL(fileURLWithPath: configuration.staging.dir).appendingPathComponent("state.db").path
         let (store, opening) = try BatchStateStore.open(path: path)

@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
+import Testing
 
 /// Debian's Chromium, headless, driven over the DevTools protocol through a pipe (`--remote-debugging-pipe`): each
 /// message is JSON ended by a NUL byte, written to the browser's fd 3 and read from its fd 4 — no WebSocket client.
@@ -96,7 +98,12 @@ final class HeadlessChromium: @unchecked Sendable {
         var message: [String: Any] = ["method": method, "params": parameters]
         if onPage { message["sessionId"] = session }
         let bytes = try JSONSerialization.data(withJSONObject: message)
-        let answer = try await send(bytes)
+        // Bounded: a browser that stopped answering fails the test instead of hanging it.
+        let answered = await TestSupport.waitFor("chromium to answer \(method)", timeout: .seconds(60)) { () -> Result<Data, any Error> in
+            do { return .success(try await self.send(bytes)) } catch { return .failure(error) }
+        }
+        guard let answered else { throw Failure(description: "\(method): no answer within 60 s") }
+        let answer = try answered.get()
         guard let object = try JSONSerialization.jsonObject(with: answer) as? [String: Any] else { return [:] }
         if let error = object["error"] { throw Failure(description: "\(method): \(error)") }
         return object["result"] as? [String: Any] ?? [:]

@@ -1,4 +1,5 @@
 import Synchronization
+import Testing
 import UploadEngine
 
 /// Collects a batch's events and lets a test wait for the ones it expects, without sleeping.
@@ -37,8 +38,16 @@ public final class EventRecorder: Sendable {
         ready.forEach { $0.continuation.resume() }
     }
 
-    /// Returns once the recorded events satisfy `predicate`.
-    public func wait(until predicate: @escaping @Sendable ([UploadEvent]) -> Bool) async {
+    /// Returns once the recorded events satisfy `predicate` — or after `timeout`, with an issue recorded
+    /// (``waitFor(_:timeout:sourceLocation:_:)``).
+    public func wait(timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
+                     until predicate: @escaping @Sendable ([UploadEvent]) -> Bool) async {
+        await waitFor("the batch's events to satisfy the condition", timeout: timeout, sourceLocation: sourceLocation) {
+            await self.reach(predicate)
+        }
+    }
+
+    private func reach(_ predicate: @escaping @Sendable ([UploadEvent]) -> Bool) async {
         await withCheckedContinuation { continuation in
             let satisfied = state.withLock { state in
                 if predicate(state.events) { return true }
@@ -50,7 +59,7 @@ public final class EventRecorder: Sendable {
     }
 
     /// Returns once `count` `completed` events have been recorded.
-    public func waitForCompletions(_ count: Int) async {
-        await wait { events in events.filter(\.isCompletion).count >= count }
+    public func waitForCompletions(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+        await wait(sourceLocation: sourceLocation) { events in events.filter(\.isCompletion).count >= count }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 import UploadEngine
 
 /// A stager whose behaviour a test scripts per call; it records what it staged and what it got back.
@@ -27,9 +28,9 @@ public final class ScriptedStager: SourceStager {
         try await finish(staged, uploaded)
     }
 
-    /// Returns once `count` staged files have been released.
-    public func waitForReleases(_ count: Int) async {
-        await releases.wait(for: count)
+    /// Returns once `count` staged files have been released (at most 30 s: then an issue is recorded).
+    public func waitForReleases(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+        await releases.wait(for: count, sourceLocation: sourceLocation)
     }
 
     public func stage(_ file: FileItem, batchId: String, sizeLimit: Int64) async throws -> StagedFile {
@@ -152,8 +153,12 @@ public final class EventCounter: Sendable {
         ready.forEach { $0.resume() }
     }
 
-    /// Returns once the count reaches `target`.
-    public func wait(for target: Int) async {
+    /// Returns once the count reaches `target` — or after `timeout`, with an issue recorded (``waitFor(_:timeout:sourceLocation:_:)``).
+    public func wait(for target: Int, timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation) async {
+        await waitFor("the count to reach \(target)", timeout: timeout, sourceLocation: sourceLocation) { await self.reach(target) }
+    }
+
+    private func reach(_ target: Int) async {
         await withCheckedContinuation { continuation in
             let reached = state.withLock { state in
                 if state.count >= target { return true }

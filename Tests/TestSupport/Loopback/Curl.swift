@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Runs Debian's `curl` command-line tool, a client independent of our own code, against the servers under test.
 ///
@@ -36,7 +37,11 @@ public struct Curl {
             ["--silent", "--show-error", "--noproxy", "*", "-o", bodyFile.path, "-D", headerFile.path,
              "-w", "%{http_code}"] + arguments,
             input: stdin.map { .file($0.path) } ?? .null, output: .file(statusFile.path), error: .file(errorFile.path))
-        let exitCode = await process.exitStatus()
+        // curl's own --max-time bounds most calls; this bounds the rest (a test that forgot it).
+        let exitCode = await waitFor("curl to exit", timeout: .seconds(120)) { await process.exitStatus() } ?? {
+            process.signal(SIGKILL)
+            return -1
+        }()
 
         var headers: [String: String] = [:]
         for line in String(decoding: (try? Data(contentsOf: headerFile)) ?? Data(), as: UTF8.self)

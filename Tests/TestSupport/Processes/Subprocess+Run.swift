@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 extension Subprocess {
     /// What a command printed, and how it ended.
@@ -13,12 +14,19 @@ extension Subprocess {
 
     /// Runs a command to its exit, with `input` as its standard input; output goes through files, so it may be
     /// large, and a daemon it forks cannot hold the reading open. `mergeError` sends standard error to `output`.
+    /// A command still running after `timeout` is killed, an issue is recorded and `EventuallyTimeout` thrown.
     public static func run(_ executable: String, _ arguments: [String], input: Data? = nil,
-                           environment: [String: String]? = nil, mergeError: Bool = false) async throws -> Outcome {
+                           environment: [String: String]? = nil, mergeError: Bool = false,
+                           timeout: Duration = .seconds(120)) async throws -> Outcome {
         let files = try CapturedOutput(input: input)
         defer { files.remove() }
         let process = try files.start(executable, arguments, environment: environment, mergeError: mergeError)
-        return try files.outcome(status: await process.exitStatus())
+        let what = "\(executable) \(arguments.joined(separator: " ")) to exit"
+        guard let status = await waitFor(what, timeout: timeout, { await process.exitStatus() }) else {
+            process.signal(SIGKILL)
+            throw EventuallyTimeout(what: what)
+        }
+        return try files.outcome(status: status)
     }
 
     /// `run`, blocking the calling thread: only from threads that may block.

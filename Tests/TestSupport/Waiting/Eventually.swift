@@ -1,3 +1,5 @@
+import Testing
+
 /// Why `eventually` gave up: what it waited for, which never came.
 public struct EventuallyTimeout: Error, CustomStringConvertible {
     /// What the test waited for.
@@ -33,4 +35,41 @@ public func eventually(
 ) async -> Bool {
     let held = try? await eventually("the condition", timeout: timeout, every: interval) { condition() ? true : nil }
     return held ?? false
+}
+
+/// Awaits `operation` for at most `timeout` and returns its value: how a test awaits anything that only ends when
+/// the code under test does its part (a record let go, a gate a fake opens, a stream's next element, a task's
+/// value). When `timeout` passes first it records an issue naming `what` at the caller's line and returns nil; the
+/// operation is cancelled and left behind, so a wait that cannot be cancelled (a continuation nobody resumes) fails
+/// the test instead of hanging the run.
+@discardableResult
+public func waitFor<T: Sendable>(
+    _ what: String, timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
+    _ operation: @escaping @Sendable () async -> T
+) async -> T? {
+    let first = await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+        let answer = Locked<CheckedContinuation<T?, Never>?>(continuation)
+        let resume = { @Sendable (value: T?) in
+            answer.update { pending -> CheckedContinuation<T?, Never>? in
+                defer { pending = nil }
+                return pending
+            }?.resume(returning: value)
+        }
+        let timer = Locked<Task<Void, Never>?>(nil)
+        let work = Task {
+            resume(await operation())
+            timer.value?.cancel()
+        }
+        timer.update { timer in
+            timer = Task {
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                work.cancel()
+                resume(nil)
+            }
+        }
+        // Ended before its timer was kept: nothing is left to time.
+        if answer.value == nil { timer.value?.cancel() }
+    }
+    if first == nil { Issue.record("timed out after \(timeout) waiting for \(what)", sourceLocation: sourceLocation) }
+    return first
 }

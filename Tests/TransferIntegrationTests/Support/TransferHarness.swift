@@ -1,6 +1,7 @@
 import DevServices
 import Foundation
 import HTTPTransport
+import Testing
 import UploadEngine
 import TestSupport
 import Worker

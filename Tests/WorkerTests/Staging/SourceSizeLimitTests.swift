@@ -68,12 +68,12 @@ import Testing
             .init(status: 200, body: .stream(length: nil, producer: EndlessProducer(total: 1 << 40, counter: produced)))
         }
         let task = Task { try await fixture.stage(.url(fixture.url("/slow.bin")), sizeLimit: 1 << 40) }
-        while produced.value < 4 * 1024 * 1024 { await Task.yield() }
+        await yieldUntil { produced.value >= 4 * 1024 * 1024 }
 
         task.cancel()
-        let outcome = await task.result
+        let outcome = await waitFor("the staging to end") { await task.result }
 
-        #expect(throws: CancellationError.self) { try outcome.get() }
+        #expect(throws: CancellationError.self) { try outcome?.get() }
         #expect(fixture.stagingFiles.isEmpty)
     }
 }

@@ -54,8 +54,8 @@ import TestSupport
         }
 
         /// Waits until the flush task has handed `count` records to the producer.
-        func handed(_ count: Int) async {
-            while producer.handedCount < count { await Task.yield() }
+        func handed(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+            await yieldUntil(sourceLocation: sourceLocation) { producer.handedCount >= count }
         }
 
         /// Delivers the `index`th record handed over and waits until its store write is done.
@@ -258,7 +258,7 @@ import TestSupport
         await fixture.handed(1)
         #expect(!flushed.value)
         await fixture.deliver(0, offset: 0)
-        await flush.value
+        await waitFor("the flush to end") { await flush.value }
         #expect(flushed.value)
         await fixture.state.flush(partitions: [5])  // nothing owed there: returns at once
     }
@@ -271,7 +271,7 @@ import TestSupport
         await fixture.handed(2)
         // One is lost; the other will never be delivered either (the worker stops): the flush must not wait for it.
         fixture.producer.report(0, .failure(KafkaError(.timedOut, "message timed out")))
-        await flush.value
+        await waitFor("the flush to end") { await flush.value }
         #expect(fixture.losses.value.count == 1)
         fixture.state.changed(batchId: "c", partition: 2, runner: fixture.runner("c"))
         await fixture.state.flush(partitions: [2])
@@ -286,6 +286,22 @@ import TestSupport
         #expect(fixture.producer.handedCount == 0, "the next owner would take the snapshot as told, events or not")
         fixture.events.fire(0)
         await fixture.handed(1)
+    }
+
+    /// Events lost before a flush's snapshot: the snapshot never goes out (the next owner would take it as told and
+    /// never publish the lost events), the loss is fatal, and a flush waiting for the snapshot ends instead of
+    /// holding the worker's shutdown for good.
+    @Test func eventsLostBeforeASnapshotEndTheFlushWaitingForItWithoutProducingIt() async throws {
+        let fixture = try Fixture()
+        fixture.events.hold()
+        fixture.state.changed(batchId: "trip", partition: 2, runner: fixture.runner())
+        await yieldUntil { fixture.events.waitingCount == 1 }
+        let flush = Task { await fixture.state.flush(partitions: [2]) }
+        fixture.events.fire(0, .lost)
+        await waitFor("the flush to end after the loss") { await flush.value }
+        #expect(fixture.losses.value.count == 1, "fatal, once")
+        #expect(fixture.producer.handedCount == 0, "no snapshot ahead of its lost events")
+        await fixture.state.flush(partitions: [2])  // and any later flush returns at once
     }
 
     /// The version of the snapshot handed over `index`th.
@@ -480,7 +496,7 @@ import TestSupport
         Thread {
             runner.upload([FileItem(fileId: "a", name: "a.bin", source: .data(Data()))], requestId: "r", offset: 3)
         }.start()
-        await delivering.wait()
+        await waitFor("the delivery to begin") { await delivering.wait() }
         fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
         for _ in 0..<50 { await Task.yield() }
         #expect(fixture.producer.handedCount == 0, "a snapshot saying 'a' was rejected before its event went out")
@@ -494,25 +510,26 @@ import TestSupport
 /// What a store that refuses writes throws.
 private struct StoreRefusal: Error {}
 
-/// The publisher's barrier ("every event published so far was delivered"), let through or held by a test.
+/// The publisher's barrier ("every event published so far was delivered", or one was lost), let through or held by a
+/// test.
 final class EventBarriers: Sendable {
-    private let state = Mutex<(holding: Bool, waiting: [@Sendable () -> Void])>((false, []))
+    private let state = Mutex<(holding: Bool, waiting: [@Sendable (EventsOutcome) -> Void])>((false, []))
 
     func hold() { state.withLock { $0.holding = true } }
 
     var waitingCount: Int { state.withLock { $0.waiting.count } }
 
-    func barrier(_ action: @escaping @Sendable () -> Void) {
+    func barrier(_ action: @escaping @Sendable (EventsOutcome) -> Void) {
         let now = state.withLock { state -> Bool in
             guard state.holding else { return true }
             state.waiting.append(action)
             return false
         }
-        if now { action() }
+        if now { action(.delivered) }
     }
 
-    /// Runs the `index`th barrier held (each once).
-    func fire(_ index: Int) {
-        state.withLock { $0.waiting[index] }()
+    /// Runs the `index`th barrier held (each once), telling it `outcome`.
+    func fire(_ index: Int, _ outcome: EventsOutcome = .delivered) {
+        state.withLock { $0.waiting[index] }(outcome)
     }
 }

@@ -89,7 +89,7 @@ import TestSupport
         init(topic: String, kafka: KafkaConfiguration, producer: KafkaProducer) throws {
             let store = try BatchStateStore.open(path: directory.appendingPathComponent("state.db").path).0
             state = ChangelogBatchState(topic: topic, store: store, producer: producer, configuration: EngineConfiguration(),
-                                        flushInterval: .zero, maxBytes: 1 << 20, eventsDelivered: { $0() }, logger: .silent,
+                                        flushInterval: .zero, maxBytes: 1 << 20, eventsDelivered: { $0(.delivered) }, logger: .silent,
                                         onLoss: { _ in })
             restore = ChangelogRestore(topic: topic, reader: try KafkaPartitionReader(configuration: kafka), state: state,
                                        configuration: EngineConfiguration(), logger: .silent)

@@ -88,6 +88,7 @@ final class LifecycleModel {
     private var waiters: [Waiter] = []
     private var steps: [String] = []
     private var lost = false
+    private var eventsLost = false
     private var fileCounter = 0
 
     init(seed: UInt64) throws {
@@ -189,6 +190,12 @@ final class LifecycleModel {
             let refuse = !refusing.value
             note(refuse ? "store refuses writes" : "store takes writes")
             refusing.update { $0 = refuse }
+        case 86..<88 where events.isHolding && events.heldCount > 0:
+            // Snapshots taken after lost events must never go out: the loss stops the worker.
+            note("events lost")
+            events.release(.lost)
+            lost = true
+            eventsLost = true
         case 86..<92:
             if events.isHolding {
                 note("events delivered")
@@ -344,6 +351,7 @@ final class LifecycleModel {
 
     private func check() throws {
         if !lost, let loss = losses.value.first { throw Violation(rule: "a loss nobody caused: \(loss)", steps: steps) }
+        if eventsLost && losses.value.isEmpty { throw Violation(rule: "events before a snapshot were lost and nothing stopped", steps: steps) }
         try checkHanded()
         try checkLogOrder()
         try checkLoads()
@@ -437,29 +445,31 @@ final class LifecycleModel {
 
 /// The publisher's barrier, held back and let go on the test's word; let go in order, as the publisher's are.
 final class HeldBarriers: Sendable {
-    private let state = Mutex<(holding: Bool, waiting: [@Sendable () -> Void])>((false, []))
+    private let state = Mutex<(holding: Bool, waiting: [@Sendable (EventsOutcome) -> Void])>((false, []))
 
     var isHolding: Bool { state.withLock { $0.holding } }
 
     func hold() { state.withLock { $0.holding = true } }
 
-    func barrier(_ action: @escaping @Sendable () -> Void) {
+    func barrier(_ action: @escaping @Sendable (EventsOutcome) -> Void) {
         let now = state.withLock { state -> Bool in
             guard state.holding else { return true }
             state.waiting.append(action)
             return false
         }
-        if now { action() }
+        if now { action(.delivered) }
     }
 
-    /// Runs every barrier held, in order, and holds no more.
-    func release() {
+    var heldCount: Int { state.withLock { $0.waiting.count } }
+
+    /// Tells every barrier held, in order, what became of its events, and holds no more.
+    func release(_ outcome: EventsOutcome = .delivered) {
         let waiting = state.withLock { state in
             state.holding = false
             defer { state.waiting = [] }
             return state.waiting
         }
-        waiting.forEach { $0() }
+        waiting.forEach { $0(outcome) }
     }
 }
 

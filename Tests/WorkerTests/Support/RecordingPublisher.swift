@@ -1,3 +1,4 @@
+import Testing
 import Synchronization
 import TestSupport
 @testable import Worker
@@ -27,7 +28,12 @@ final class RecordingPublisher: EventPublisher {
 
     var types: [String] { events.map(\.type) }
 
-    func wait(until predicate: @escaping @Sendable ([WorkerEvent]) -> Bool) async {
+    /// Returns once the published events satisfy `predicate` — or after 30 s, with an issue recorded.
+    func wait(sourceLocation: SourceLocation = #_sourceLocation, until predicate: @escaping @Sendable ([WorkerEvent]) -> Bool) async {
+        await waitFor("the published events to satisfy the condition", sourceLocation: sourceLocation) { await self.reach(predicate) }
+    }
+
+    private func reach(_ predicate: @escaping @Sendable ([WorkerEvent]) -> Bool) async {
         await withCheckedContinuation { continuation in
             let satisfied = waiters.withLock { waiters in
                 if predicate(events) { return true }
@@ -38,8 +44,8 @@ final class RecordingPublisher: EventPublisher {
         }
     }
 
-    func wait(forType type: String, count: Int = 1) async {
-        await wait { events in events.filter { $0.type == type }.count >= count }
+    func wait(forType type: String, count: Int = 1, sourceLocation: SourceLocation = #_sourceLocation) async {
+        await wait(sourceLocation: sourceLocation) { events in events.filter { $0.type == type }.count >= count }
     }
 }
 
@@ -69,5 +75,7 @@ final class RecordCompletion: Sendable {
     private let counter = EventCounter()
     var done: @Sendable () -> Void { { self.counter.increment() } }
     var calls: Int { counter.count }
-    func wait(for count: Int = 1) async { await counter.wait(for: count) }
+    func wait(for count: Int = 1, sourceLocation: SourceLocation = #_sourceLocation) async {
+        await counter.wait(for: count, sourceLocation: sourceLocation)
+    }
 }
