@@ -11,7 +11,7 @@ struct ShutdownBudget: Sendable {
     struct Exhausted: Error, CustomStringConvertible {
         /// A stable code, as errors of the worker carry.
         let code = "ERR_SHUTDOWN_GRACE_EXHAUSTED"
-        var description: String { "the shutdown grace ran out" }
+        var description: String { "\(code): the shutdown grace ran out" }
     }
 
     /// When every step must have ended.

@@ -1,14 +1,5 @@
-/// A seeded generator: a schedule drawn from it is the same on every run, so a failing seed can be replayed.
-public struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
+import UploadEngine
 
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// A seeded generator: a schedule drawn from it is the same on every run, so a failing seed can be replayed. The
+/// engine's jitter generator is SplitMix64 already.
+public typealias SplitMix64 = JitterRandom

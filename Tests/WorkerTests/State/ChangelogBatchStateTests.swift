@@ -506,30 +506,3 @@ import TestSupport
         #expect(try BatchSnapshot.decode(bytes, configuration: EngineConfiguration()).batch.count == 1, "taken after the event")
     }
 }
-
-/// What a store that refuses writes throws.
-private struct StoreRefusal: Error {}
-
-/// The publisher's barrier ("every event published so far was delivered", or one was lost), let through or held by a
-/// test.
-final class EventBarriers: Sendable {
-    private let state = Mutex<(holding: Bool, waiting: [@Sendable (EventsOutcome) -> Void])>((false, []))
-
-    func hold() { state.withLock { $0.holding = true } }
-
-    var waitingCount: Int { state.withLock { $0.waiting.count } }
-
-    func barrier(_ action: @escaping @Sendable (EventsOutcome) -> Void) {
-        let now = state.withLock { state -> Bool in
-            guard state.holding else { return true }
-            state.waiting.append(action)
-            return false
-        }
-        if now { action(.delivered) }
-    }
-
-    /// Runs the `index`th barrier held (each once), telling it `outcome`.
-    func fire(_ index: Int, _ outcome: EventsOutcome = .delivered) {
-        state.withLock { $0.waiting[index] }(outcome)
-    }
-}

@@ -64,7 +64,7 @@ final class LifecycleModel {
     private let store: BatchStateStore
     private let producer = EventPublisherDeliveryTests.ScriptedProducer()
     private let refusing = Locked(false)
-    private let events = HeldBarriers()
+    private let events = EventBarriers()
     private let losses = Locked<[String]>([])
     private let writer: ChangelogBatchState
 
@@ -190,7 +190,7 @@ final class LifecycleModel {
             let refuse = !refusing.value
             note(refuse ? "store refuses writes" : "store takes writes")
             refusing.update { $0 = refuse }
-        case 86..<88 where events.isHolding && events.heldCount > 0:
+        case 86..<88 where events.isHolding && events.waitingCount > 0:
             // Snapshots taken after lost events must never go out: the loss stops the worker.
             note("events lost")
             events.release(.lost)
@@ -442,35 +442,3 @@ final class LifecycleModel {
 
     private func note(_ step: String) { steps.append(step) }
 }
-
-/// The publisher's barrier, held back and let go on the test's word; let go in order, as the publisher's are.
-final class HeldBarriers: Sendable {
-    private let state = Mutex<(holding: Bool, waiting: [@Sendable (EventsOutcome) -> Void])>((false, []))
-
-    var isHolding: Bool { state.withLock { $0.holding } }
-
-    func hold() { state.withLock { $0.holding = true } }
-
-    func barrier(_ action: @escaping @Sendable (EventsOutcome) -> Void) {
-        let now = state.withLock { state -> Bool in
-            guard state.holding else { return true }
-            state.waiting.append(action)
-            return false
-        }
-        if now { action(.delivered) }
-    }
-
-    var heldCount: Int { state.withLock { $0.waiting.count } }
-
-    /// Tells every barrier held, in order, what became of its events, and holds no more.
-    func release(_ outcome: EventsOutcome = .delivered) {
-        let waiting = state.withLock { state in
-            state.holding = false
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-        waiting.forEach { $0(outcome) }
-    }
-}
-
-private struct StoreRefusal: Error {}
