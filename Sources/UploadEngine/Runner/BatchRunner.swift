@@ -46,6 +46,9 @@ public final class BatchRunner: Sendable {
         var awaitingRecord: (token: SendToken, version: Int)?
         /// Told once a held batch has nothing under way; see ``holdForHandover(whenQuiet:)``.
         var quietObserver: (@Sendable () -> Void)?
+        /// The state version after the latest change that was not a record taken in — a file settled, a message
+        /// sent, a timer fired —; -1 while there was none. See ``Recordable``.
+        var newsVersion = -1
 
         /// Quiescent (idle, no send under way or due), and every event of the transitions so far has reached the
         /// observers.
@@ -81,12 +84,25 @@ public final class BatchRunner: Sendable {
     /// A copy of the batch as it is now, for its getters (status, attachments, count, result, …).
     public var snapshot: UploadBatch { state.withLock { $0.batch } }
 
+    /// A copy of the batch to record, with what changed it.
+    public struct Recordable: Sendable {
+        public let batch: UploadBatch
+        /// The batch's state version after its latest change that was not a record taken in (-1: none since this
+        /// runner began). A change that only took records in needs no snapshot for the records' sake — they stay
+        /// uncommitted until the batch settles, and a new owner replays them — so a writer may put its snapshot off
+        /// while the batch works; one newer than the last snapshot written is news worth writing.
+        public let newsVersion: Int
+    }
+
     /// A copy of the batch to record, or nil while events of its transitions are still on their way to the
     /// observers: a recorded state must not get ahead of the events that tell of it, or a handover after the record
     /// and before the events would lose them (the next owner takes an uploaded file as told).
-    public var recordableSnapshot: UploadBatch? {
-        state.withLock { $0.outbox.isEmpty && !$0.delivering ? $0.batch : nil }
+    public var recordable: Recordable? {
+        state.withLock { $0.outbox.isEmpty && !$0.delivering ? Recordable(batch: $0.batch, newsVersion: $0.newsVersion) : nil }
     }
+
+    /// The batch to record (``recordable``) without what changed it.
+    public var recordableSnapshot: UploadBatch? { recordable?.batch }
 
     /// In progress while any file is queued or in flight.
     public var status: BatchStatus { state.withLock { $0.batch.status } }
@@ -244,7 +260,10 @@ public final class BatchRunner: Sendable {
             rescheduleTimer(in: &state)
             // Told under the lock: whoever sees the new version (a record settling on another thread) must find the
             // change already owed a snapshot.
-            if state.batch.stateVersion != version { state.changeObserver?() }
+            if state.batch.stateVersion != version {
+                if offset == nil { state.newsVersion = state.batch.stateVersion }
+                state.changeObserver?()
+            }
             return (effects.outcome, claim.work)
         }
         askRecorder()

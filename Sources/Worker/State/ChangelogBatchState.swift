@@ -73,9 +73,16 @@ final class ChangelogBatchState: BatchDurability {
         /// without a place is produced again only while none went out after it (else the later one stands for it).
         var handed = 0
         var waiters: [(version: Int, action: @Sendable () -> Void)] = []
+        /// Since when a flush put off the snapshot of the batch still at work (``ChangelogBatchState/inProgressDelay``).
+        /// Not due meanwhile: a change, a record waiting for it, its partition being written out or the delay
+        /// running out makes it due again.
+        var deferred: ContinuousClock.Instant?
+        /// The state version of the last snapshot taken of its runner while this entry lived: news newer than it is
+        /// worth a snapshot at once.
+        var takenVersion: Int?
 
         var isDone: Bool {
-            guard inFlight == 0, waiters.isEmpty else { return false }
+            guard inFlight == 0, waiters.isEmpty, deferred == nil else { return false }
             switch stage {
             case .live(_, let due): return !due
             case .recorded: return true
@@ -84,7 +91,7 @@ final class ChangelogBatchState: BatchDurability {
         }
 
         /// What a record waiting for a version must still wait for: something due or on its way.
-        var isRecording: Bool { stage.isDue || inFlight > 0 }
+        var isRecording: Bool { stage.isDue || inFlight > 0 || deferred != nil }
 
         /// Moves to `stage` for a batch of `partition`; true when that made a snapshot or tombstone due.
         mutating func enter(_ stage: Stage, partition: Int32) -> Bool {
@@ -92,6 +99,8 @@ final class ChangelogBatchState: BatchDurability {
             if case .expiring = self.stage {
                 if case .expiring = stage {} else { startLife() }
             }
+            // Only a runner's snapshot is put off: a value or a tombstone is written at the next flush.
+            if case .live = stage {} else { deferred = nil }
             let wasDue = self.stage.isDue
             self.stage = stage
             return !wasDue && stage.isDue
@@ -101,7 +110,7 @@ final class ChangelogBatchState: BatchDurability {
         mutating func take() -> Take? {
             let taken: Take
             switch stage {
-            case .live(let runner, true): taken = .runner(runner); stage = .live(runner, due: false)
+            case .live(let runner, true): taken = .runner(runner); stage = .live(runner, due: false); deferred = nil
             case .settling(let settled, true): taken = .value(settled.batch); stage = .settling(settled, due: false)
             case .expiring(true): taken = .tombstone; stage = .expiring(due: false)
             default: return nil
@@ -149,7 +158,22 @@ final class ChangelogBatchState: BatchDurability {
         mutating func release() {
             stage = .recorded
             waiters = []
+            deferred = nil
             startLife()
+        }
+
+        /// A flush put the runner's snapshot off: not due until something wakes it — unless a newer change made it
+        /// due again meanwhile, and the flush that takes that one decides afresh.
+        mutating func putOff(since: ContinuousClock.Instant) {
+            inFlight -= 1
+            deferred = since
+        }
+
+        /// Makes a put-off snapshot due again; true when it became due (the caller lists it).
+        mutating func wake() -> Bool {
+            guard deferred != nil, case .live(let runner, false) = stage else { return false }
+            stage = .live(runner, due: true)
+            return true
         }
 
         private mutating func startLife() {
@@ -164,6 +188,8 @@ final class ChangelogBatchState: BatchDurability {
         /// whose snapshot is still on its way (tens of thousands in a burst, every `state.flushInterval`).
         var due: [String] = []
         var flushScheduled = false
+        /// Whether a timer will look for snapshots put off too long (``scheduleWake()``).
+        var wakeScheduled = false
         /// Flushes and releases between taking their work and handing it on (outside the lock): not idle yet.
         var passes = 0
         /// Per partition: the changelog offset the local store is restored up to, and offsets written by this
@@ -231,6 +257,18 @@ final class ChangelogBatchState: BatchDurability {
         case stored
     }
 
+    /// A batch a flush found due, with what decides whether it may wait.
+    private struct Due {
+        let batchId: String
+        let partition: Int32
+        let take: Take
+        let stamp: Stamp
+        /// Nobody waits for its snapshot and its partition is not being written out.
+        let mayWait: Bool
+        let deferred: ContinuousClock.Instant?
+        let takenVersion: Int?
+    }
+
     /// What one flush took: produced once `ready`.
     private struct Gate {
         var ready = false
@@ -287,6 +325,13 @@ final class ChangelogBatchState: BatchDurability {
     /// Snapshots are encoded and produced here once their events are delivered, in flush order.
     private let encodeQueue = DispatchQueue(label: "attache.batch-snapshots")
 
+    /// How long a batch still at work may go without a snapshot when nothing of it settled since and no record waits
+    /// for one. A change that only takes a record in, or moves a file between pending phases, needs none for the
+    /// record's sake — the record stays uncommitted until its batch settles, and a new owner replays it — so a job
+    /// that finishes within this time writes one snapshot, when it settles, not one at intake and one at the end.
+    /// Zero takes every change at the next flush.
+    private let inProgressDelay: Duration
+
     /// The version a tombstone counts as delivering: none. Its delivery answers no waiter by version — a batch
     /// made again under the id meanwhile starts its versions afresh, and waits for its own snapshot — only by
     /// leaving nothing in flight.
@@ -316,7 +361,7 @@ final class ChangelogBatchState: BatchDurability {
     init(topic: String, store: BatchStateStore, producer: any RecordProducer, configuration: EngineConfiguration,
          flushInterval: Duration, maxBytes: Int, cachedBatches: Int = 0, cachedBytes: Int = .max,
          writer: String = "", storeWrite: StoreWrite? = nil, storeRetryStart: Duration = .milliseconds(100),
-         storeRetryCap: Duration = .seconds(5),
+         storeRetryCap: Duration = .seconds(5), inProgressDelay: Duration = .seconds(1),
          eventsDelivered: @escaping @Sendable (@escaping @Sendable (EventsOutcome) -> Void) -> Void,
          logger: Logger, metrics: WorkerMetrics = WorkerMetrics(), onLoss: @escaping @Sendable (String) -> Void) {
         self.state = Mutex(State(recent: RecentSnapshots(limit: cachedBatches, byteLimit: cachedBytes)))
@@ -330,6 +375,7 @@ final class ChangelogBatchState: BatchDurability {
         self.writer = writer
         self.storeRetryStart = storeRetryStart
         self.storeRetryCap = storeRetryCap
+        self.inProgressDelay = inProgressDelay
         self.storeWrite = storeWrite ?? { [store] changes, partition, checkpoint in
             try store.apply(changes, partition: partition, checkpoint: checkpoint)
         }
@@ -354,6 +400,9 @@ final class ChangelogBatchState: BatchDurability {
 
     /// Batches the table of what is owed has room for without growing.
     var owedCapacity: Int { state.withLock { $0.owed.capacity } }
+
+    /// Batches still at work whose snapshot a flush put off (``inProgressDelay``).
+    var putOffCount: Int { state.withLock { $0.owed.values.count { $0.deferred != nil && !$0.stage.isDue } } }
 
     /// Batches with a change not yet delivered to the changelog: owed a snapshot, or with one on its way.
     var pendingCount: Int { state.withLock { $0.owed.values.count(where: \.isRecording) } }
@@ -402,15 +451,19 @@ final class ChangelogBatchState: BatchDurability {
     }
 
     func whenRecorded(batchId: String, version: Int, _ action: @escaping @Sendable () -> Void) {
-        let now = state.withLock { state -> Bool in
-            guard !state.broken else { return false }
-            guard let owed = state.owed[batchId], owed.isRecording else { return true }
-            if owed.delivered >= version && !owed.stage.isDue { return true }
+        let (now, schedule) = state.withLock { state -> (Bool, Bool) in
+            guard !state.broken else { return (false, false) }
+            guard let owed = state.owed[batchId], owed.isRecording else { return (true, false) }
+            if owed.delivered >= version && !owed.stage.isDue && owed.deferred == nil { return (true, false) }
             // In place: a copy taken out and written back would copy the waiters on every append.
             state.owed[batchId]!.waiters.append((version, action))
-            return false
+            // A snapshot put off because nobody waited for it is due now that someone does.
+            guard state.owed[batchId]!.wake() else { return (false, false) }
+            state.due.append(batchId)
+            return (false, state.scheduleFlushIfNeeded())
         }
         if now { action() }
+        if schedule { scheduleFlush() }
     }
 
     /// Writes what is owed for `partitions` now and waits until it is delivered: a revoke hands a partition over
@@ -418,7 +471,12 @@ final class ChangelogBatchState: BatchDurability {
     /// worker is stopping, and its records stay uncommitted.
     func flush(partitions: Set<Int32>) async {
         letGoUnstored(partitions)
-        flushNow()
+        state.withLock { state in
+            for (batchId, owed) in state.owed where partitions.contains(owed.partition) && owed.deferred != nil {
+                if state.owed[batchId]!.wake() { state.due.append(batchId) }
+            }
+        }
+        flushNow(forcing: partitions)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let started = state.withLock { state -> (id: Int, pending: [String])? in
                 guard !state.broken else { return nil }
@@ -523,46 +581,69 @@ final class ChangelogBatchState: BatchDurability {
 
     /// Takes a snapshot (or tombstone) of every batch owed one, to be produced once the events published so far are
     /// delivered. Snapshots are taken now, so one record carries all of a batch's changes since its last flush; a
-    /// batch whose latest events are still on their way to the publisher waits for the next flush.
-    private func flushNow() {
-        let due = state.withLock { state -> [(String, Int32, Take, Stamp)] in
+    /// batch whose latest events are still on their way to the publisher waits for the next flush, and one still at
+    /// work with nothing settled and nobody waiting may wait up to `inProgressDelay` — unless its partition is
+    /// `forcing` (a revoke or a shutdown writes everything).
+    private func flushNow(forcing: Set<Int32> = []) {
+        let due = state.withLock { state -> [Due] in
             state.flushScheduled = false
             state.passes += 1
+            // After a loss nothing more is produced: the worker is stopping, and its records stay uncommitted.
+            guard !state.broken else { return [] }
             let ids = state.due
             state.due = []
-            var due: [(String, Int32, Take, Stamp)] = []
+            var due: [Due] = []
             due.reserveCapacity(ids.count)
             for batchId in ids {
+                let deferred = state.owed[batchId]?.deferred
                 guard let taken = state.owed[batchId]?.take() else { continue }
                 let owed = state.owed[batchId]!
-                due.append((batchId, owed.partition, taken, Stamp(claim: state.epochs[owed.partition], life: owed.life)))
+                due.append(Due(batchId: batchId, partition: owed.partition, take: taken,
+                               stamp: Stamp(claim: state.epochs[owed.partition], life: owed.life),
+                               mayWait: owed.waiters.isEmpty && !forcing.contains(owed.partition), deferred: deferred,
+                               takenVersion: owed.takenVersion))
             }
             return due
         }
         var taken: [Taken] = []
         taken.reserveCapacity(due.count)
         var unready: [(batchId: String, runner: BatchRunner)] = []
-        for (batchId, partition, take, stamp) in due {
-            switch take {
+        var putOff: [(batchId: String, runner: BatchRunner, since: ContinuousClock.Instant)] = []
+        var takenVersions: [(batchId: String, version: Int)] = []
+        let now = ContinuousClock.now
+        for entry in due {
+            let (batchId, partition, stamp) = (entry.batchId, entry.partition, entry.stamp)
+            switch entry.take {
             case .runner(let runner):
-                if let batch = runner.recordableSnapshot {
-                    taken.append(Taken(record: .snapshot(batch), batchId: batchId, partition: partition, stamp: stamp))
-                } else {
+                guard let recordable = runner.recordable else {
                     unready.append((batchId, runner))
+                    continue
                 }
+                let batch = recordable.batch
+                if entry.mayWait, inProgressDelay > .zero, batch.hasWorkToResume,
+                   recordable.newsVersion <= entry.takenVersion ?? -1 {
+                    let since = entry.deferred ?? now
+                    if now - since < inProgressDelay {
+                        putOff.append((batchId, runner, since))
+                        continue
+                    }
+                }
+                takenVersions.append((batchId, batch.stateVersion))
+                taken.append(Taken(record: .snapshot(batch), batchId: batchId, partition: partition, stamp: stamp))
             case .value(let batch):
                 taken.append(Taken(record: .snapshot(batch), batchId: batchId, partition: partition, stamp: stamp))
             case .tombstone:
                 taken.append(Taken(record: .tombstone, batchId: batchId, partition: partition, stamp: stamp))
             }
         }
-        if !unready.isEmpty { owe(again: unready) }
+        if !unready.isEmpty || !putOff.isEmpty { owe(again: unready, putOff: putOff) }
         guard !taken.isEmpty else {
             state.withLock { $0.passes -= 1 }
             return
         }
         let gate = state.withLock { state -> Int in
             defer { state.nextGate += 1; state.passes -= 1 }
+            for (batchId, version) in takenVersions { state.owed[batchId]?.takenVersion = version }
             state.gates[state.nextGate] = Gate(records: taken)
             return state.nextGate
         }
@@ -577,15 +658,46 @@ final class ChangelogBatchState: BatchDurability {
         }
     }
 
-    /// Batches a flush could not take yet are owed again (unless a tombstone took their place meanwhile).
-    private func owe(again unready: [(batchId: String, runner: BatchRunner)]) {
-        let schedule = state.withLock { state -> Bool in
+    /// Batches a flush could not take yet, or put off, are owed again (unless a tombstone took their place meanwhile).
+    private func owe(again unready: [(batchId: String, runner: BatchRunner)],
+                     putOff: [(batchId: String, runner: BatchRunner, since: ContinuousClock.Instant)] = []) {
+        let (schedule, wake) = state.withLock { state -> (Bool, Bool) in
             for (batchId, runner) in unready where state.owed[batchId]!.untake(runner) {
                 state.due.append(batchId)
             }
-            return state.scheduleFlushIfNeeded()
+            for (batchId, _, since) in putOff { state.owed[batchId]!.putOff(since: since) }
+            let wake = !putOff.isEmpty && !state.wakeScheduled
+            if wake { state.wakeScheduled = true }
+            return (!unready.isEmpty && state.scheduleFlushIfNeeded(), wake)
         }
         if schedule { scheduleFlush() }
+        if wake { scheduleWake() }
+    }
+
+    /// Makes the snapshots put off longer than `inProgressDelay` due, once that much time has gone by; again while
+    /// any are put off. One timer for all of them, looking at the table once a delay.
+    private func scheduleWake() {
+        let delay = inProgressDelay
+        Task { [self] in
+            try? await Task.sleep(for: delay)
+            let now = ContinuousClock.now
+            let (schedule, again) = state.withLock { state -> (Bool, Bool) in
+                var woken = false, waiting = false
+                for (batchId, owed) in state.owed {
+                    guard let since = owed.deferred else { continue }
+                    if now - since >= delay, state.owed[batchId]!.wake() {
+                        state.due.append(batchId)
+                        woken = true
+                    } else if !owed.stage.isDue {
+                        waiting = true
+                    }
+                }
+                state.wakeScheduled = waiting
+                return (woken && state.scheduleFlushIfNeeded(), waiting)
+            }
+            if schedule { scheduleFlush() }
+            if again { scheduleWake() }
+        }
     }
 
     /// Produces the flushes whose events were delivered, in flush order: a later snapshot of a batch never goes out

@@ -24,7 +24,7 @@ import TestSupport
         /// While set, the store refuses every write (as a full disk does).
         let refusing = Locked(false)
 
-        init(cachedBatches: Int = 0) throws {
+        init(cachedBatches: Int = 0, inProgressDelay: Duration = .zero) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("changelog-\(UUID().uuidString)")
             let store = try BatchStateStore.open(path: directory.appendingPathComponent("state.db").path).0
             self.store = store
@@ -35,6 +35,7 @@ import TestSupport
                                             if refusing.value { throw StoreRefusal() }
                                             try store.apply(changes, partition: partition, checkpoint: checkpoint)
                                         },
+                                        inProgressDelay: inProgressDelay,
                                         eventsDelivered: { events.barrier($0) }, logger: .silent, metrics: metrics,
                                         onLoss: { reason in losses.update { $0.append(reason) } })
         }
@@ -421,6 +422,70 @@ import TestSupport
                                requestId: "r\(index)", options: nil, concurrency: nil, offset: Int64(index), now: Date())
         }
         return batch
+    }
+
+    /// A batch still at work, with nothing of it settled and no record waiting, is not written at every change: the
+    /// record it took stays uncommitted until it settles anyway. It is written when a record waits for it, when its
+    /// partition is written out, or once it settles — one snapshot for a job that finishes within the delay.
+    @Test func aBatchStillAtWorkIsWrittenWhenItSettlesOrSomeoneWaitsNotAtEveryChange() async throws {
+        let fixture = try Fixture(inProgressDelay: .seconds(60))
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
+        let uploads = Gate()
+        let runner = BatchRunner(batch: UploadBatch(context: BatchContext(batchId: "trip", receiver: Receiver(id: "u", type: .user)),
+                                                    configuration: EngineConfiguration(), options: MessageOptions(send: .none)),
+                                 presigner: ScriptedPresigner(),
+                                 uploader: ScriptedUploader { transfer, progress in
+                                     await uploads.wait()
+                                     progress(transfer.staged.size, transfer.staged.size)
+                                 },
+                                 stager: ScriptedStager(), clock: ManualClock())
+        let state = fixture.state
+        runner.setChangeObserver { [weak runner] in
+            if let runner { state.changed(batchId: "trip", partition: 2, runner: runner) }
+        }
+        runner.upload([FileItem(fileId: "a", name: "a.bin", source: .data(Data([1, 2, 3])))], requestId: "r", offset: 1)
+        await yieldUntil { fixture.state.putOffCount == 1 }
+        #expect(fixture.producer.handedCount == 0, "nothing settled and nobody waits: the intake's change is put off")
+
+        uploads.open()
+        await yieldUntil { runner.isSettled }
+        await fixture.handed(1)
+        await yieldUntil { fixture.state.isIdle(queueFull: false, storeRefuses: false) }
+        #expect(fixture.producer.handedCount == 1, "one snapshot for the job, taken once it settled")
+        let written = try BatchSnapshot.decode(#require(fixture.producer.state.withLock { $0.handed[0].record.value }),
+                                               configuration: EngineConfiguration()).batch
+        #expect(written.state(of: "a") == .uploaded && written.appliedThrough == 1)
+    }
+
+    @Test func aBatchStillAtWorkIsWrittenAtOnceWhenARecordWaitsOrItsPartitionIsWrittenOut() async throws {
+        let fixture = try Fixture(inProgressDelay: .seconds(60))
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
+        fixture.state.restored(partition: 3, through: 0, epoch: 13)
+        let uploads = Gate()
+        defer { uploads.open() }
+        func heldRunner(_ batchId: String) -> BatchRunner {
+            BatchRunner(batch: UploadBatch(context: BatchContext(batchId: batchId, receiver: Receiver(id: "u", type: .user)),
+                                           configuration: EngineConfiguration(), options: MessageOptions(send: .none)),
+                        presigner: ScriptedPresigner(),
+                        uploader: ScriptedUploader { _, _ in await uploads.wait() }, stager: ScriptedStager(), clock: ManualClock())
+        }
+        let waited = heldRunner("waited"), handedOver = heldRunner("handed-over")
+        for runner in [waited, handedOver] {
+            runner.upload([FileItem(fileId: "a", name: "a.bin", source: .data(Data([1])))], requestId: "r", offset: 1)
+            fixture.state.changed(batchId: runner.batchId, partition: runner === waited ? 2 : 3, runner: runner)
+        }
+        await yieldUntil { fixture.state.putOffCount == 2 }
+        #expect(fixture.producer.handedCount == 0)
+
+        fixture.state.whenRecorded(batchId: "waited", version: waited.stateVersion) {}
+        await fixture.handed(1)
+        #expect(fixture.handedKeys == ["waited"], "a record waits: taken at once")
+
+        let flushed = Task { await fixture.state.flush(partitions: [3]) }
+        await fixture.handed(2)
+        #expect(fixture.handedKeys == ["waited", "handed-over"], "a revoke writes its partition out")
+        fixture.producer.report(1, .success(KafkaDeliveryReport(topic: "attache.batches", partition: 3, offset: 0)))
+        await flushed.value
     }
 
     /// Makes the store refuse writes, then has a snapshot of batch "trip" delivered; says when its record is let go.

@@ -7,7 +7,8 @@ struct StoreRefusal: Error {}
 /// The publisher's barrier ("every event published so far was delivered", or one was lost), let through or held by a
 /// test.
 final class EventBarriers: Sendable {
-    private let state = Mutex<(holding: Bool, waiting: [@Sendable (EventsOutcome) -> Void])>((false, []))
+    /// Once an event was lost, every later barrier is told so too, as the publisher's are.
+    private let state = Mutex<(holding: Bool, lost: Bool, waiting: [@Sendable (EventsOutcome) -> Void])>((false, false, []))
 
     func hold() { state.withLock { $0.holding = true } }
 
@@ -16,12 +17,12 @@ final class EventBarriers: Sendable {
     var waitingCount: Int { state.withLock { $0.waiting.count } }
 
     func barrier(_ action: @escaping @Sendable (EventsOutcome) -> Void) {
-        let now = state.withLock { state -> Bool in
-            guard state.holding else { return true }
+        let now = state.withLock { state -> EventsOutcome? in
+            guard state.holding else { return state.lost ? .lost : .delivered }
             state.waiting.append(action)
-            return false
+            return nil
         }
-        if now { action(.delivered) }
+        if let now { action(now) }
     }
 
     /// Runs the `index`th barrier held (each once), telling it `outcome`.
@@ -33,6 +34,7 @@ final class EventBarriers: Sendable {
     func release(_ outcome: EventsOutcome = .delivered) {
         let waiting = state.withLock { state in
             state.holding = false
+            if outcome == .lost { state.lost = true }
             defer { state.waiting = [] }
             return state.waiting
         }

@@ -104,7 +104,7 @@ final class LifecycleModel {
                                          if refusing.value { throw StoreRefusal() }
                                          try store.apply(changes, partition: partition, checkpoint: checkpoint)
                                      },
-                                     storeRetryStart: .milliseconds(1), storeRetryCap: .milliseconds(4),
+                                     storeRetryStart: .milliseconds(1), storeRetryCap: .milliseconds(4), inProgressDelay: .milliseconds(3),
                                      eventsDelivered: { events.barrier($0) }, logger: .silent,
                                      onLoss: { reason in losses.update { $0.append(reason) } })
         for batchId in ["a", "b", "c", "d"] {

@@ -24,7 +24,7 @@ SHORT_SESSION = {"ATTACHE_KAFKA_PROPERTY_SESSION_TIMEOUT_MS": "6000", "ATTACHE_K
 class AttacheRun(TimedRun):
     """peak_rss_kib is the workers' highest VmHWM, when asked for (else None)."""
     events: int  # events seen about the measured batches
-    snapshots: int  # changelog snapshots the workers had delivered for the measured jobs once they were done
+    snapshots: int  # changelog records about the measured batches on the topic once they were done (read back)
     results: dict  # batchId -> the result of its batch.completed
     first_event: float  # seconds from the start to the first job's first event (staging, presigning: until progress)
     cpu_per_job: float  # the workers' CPU seconds per measured job
@@ -63,7 +63,6 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
         ids = [b for b, _ in jobs]
         rig.nginx.clear_store()
         recording = rig.profiler.start(scenario, started[0]) if workers == 1 else None
-        snapshots_before = delivered_snapshots(started)
         cpu_before = sum(w.cpu_seconds() for w in started)
         threads_before = started[0].thread_cpu_seconds() if workers == 1 else {}
         account = rig.services_cpu({"worker": [w.pid for w in started], "kcat": [watcher.pid]})
@@ -80,7 +79,7 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
         if recording:
             recording.stop()
         used = sum(w.cpu_seconds() for w in started) - cpu_before
-        snapshots = settled_snapshots(started) - snapshots_before
+        snapshots = changelog_records(kafka, topics.changelog, ids)
         by_thread = cpu_by_thread_group(threads_before, threads_after, used) if workers == 1 else {}
         run = AttacheRun(seconds=end - start, events=watcher.events_of(ids), snapshots=snapshots,
                          peak_rss_kib=max(w.peak_rss_kib() for w in started) if measure_rss else None,
@@ -100,18 +99,16 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
     return run
 
 
-def delivered_snapshots(workers):
-    return int(sum(w.metric("attache_changelog_snapshots_delivered_total") for w in workers))
-
-
-def settled_snapshots(workers, quiet=0.3, timeout=5.0):
-    """The workers' delivered snapshots once the count stops moving: a batch's last snapshot follows its
-    batch.completed by up to `state.flushInterval` and a delivery."""
+def changelog_records(kafka, changelog, ids, quiet=0.3, timeout=10.0):
+    """The records on the changelog topic keyed by one of `ids`, read back with kcat once their count stops moving:
+    what reached the topic, whatever the workers' own counters say (a batch's last snapshot follows its
+    batch.completed by up to `state.flushInterval` and a delivery)."""
+    wanted = set(ids)
     deadline = time.time() + timeout
-    count = delivered_snapshots(workers)
+    count = sum(1 for _, key, _ in kafka.read_all(changelog) if key in wanted)
     while time.time() < deadline:
         time.sleep(quiet)
-        latest = delivered_snapshots(workers)
+        latest = sum(1 for _, key, _ in kafka.read_all(changelog) if key in wanted)
         if latest == count:
             break
         count = latest

@@ -33,7 +33,7 @@ NOTES = """How the figures are taken:
   in the same run on the same bytes: SHA-256 of every byte (`openssl dgst -sha256`, the library the worker hashes
   with), the presign calls (curl posting the same requests to ops/bench/presign.py, both their CPU; none in `s3`
   mode), and the Kafka records (kcat producing as many records of 600 bytes as the run wrote — jobs, events and the
-  changelog snapshots the worker's metrics counted — and the broker's CPU). Floor CPU = curl's total + the additions;
+  changelog records of the measured batches — and the broker's CPU). Floor CPU = curl's total + the additions;
   floor time = the larger of curl's time and the floor CPU ÷ cores: the least time the work could take here, the
   additions running on the CPU curl left idle as far as it goes. The row's target is checked on the floor ÷ curl:
   whether the contract alone leaves §8's ratio in reach.

@@ -159,9 +159,9 @@ def thread_row(mode, groups):
 
 
 def records_row(small, who, mode):
-    """The Kafka records a job made: its own, the events it caused, the changelog snapshots of its batch (one at
-    least; two when a flush fell between its intake and its end, as it does for most jobs that wait for a slot)."""
-    return Row("small, {} mode: Kafka records per job: the job · events · changelog snapshots".format(mode),
+    """The Kafka records a job made: its own, the events it caused, the changelog records of its batch, read back
+    from the topic (one at least: a batch still at work is written when it settles, DESIGN §8 allows 1.1)."""
+    return Row("small, {} mode: Kafka records per job: the job · events · changelog records (topic)".format(mode),
                "1 · {} · {}".format(small.events_per_job[who].text("{:.2f}"), small.snapshots_per_job[who].text("{:.2f}")))
 
 
