@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from .cpu import cpu_by_thread_group, reaped_children_cpu
 from .event_watcher import EventWatcher
 from .failure import BenchFailure
+from .job_counts import JobCounts
 from .jobs import inline_job, record
 from .run_names import RunTopics
 from .timed_run import TimedRun
@@ -29,13 +30,15 @@ class AttacheRun(TimedRun):
     first_event: float  # seconds from the start to the first job's first event (staging, presigning: until progress)
     cpu_per_job: float  # the workers' CPU seconds per measured job
     cpu_per_job_by_thread: dict  # one worker: thread group -> its CPU seconds per measured job (empty for several)
+    counts_per_job: dict  # with `count`: what job_counts.JobCounts counted, per measured job (else empty)
 
 
-def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, measure_rss=False):
+def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, measure_rss=False, count=False):
     """Starts `workers` fresh workers in one group on fresh topics named for `tag`, warms them up, empties nginx's
     store (just before the timed part: `Nginx.clear_store`), produces `jobs` (list of (batchId, job dict)) and waits
     for every batch.completed; fails unless every batch uploaded all its files. The first one-worker run of each
-    `scenario` is profiled under --perf."""
+    `scenario` is profiled under --perf. With `count`, one worker's system calls, context switches, wake-ups,
+    allocations and Swift tasks are counted for the measured jobs (which slows it: not a run to time)."""
     kafka, topics = rig.kafka, RunTopics.of(tag)
     kafka.create_topic(topics.events, rig.workdir)
     watcher = EventWatcher(kafka, topics.events, rig.workdir)
@@ -62,7 +65,8 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
             f.writelines(record(b, j) + "\n" for b, j in jobs)
         ids = [b for b, _ in jobs]
         rig.nginx.clear_store()
-        recording = rig.profiler.start(scenario, started[0]) if workers == 1 else None
+        recording = rig.profiler.start(scenario, started[0]) if workers == 1 and not count else None
+        counting = JobCounts(started[0].pid, rig.workdir, tag) if count else None
         cpu_before = sum(w.cpu_seconds() for w in started)
         threads_before = started[0].thread_cpu_seconds() if workers == 1 else {}
         account = rig.services_cpu({"worker": [w.pid for w in started], "kcat": [watcher.pid]})
@@ -75,6 +79,7 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
         account.add("kcat", reaped_children_cpu() - reaped)
         account.add("bench", time.process_time() - bench_before)
         account.stop()
+        counts = counting.stop(len(jobs)) if counting else {}
         threads_after = started[0].thread_cpu_seconds() if workers == 1 else {}
         if recording:
             recording.stop()
@@ -87,7 +92,7 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
                          first_event=watcher.first_event(ids[0]) / 1000 - start,
                          cpu_per_job=used / len(jobs),
                          cpu_per_job_by_thread={group: seconds / len(jobs) for group, seconds in by_thread.items()},
-                         account=account)
+                         counts_per_job=counts, account=account)
     finally:
         for worker in started:
             worker.stop()

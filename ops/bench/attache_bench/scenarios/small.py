@@ -38,6 +38,8 @@ class SmallRun:
     # worker count or S3 -> Figure of the Kafka records a job made besides itself: events, changelog snapshots
     events_per_job: dict = field(default_factory=dict)
     snapshots_per_job: dict = field(default_factory=dict)
+    # 1 or S3 -> what one extra, untimed run counted per job (job_counts.EVENTS): system calls, context switches…
+    counts_per_job: dict = field(default_factory=dict)
     cpu_per_job_us: dict = field(default_factory=dict)  # worker count -> Figure of the workers' CPU per job
     cpu: dict = field(default_factory=dict)  # worker count, S3 or "curl" -> ContenderCPU
     curl_cpu_per_file_us: Figure = field(default_factory=Figure)  # curl's own CPU per file
@@ -74,7 +76,7 @@ def measure(rig, worker_counts, with_curl):
     small = SmallRun(count, worker_counts, with_curl)
     nginx = rig.nginx
 
-    def measure_one(who, run, attempt):
+    def measure_one(who, run, attempt, count_work=False):
         if who == "curl":
             tag = run_tag("small-curl", run, attempt)
             config = os.path.join(rig.workdir, tag + ".curlrc")
@@ -93,7 +95,7 @@ def measure(rig, worker_counts, with_curl):
         if who == S3:
             extra.update(S3_ENVIRONMENT, ATTACHE_PRESIGN_S3_ENDPOINT=nginx.base)
         measured = run_attache(rig, scenario, tag, [(b, path_job(b, [rig.sources.relative(p)])) for b, p in jobs],
-                               workers=1 if who == S3 else who, extra=extra)
+                               workers=1 if who == S3 else who, extra=extra, count=count_work)
         nginx.check_stored([(p, nginx.stored_path("attache", b, "f1", os.path.basename(p))) for b, p in jobs], False)
         return measured
 
@@ -112,6 +114,12 @@ def measure(rig, worker_counts, with_curl):
                 small.thread_us[who].setdefault(group, Figure()).add(seconds * 1e6)
             log("small run {}: attache ×{} {:.3f} s ({:.0f} jobs/s, {:.0f} events/s)".format(
                 run, who, measured.seconds, count / measured.seconds, measured.events / measured.seconds))
+    # One more run of each one-worker contender, counted (perf's uprobes slow it): never one of the timed runs.
+    for who in [w for w in (1, S3) if w in small.attache_runs]:
+        counted = measure_one(who, "counted", 0, count_work=True)
+        small.counts_per_job[who] = counted.counts_per_job
+        log("small, {}: per job {}".format("s3 mode" if who == S3 else "endpoint mode", ", ".join(
+            "{} {:.1f}".format(name, value) for name, value in counted.counts_per_job.items())))
     if with_curl:
         def records(who):
             """Jobs in, events and the snapshots the run delivered out."""
@@ -145,6 +153,8 @@ def rows(small):
                             small.times[who], small.cpu[who].total(), SMALL_VS_CURL)
         table.append(thread_row(mode, small.thread_us[who]))
         table.append(records_row(small, who, mode))
+        if who in small.counts_per_job:
+            table.append(counts_row(small.counts_per_job[who], mode))
     table += cpu_rows("small, 1 worker, endpoint mode", small.cpu[1], "curl", small.cpu["curl"])
     table += cpu_rows("small, 1 worker, s3 mode", small.cpu[S3], "curl", small.cpu["curl"])
     return table + [rate_row(small, 1)]
@@ -163,6 +173,12 @@ def records_row(small, who, mode):
     from the topic (one at least: a batch still at work is written when it settles, DESIGN §8 allows 1.1)."""
     return Row("small, {} mode: Kafka records per job: the job · events · changelog records (topic)".format(mode),
                "1 · {} · {}".format(small.events_per_job[who].text("{:.2f}"), small.snapshots_per_job[who].text("{:.2f}")))
+
+
+def counts_row(counts, mode):
+    """What the worker did per job, counted in one extra run (job_counts.py)."""
+    return Row("small, {} mode: per job: {}".format(mode, " · ".join(counts)),
+               " · ".join("{:.1f}".format(value) for value in counts.values()))
 
 
 def rate_row(small, workers):
