@@ -472,9 +472,9 @@ final class ChangelogBatchState: BatchDurability {
     func flush(partitions: Set<Int32>) async {
         letGoUnstored(partitions)
         state.withLock { state in
-            for (batchId, owed) in state.owed where partitions.contains(owed.partition) && owed.deferred != nil {
-                if state.owed[batchId]!.wake() { state.due.append(batchId) }
-            }
+            // Ids first: changing the table while iterating it would copy all of it.
+            let putOff = state.owed.compactMap { partitions.contains($0.value.partition) && $0.value.deferred != nil ? $0.key : nil }
+            for batchId in putOff where state.owed[batchId]!.wake() { state.due.append(batchId) }
         }
         flushNow(forcing: partitions)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -682,15 +682,20 @@ final class ChangelogBatchState: BatchDurability {
             try? await Task.sleep(for: delay)
             let now = ContinuousClock.now
             let (schedule, again) = state.withLock { state -> (Bool, Bool) in
-                var woken = false, waiting = false
+                var expired: [String] = [], waiting = false
                 for (batchId, owed) in state.owed {
                     guard let since = owed.deferred else { continue }
-                    if now - since >= delay, state.owed[batchId]!.wake() {
-                        state.due.append(batchId)
-                        woken = true
+                    if now - since >= delay {
+                        expired.append(batchId)
                     } else if !owed.stage.isDue {
                         waiting = true
                     }
+                }
+                // Changed after the look: changing the table while iterating it would copy all of it.
+                var woken = false
+                for batchId in expired where state.owed[batchId]!.wake() {
+                    state.due.append(batchId)
+                    woken = true
                 }
                 state.wakeScheduled = waiting
                 return (woken && state.scheduleFlushIfNeeded(), waiting)
