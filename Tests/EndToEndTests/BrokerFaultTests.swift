@@ -83,12 +83,32 @@ import Testing
                 })
                 // Whether the job is in the jobs topic at all tells a worker that lost or stalled it from a produce
                 // that never landed.
-                let jobs = Set(try await Kcat.consume(brokers: brokers, topic: Self.jobsTopic).map(\.key))
+                // The partition and offset of each missing job, and the worker's own view of every partition (end,
+                // committed, lag, in flight), tell a partition it stopped fetching from a pipeline that stalled.
+                let placed = try await Kcat.readFromStart(brokers: brokers, topic: Self.jobsTopic, format: ["-f", "%k %p:%o\n"])
+                let place = Dictionary(placed.split(separator: "\n").compactMap { line -> (String, String)? in
+                    let parts = line.split(separator: " ")
+                    return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+                }, uniquingKeysWith: { first, _ in first })
                 let detail = missing.prefix(10).map { batchId in
-                    "\(batchId): job record in the topic: \(jobs.contains(batchId)), events \(events.filter { $0.subject == batchId }.map(\.type)), "
+                    "\(batchId): job record at \(place[batchId] ?? "nowhere"), events \(events.filter { $0.subject == batchId }.map(\.type)), "
                         + "message captured: \(captured.contains(batchId))"
                 }
-                Issue.record("\(missing.count) batches without message.sent:\n\(detail.joined(separator: "\n"))\nworker log:\n\(worker.standardError.suffix(3000))")
+                var metrics = ""
+                if let port = Self.adminPort(in: worker.standardError) {
+                    metrics = try await Subprocess.run("/usr/bin/curl", ["-s", "--max-time", "5", "http://127.0.0.1:\(port)/metrics"]).outputText
+                }
+                let partitionLines = metrics.split(separator: "\n").filter { line in
+                    !line.hasPrefix("#") && ["partition_", "inflight", "pending", "restoring", "consumer_lag"].contains { line.contains($0) }
+                }
+                Issue.record("""
+                    \(missing.count) batches without message.sent:
+                    \(detail.joined(separator: "\n"))
+                    worker metrics:
+                    \(partitionLines.joined(separator: "\n"))
+                    worker log:
+                    \(worker.standardError.suffix(3000))
+                    """)
                 return
             }
             try await Task.sleep(for: .seconds(1))
