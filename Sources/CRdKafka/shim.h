@@ -4,6 +4,7 @@
 #include <librdkafka/rdkafka.h>
 /* The mock cluster API needs the types declared in rdkafka.h. */
 #include <librdkafka/rdkafka_mock.h>
+#include <sys/prctl.h>
 
 /* rd_kafka_producev is variadic, which Swift cannot call: a typed wrapper for the one shape we produce. */
 static inline rd_kafka_resp_err_t attache_rd_kafka_produce(rd_kafka_t *rk, const char *topic, int32_t partition,
@@ -27,6 +28,13 @@ static inline rd_kafka_resp_err_t attache_rd_kafka_mock_broker_push_request_erro
                                                                                   int32_t broker_id, int16_t api_key,
                                                                                   rd_kafka_resp_err_t error, int rtt_ms) {
     return rd_kafka_mock_broker_push_request_error_rtts(mcluster, broker_id, api_key, 1, error, rtt_ms);
+}
+
+/* prctl is variadic: typed wrappers for the calling thread's timer slack (nanoseconds), which threads it starts
+   inherit. */
+static inline unsigned long attache_timer_slack(void) { return (unsigned long)prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0); }
+static inline int attache_set_timer_slack(unsigned long nanoseconds) {
+    return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
 }
 
 #endif

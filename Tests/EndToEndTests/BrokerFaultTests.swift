@@ -152,7 +152,21 @@ import Testing
         #expect(completionsAfter.count == completionsBefore + 1, "nothing committed was replayed")
         let perBatch = Dictionary(grouping: completionsAfter, by: \.subject)
         let repeated = perBatch.filter { expected.contains($0.key) && $0.value.count != 1 }.keys.sorted()
-        #expect(repeated.isEmpty, "one batch.completed per batch; repeated: \(repeated.prefix(10))")
+        // Repeats under one id are a record written twice; under different ids, a batch that completed twice.
+        let repeats = repeated.prefix(5).map { batchId in
+            let lines = worker.standardError.split(separator: "\n").filter { $0.contains(batchId + " ") || $0.hasSuffix(batchId) }
+            return "\(batchId): " + perBatch[batchId, default: []].map { "id \($0.id) sequence \($0.sequence) from \($0.source)" }
+                .joined(separator: "; ") + "\n  " + lines.suffix(12).joined(separator: "\n  ")
+        }
+        let rebalances = worker.standardError.split(separator: "\n").filter {
+            $0.contains("partitions assigned") || $0.contains("revoked") || $0.contains("lost") || $0.contains("partition restored")
+        }
+        #expect(repeated.isEmpty, """
+            one batch.completed per batch; repeated: \(repeated.prefix(10))
+            \(repeats.joined(separator: "\n"))
+            rebalances:
+            \(rebalances.suffix(30).joined(separator: "\n"))
+            """)
         successor.signal(SIGTERM)
         #expect(await successor.waitForExit(timeout: .seconds(30)) == 0)
     }
