@@ -12,8 +12,8 @@ import TestSupport
     }
 
     private func throttle(_ counts: Counts) -> IntakeThrottle {
-        IntakeThrottle(marks: .init(batches: 3, transfers: 2),
-                       busyBatches: { counts.batches.load(ordering: .relaxed) }, transfers: { counts.transfers.load(ordering: .relaxed) },
+        IntakeThrottle(marks: .init(batches: 3, queuedFiles: 2),
+                       busyBatches: { counts.batches.load(ordering: .relaxed) }, queuedFiles: { counts.transfers.load(ordering: .relaxed) },
                        pause: { counts.actions.update { $0.append("pause") } }, resume: { counts.actions.update { $0.append("resume") } },
                        logger: .silent)
     }
@@ -32,7 +32,7 @@ import TestSupport
     @Test func aHeldStorePausesIntakeWhateverTheCounts() {
         let counts = Counts()
         let held = Atomic<Bool>(false)
-        let throttle = IntakeThrottle(marks: .init(batches: 3, transfers: 2), busyBatches: { 0 }, transfers: { 0 },
+        let throttle = IntakeThrottle(marks: .init(batches: 3, queuedFiles: 2), busyBatches: { 0 }, queuedFiles: { 0 },
                                       pause: { counts.actions.update { $0.append("pause") } },
                                       resume: { counts.actions.update { $0.append("resume") } },
                                       held: { held.load(ordering: .relaxed) }, logger: .silent)

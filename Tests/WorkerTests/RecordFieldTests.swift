@@ -27,10 +27,10 @@ import UploadEngine
     @Test func theTableHoldsTheContractsLimits() {
         let limits = Dictionary(uniqueKeysWithValues: RecordField.allCases.map { ($0.rawValue, $0.maxBytes) })
         #expect(limits == ["batchId": 128, "requestId": 128, "fileId": 128, "receiver.id": 128, "sender": 128, "parentMessageId": 128,
-                           "name": 255, "mimeType": 255, "source.url": 8192, "source.path": 4096, "traceparent": 256, "tracestate": 512])
+                           "tenant": 128, "name": 255, "mimeType": 255, "source.url": 8192, "source.path": 4096, "traceparent": 256, "tracestate": 512])
     }
 
-    @Test(arguments: [RecordField.batchId, .requestId, .receiverId, .sender, .parentMessageId])
+    @Test(arguments: [RecordField.batchId, .requestId, .receiverId, .sender, .parentMessageId, .tenant])
     func aJobLevelFieldAtItsLimitIsTakenAndOneByteOverMakesTheRecordInvalid(field: RecordField) throws {
         func record(_ value: String) -> [String: Any] {
             var record = Self.job()
@@ -44,6 +44,7 @@ import UploadEngine
         case .requestId: job.requestId
         case .receiverId: job.receiver.id
         case .sender: job.sender
+        case .tenant: job.tenant
         default: job.parentMessageId
         }
         #expect(taken == atLimit)

@@ -17,7 +17,7 @@ extension UploadBatch {
         var inFlight = entries.reduce(0) { $0 + ($1.state.isInFlight ? 1 : 0) }
         var index = entries.startIndex
         entryVisits &+= entries.count
-        while inFlight < concurrency, index < entries.endIndex {
+        while inFlight < concurrency, slotGrants > 0, index < entries.endIndex {
             entryVisits &+= 1
             guard entries[index].isStartable(at: now) else {
                 index += 1
@@ -30,13 +30,43 @@ extension UploadBatch {
             }()
             cohortByRequest[requestId] = cohort
             start(index, cohort: cohort, now: now, into: &effects)
-            if entries[index].state.isInFlight { inFlight += 1 }
+            if entries[index].state.isInFlight {
+                inFlight += 1
+                if slotGrants != .max { slotGrants -= 1 }
+            }
             // A file whose start failed at once and may go again now (a zero backoff) is looked at again, as
             // before any other; anything else moves the search on.
             let again = entries[index].isStartable(at: now)
             if !again { index += 1 }
         }
         issuePresigns(now: now, into: &effects)
+    }
+
+    /// What the batch uses and could use of the worker's transfer slots (DESIGN §12 *Fair share*): a slot for each
+    /// file in flight, and one for each queued file it would start now (up to its concurrency; none while held for a
+    /// handover). Files waiting for a slot hold nothing but their place in the batch.
+    public func slotDemand(now: Date) -> TransferShares.Demand {
+        var inFlight = 0, startable = 0, waiting = 0
+        for entry in entries {
+            if entry.state.isInFlight {
+                inFlight += 1
+            } else if case .queued = entry.phase {
+                waiting += 1
+                if entry.isStartable(at: now) { startable += 1 }
+            }
+        }
+        let wanted = isHeld ? inFlight : min(concurrency, inFlight + startable)
+        return TransferShares.Demand(tenant: context.shareTenant, inUse: inFlight, wanted: wanted, waiting: waiting)
+    }
+
+    /// The worker granted the batch `count` slots: starts up to that many queued files.
+    public mutating func grantSlots(_ count: Int, now: Date) -> BatchEffects {
+        var effects = BatchEffects()
+        let wasPending = status == .inProgress
+        slotGrants = count
+        schedule(now: now, into: &effects)
+        finishInput(wasPending: wasPending, now: now, into: &effects)
+        return effects
     }
 
     /// Moves a queued file into flight: stage it, or presign its retained bytes, or upload again with a still-valid

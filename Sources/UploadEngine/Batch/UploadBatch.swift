@@ -52,6 +52,10 @@ public struct UploadBatch: Sendable {
     /// Being handed to another owner: nothing new starts (see ``holdForHandover()``). Not durable state: the next
     /// owner starts what is queued.
     public internal(set) var isHeld = false
+    /// Files the batch may still move into flight before it must ask the worker's transfer slots again
+    /// (``TransferShares``): set by its runner to the slots granted and not yet used. Unlimited without shared slots
+    /// (a batch driven on its own, as in tests). Not durable state.
+    public internal(set) var slotGrants = Int.max
 
     public init(context: BatchContext, configuration: EngineConfiguration, concurrency: Int? = nil,
                 options: MessageOptions = MessageOptions(), random: JitterRandom = JitterRandom()) {

@@ -90,10 +90,18 @@ public struct BatchContext: Sendable, Hashable {
     /// The trace context of the request a call is made for: set on the context handed to the presigner and the
     /// poster for that call, never part of the batch's own context.
     public var trace: TraceContext?
-    public init(batchId: String, receiver: Receiver, sender: String? = nil, parentMessageId: String? = nil) {
+    /// Whose share of the worker's transfer slots the batch's files use (the job's `tenant`); nil: the receiver's.
+    public var tenant: String?
+
+    public init(batchId: String, receiver: Receiver, sender: String? = nil, parentMessageId: String? = nil,
+                tenant: String? = nil) {
         self.batchId = batchId
         self.receiver = receiver
         self.sender = sender
         self.parentMessageId = parentMessageId
+        self.tenant = tenant
     }
+
+    /// The tenant the batch's transfers count against: its job's `tenant`, by default the receiver id (DESIGN §2.1).
+    public var shareTenant: String { tenant ?? receiver.id }
 }

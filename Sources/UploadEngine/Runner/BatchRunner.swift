@@ -49,6 +49,11 @@ public final class BatchRunner: Sendable {
         /// The state version after the latest change that was not a record taken in — a file settled, a message
         /// sent, a timer fired —; -1 while there was none. See ``Recordable``.
         var newsVersion = -1
+        /// The batch's standing with the worker's transfer slots, and what it last told them.
+        var claim: TransferShares.Claim?
+        var toldShares: TransferShares.Demand?
+        /// Slots were granted since the batch last asked: its count with the slots must be read again.
+        var granted = false
 
         /// Quiescent (idle, no send under way or due), and every event of the transitions so far has reached the
         /// observers.
@@ -62,21 +67,36 @@ public final class BatchRunner: Sendable {
     let poster: (any MessagePoster)?
     private let clock: any EngineClock
     private let timers: DeadlineScheduler
+    private let shares: TransferShares?
 
     /// A runner for `batch`. Its deadlines (stalls, backoff, presign gathering) go to `timers`, which a worker shares
-    /// across its batches; without one the runner keeps a scheduler of its own on `clock`.
+    /// across its batches; without one the runner keeps a scheduler of its own on `clock`. With `shares`, each file
+    /// waits for one of the worker's transfer slots before it starts; without, only the batch's concurrency holds
+    /// files back.
     public init(batch: UploadBatch, presigner: any Presigner, uploader: any Uploader, stager: any SourceStager,
-                poster: (any MessagePoster)? = nil, clock: any EngineClock = SystemClock(), timers: DeadlineScheduler? = nil) {
+                poster: (any MessagePoster)? = nil, clock: any EngineClock = SystemClock(), timers: DeadlineScheduler? = nil,
+                shares: TransferShares? = nil) {
         var batch = batch
         // Without a poster nothing can be sent: drains plan no messages rather than fail them.
         if poster == nil { batch.configuration.sendsMessages = false }
+        if shares != nil { batch.slotGrants = 0 }
         self.state = Mutex(State(batch: batch))
+        self.shares = shares
         self.presigner = presigner
         self.uploader = uploader
         self.stager = stager
         self.poster = poster
         self.clock = clock
         self.timers = timers ?? DeadlineScheduler(clock: clock)
+        if let shares {
+            let claim = shares.claim { [weak self] in self?.slotsGranted() }
+            state.withLock { $0.claim = claim }
+        }
+    }
+
+    deinit {
+        // A batch dropped with files waiting must not keep slots, nor a place in their queue.
+        leaveShares()
     }
 
     public var batchId: String { state.withLock { $0.batch.batchId } }
@@ -214,16 +234,28 @@ public final class BatchRunner: Sendable {
         for staged in retained {
             stager.releaseInBackground(staged)
         }
+        // Its files' slots go to other batches: the ones still running were cancelled above.
+        leaveShares()
         deliver()
+    }
+
+    /// Gives back the batch's transfer slots and its place in their queue.
+    private func leaveShares() {
+        guard let shares, let (claim, tenant) = state.withLock({ state -> (TransferShares.Claim, String)? in
+            state.toldShares = nil
+            return state.claim.map { ($0, state.batch.context.shareTenant) }
+        }) else { return }
+        tellOthers(shares.leave(claim, tenant: tenant))
     }
 
     // MARK: - The loop
 
     @discardableResult
     private func apply(registering observer: (String, UploadObserver)? = nil, offset: Int64? = nil,
-                       firedTimer: DeadlineScheduler.Ticket? = nil,
+                       firedTimer: DeadlineScheduler.Ticket? = nil, movesFiles: Bool = true,
                        _ transition: (inout UploadBatch, Date) -> BatchEffects) -> ControlOutcome {
-        apply(registering: observer, offset: offset, finishing: nil, continuing: nil, firedTimer: firedTimer, transition).outcome
+        apply(registering: observer, offset: offset, finishing: nil, continuing: nil, firedTimer: firedTimer,
+              movesFiles: movesFiles, transition).outcome
     }
 
     /// Applies a transition and performs its actions. A task that has just finished a piece of attempt work
@@ -231,9 +263,10 @@ public final class BatchRunner: Sendable {
     /// being made for it: an attempt's stage, presign and upload run one after another in one task, not three.
     private func apply(registering observer: (String, UploadObserver)?, offset: Int64?, finishing token: AttemptToken?,
                        stagedForAbandoned staged: StagedFile? = nil, continuing task: AttemptTask?,
-                       firedTimer: DeadlineScheduler.Ticket?,
+                       firedTimer: DeadlineScheduler.Ticket?, movesFiles: Bool = true,
                        _ transition: (inout UploadBatch, Date) -> BatchEffects) -> (outcome: ControlOutcome, next: AttemptWork?) {
         let now = clock.now()
+        var slotNews: TransferShares.Reconciled?
         let (outcome, next) = state.withLock { state -> (ControlOutcome, AttemptWork?) in
             guard !state.abandoned else {
                 if let staged { stager.releaseInBackground(staged) }
@@ -244,6 +277,7 @@ public final class BatchRunner: Sendable {
             if let firedTimer, state.timer?.ticket == firedTimer { state.timer = nil }
             let version = state.batch.stateVersion
             var effects = transition(&state.batch, now)
+            if movesFiles || state.granted { slotNews = reconcileSlots(in: &state, effects: &effects, now: now) }
             if let offset { state.batch.noteApplied(offset: offset, now: now) }
             state.batch.stampSequence(&effects.events)
             for event in effects.events {
@@ -266,9 +300,52 @@ public final class BatchRunner: Sendable {
             }
             return (effects.outcome, claim.work)
         }
+        if let slotNews { tellOthers(slotNews) }
         askRecorder()
         deliver()
         return (outcome, next)
+    }
+
+    /// Brings the batch's transfer slots in line with its files (``TransferShares/reconcile(_:_:)``), starting a
+    /// queued file with each slot granted, until nothing changes. Under the runner's lock: the shares' lock is taken
+    /// inside it, never the other way round. Returns what other batches must hear, once the lock is let go.
+    private func reconcileSlots(in state: inout State, effects: inout BatchEffects, now: Date) -> TransferShares.Reconciled? {
+        guard let shares, let claim = state.claim else { return nil }
+        var news: TransferShares.Reconciled?
+        while true {
+            let demand = state.batch.slotDemand(now: now)
+            guard demand != state.toldShares || state.granted else { break }
+            state.granted = false
+            let answer = shares.reconcile(claim, demand)
+            state.toldShares = demand
+            news = news.map { news in
+                var news = news
+                news.wakes += answer.wakes
+                news.queueMarkCrossed = news.queueMarkCrossed != answer.queueMarkCrossed
+                return news
+            } ?? answer
+            let free = answer.held - demand.inUse
+            guard free > 0, demand.wanted > demand.inUse else {
+                state.batch.slotGrants = 0
+                break
+            }
+            let started = state.batch.grantSlots(free, now: now)
+            effects.events += started.events
+            effects.actions += started.actions
+        }
+        return news
+    }
+
+    /// Wakes the batches granted slots by what this one gave back, and tells of a crossed queue mark.
+    private func tellOthers(_ news: TransferShares.Reconciled) {
+        news.wakes.forEach { $0() }
+        if news.queueMarkCrossed { shares?.tellQueueMarkCrossed() }
+    }
+
+    /// The worker's transfer slots granted this batch some: start files with them.
+    private func slotsGranted() {
+        state.withLock { $0.granted = true }
+        apply { _, _ in BatchEffects() }
     }
 
     /// Hands a send plan just made to the recorder, outside the lock: its answer applies ``UploadBatch/planRecorded(_:now:)``
@@ -338,7 +415,8 @@ public final class BatchRunner: Sendable {
     }
 
     func reportProgress(_ token: AttemptToken, sent: Int64) {
-        apply { $0.progress(token, sent: sent, now: $1) }
+        // Progress moves no file between phases: the transfer slots need not hear of it.
+        apply(movesFiles: false) { $0.progress(token, sent: sent, now: $1) }
     }
 
     /// Keeps one timer at the batch's next deadline. A deadline that moved later (progress pushes stall deadlines

@@ -21,7 +21,8 @@ struct SnapshotReader {
         }
         let context = BatchContext(batchId: batchId, receiver: Receiver(id: try string("id", in: receiverValue), type: receiverType),
                                    sender: optionalString("sender", in: value),
-                                   parentMessageId: optionalString("parentMessageId", in: value))
+                                   parentMessageId: optionalString("parentMessageId", in: value),
+                                   tenant: optionalString("tenant", in: value))
         var batch = UploadBatch(context: context, configuration: configuration, concurrency: Int(try int("concurrency", in: value)),
                                 options: try options(value["message"] ?? .null))
         guard case .array(let files) = value["files"] ?? .null else { throw failure("files is not an array") }

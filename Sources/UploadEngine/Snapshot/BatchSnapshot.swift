@@ -94,6 +94,7 @@ struct SnapshotWriter {
         json.endObject()
         if let sender = batch.context.sender { json.field("sender", sender) }
         if let parent = batch.context.parentMessageId { json.field("parentMessageId", parent) }
+        if let tenant = batch.context.tenant { json.field("tenant", tenant) }
         json.field("concurrency", batch.concurrency)
         writeOptions(into: &json)
         // Most batches keep every rejection: no list of them, nor of those left out, is made for those.

@@ -43,6 +43,15 @@ extension AttacheConfiguration {
         try require(retry.baseDelay <= retry.maxDelay, "retry.baseDelay", "must not exceed retry.maxDelay")
         try requireRange(worker.maxTransfers, 1...100_000, "worker.maxTransfers", "1 to 100000")
         try requireRange(worker.maxInFlightBatches, 1...1_000_000, "worker.maxInFlightBatches", "1 to 1000000")
+        try requireRange(worker.maxQueuedFiles, 1...10_000_000, "worker.maxQueuedFiles", "1 to 10000000")
+        try requireRange(worker.tenantMaxTransfers, 0...100_000, "limits.tenantMaxTransfers", "0 (no cap) to 100000")
+        // Tenants name metric series (§12): a bounded, operator-written set of well-formed names.
+        try require(worker.tenantWeights.count <= 1_000, "limits.tenantWeights", "names at most 1000 tenants")
+        for (tenant, weight) in worker.tenantWeights {
+            try require(RecordField.tenant.problem(with: tenant) == nil, "limits.tenantWeights",
+                        "tenant names are 1–128 bytes of printable characters")
+            try require((1...1000).contains(weight), "limits.tenantWeights", "weights are 1 to 1000 (\(tenant): \(weight))")
+        }
         try requireRange(worker.shutdownGrace, .zero...Self.day, "worker.shutdownGrace", "0ms to 24h")
         // The poll thread waits for the revoke hook; a group waits for its members' revokes.
         try requireRange(worker.revokeGrace, .zero...Duration.seconds(300), "worker.revokeGrace", "0ms to 5m")

@@ -54,8 +54,15 @@ public struct AttacheConfiguration: Sendable, Hashable {
     public struct Worker: Sendable, Hashable {
         /// The `source` of published events; host name and pid unless set.
         public var id = ""
+        /// Transfer slots: files in flight at once across all batches, shared fairly across tenants (DESIGN §12).
         public var maxTransfers = 64
-        public var maxInFlightBatches = 256
+        /// Backpressure marks (DESIGN §4 *Never stop polling*): busy batches, and files waiting for a slot.
+        public var maxInFlightBatches = 4_096
+        public var maxQueuedFiles = 10_000
+        /// Transfer slots' grants per turn by tenant (`limits.tenantWeights`); others have weight 1.
+        public var tenantWeights: [String: Int] = [:]
+        /// Slots one tenant may hold at once (`limits.tenantMaxTransfers`); 0: no cap but `maxTransfers`.
+        public var tenantMaxTransfers = 0
         public var shutdownGrace: Duration = .seconds(25)
         /// How long a revoke lets the moving partitions' in-flight work settle before handing it over (`worker.revokeGrace`).
         public var revokeGrace: Duration = .seconds(10)

@@ -6,7 +6,12 @@ struct ConfigurationKey: Sendable {
     enum Setting: Sendable {
         case text(String)
         case list([String])
+        /// An object of names to scalars, from the file; the environment writes it `name=value,name=value`.
+        case object([String: String])
     }
+
+    /// Keys whose value is an object of names the operator chooses, kept whole rather than read as nested keys.
+    static let objectPaths: Set<String> = ["kafka.properties", "limits.tenantWeights"]
 
     let path: String
     let apply: @Sendable (inout AttacheConfiguration, Setting) throws -> Void
@@ -58,6 +63,9 @@ struct ConfigurationKey: Sendable {
         text("worker.id", \.worker.id),
         int("worker.maxTransfers", \.worker.maxTransfers),
         int("worker.maxInFlightBatches", \.worker.maxInFlightBatches),
+        int("worker.maxQueuedFiles", \.worker.maxQueuedFiles),
+        weights("limits.tenantWeights", \.worker.tenantWeights),
+        int("limits.tenantMaxTransfers", \.worker.tenantMaxTransfers),
         duration("worker.shutdownGrace", \.worker.shutdownGrace),
         duration("worker.revokeGrace", \.worker.revokeGrace),
         duration("worker.batchTTL", \.worker.batchTTL),
@@ -128,11 +136,39 @@ struct ConfigurationKey: Sendable {
         return parsed(path, field, expected: "one of \(names)", format: \.rawValue) { T(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
     }
 
+    /// Names to whole numbers: `{"acme": 3}` in the file, `acme=3,globex=2` in the environment.
+    private static func weights(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, [String: Int]> & Sendable) -> ConfigurationKey {
+        ConfigurationKey(path: path, apply: { configuration, setting in
+            var pairs: [String: String] = [:]
+            switch setting {
+            case .object(let object):
+                pairs = object
+            case .text(let text):
+                for item in ConfigurationValue.list(text) {
+                    let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+                    guard parts.count == 2, !parts[0].isEmpty else {
+                        throw ConfigurationError(key: path, "expected name=weight pairs separated by commas")
+                    }
+                    pairs[parts[0]] = parts[1]
+                }
+            case .list:
+                throw ConfigurationError(key: path, "expected an object of names to whole numbers")
+            }
+            configuration[keyPath: field] = try pairs.mapValues { text in
+                guard let weight = Int(text.trimmingCharacters(in: .whitespaces)) else {
+                    throw ConfigurationError(key: path, "weights are whole numbers")
+                }
+                return weight
+            }
+        }, read: { $0[keyPath: field].sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") })
+    }
+
     private static func list(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, [String]> & Sendable) -> ConfigurationKey {
         ConfigurationKey(path: path, apply: { configuration, setting in
             switch setting {
             case .list(let values): configuration[keyPath: field] = values
             case .text(let text): configuration[keyPath: field] = ConfigurationValue.list(text)
+            case .object: throw ConfigurationError(key: path, "expected a list")
             }
         }, read: { $0[keyPath: field].joined(separator: ",") })
     }

@@ -82,12 +82,12 @@ public enum ConfigurationLoader {
         return resolved
     }
 
-    /// Nested objects become dotted paths; `kafka.properties` stays an object.
+    /// Nested objects become dotted paths; `kafka.properties` and `limits.tenantWeights` stay objects.
     private static func flatten(_ object: [String: JSONValue], prefix: String) -> [(String, JSONValue)] {
         var pairs: [(String, JSONValue)] = []
         for (name, value) in object.sorted(by: { $0.key < $1.key }) {
             let path = prefix.isEmpty ? name : "\(prefix).\(name)"
-            if case .object(let nested) = value, path != "kafka.properties" {
+            if case .object(let nested) = value, !ConfigurationKey.objectPaths.contains(path) {
                 pairs += flatten(nested, prefix: path)
             } else {
                 pairs.append((path, value))
@@ -108,6 +108,12 @@ public enum ConfigurationLoader {
 
     private static func setting(_ value: JSONValue, key: String) throws -> ConfigurationKey.Setting {
         if let text = value.scalarText { return .text(text) }
+        if case .object(let object) = value {
+            return .object(try object.mapValues { element in
+                guard let text = element.scalarText else { throw ConfigurationError(key: key, "values must be strings, numbers or booleans") }
+                return text
+            })
+        }
         if case .array(let elements) = value {
             return .list(try elements.map { element in
                 guard let text = element.scalarText else { throw ConfigurationError(key: key, "lists hold strings") }

@@ -30,25 +30,28 @@ public struct UploadJob: Sendable, Hashable {
     public var receiver: Receiver
     public var sender: String?
     public var parentMessageId: String?
+    /// Whose share of the worker the batch's files use (DESIGN §12); nil: the receiver's.
+    public var tenant: String?
     /// The batch's concurrency from now on, if the job sets one.
     public var concurrency: Int?
     public var files: [FileItem]
     public var message: MessageOptions
 
     public init(requestId: String, batchId: String, receiver: Receiver, sender: String?, parentMessageId: String?,
-                concurrency: Int?, files: [FileItem], message: MessageOptions) {
+                tenant: String? = nil, concurrency: Int?, files: [FileItem], message: MessageOptions) {
         self.requestId = requestId
         self.batchId = batchId
         self.receiver = receiver
         self.sender = sender
         self.parentMessageId = parentMessageId
+        self.tenant = tenant
         self.concurrency = concurrency
         self.files = files
         self.message = message
     }
 
     public var context: BatchContext {
-        BatchContext(batchId: batchId, receiver: receiver, sender: sender, parentMessageId: parentMessageId)
+        BatchContext(batchId: batchId, receiver: receiver, sender: sender, parentMessageId: parentMessageId, tenant: tenant)
     }
 }
 

@@ -108,6 +108,7 @@ public struct JobDecoder: Sendable {
         guard let type = receiver.type.flatMap(Receiver.Kind.init(rawValue:)) else { throw InvalidJob("receiver.type must be user or group") }
         try Self.require(record.sender, as: .sender)
         try Self.require(record.parentMessageId, as: .parentMessageId)
+        try Self.require(record.tenant, as: .tenant)
         guard let files = record.files else { throw InvalidJob("files must be an array") }
         guard files.count <= limits.filesPerJob else {
             throw InvalidJob("files lists \(files.count) entries; a job may list at most \(limits.filesPerJob) (limits.filesPerJob)")
@@ -127,7 +128,8 @@ public struct JobDecoder: Sendable {
             throw InvalidJob("message (caption, metadata, tags) takes \(optionsSize) bytes as encoded; at most \(limits.messageOptionsMax) are allowed (limits.messageOptionsMax)")
         }
         return UploadJob(requestId: requestId, batchId: batchId, receiver: Receiver(id: receiverId, type: type),
-                         sender: record.sender, parentMessageId: record.parentMessageId, concurrency: record.concurrency,
+                         sender: record.sender, parentMessageId: record.parentMessageId, tenant: record.tenant,
+                         concurrency: record.concurrency,
                          files: files.enumerated().map { index, entry in
                              var item = fileItem(entry, stripLocation: record.stripLocation)
                              // Inline bytes stay in this record: a snapshot keeps where, and a new owner reads them back.

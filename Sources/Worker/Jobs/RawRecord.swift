@@ -11,6 +11,7 @@ struct RawRecord {
     var sender: String?
     /// Text, also when the record gave a number.
     var parentMessageId: String?
+    var tenant: String?
     var concurrency: Int?
     var fileId: String?
     /// One entry per file, each read on its own so that a broken file leaves the others alone.
@@ -28,6 +29,7 @@ struct RawRecord {
         receiver = try fields.object("receiver").map { fields throws(InvalidJob) in try RawReceiver(reading: fields) }
         sender = try fields.string("sender")
         parentMessageId = try fields.idText("parentMessageId")
+        tenant = try fields.string("tenant")
         concurrency = try fields.int("concurrency")
         fileId = try fields.string("fileId")
         files = try fields.array("files")?.map(RawFileEntry.init(reading:))

@@ -9,7 +9,7 @@ extension RecordField {
         let size = value.utf8.count
         guard size <= maxBytes else { return "\(label) takes \(size) bytes; at most \(maxBytes) are allowed" }
         switch self {
-        case .batchId, .requestId, .fileId:
+        case .batchId, .requestId, .fileId, .tenant:
             // Ids key events, snapshots, object keys and headers: something visible, nothing that breaks or hides text.
             guard Self.isIdentifier(value) else { return "\(label) must be 1–\(maxBytes) bytes of printable characters, not blank" }
         case .receiverId:

@@ -11,6 +11,7 @@ public enum RecordField: String, CaseIterable, Sendable {
     case receiverId = "receiver.id"
     case sender
     case parentMessageId
+    case tenant
     case fileId
     case name
     /// With its parameters: the whole `Content-Type` value.
@@ -24,7 +25,7 @@ public enum RecordField: String, CaseIterable, Sendable {
     /// The most bytes of UTF-8 the field may take.
     public var maxBytes: Int {
         switch self {
-        case .batchId, .requestId, .receiverId, .sender, .parentMessageId, .fileId: 128
+        case .batchId, .requestId, .receiverId, .sender, .parentMessageId, .tenant, .fileId: 128
         case .name, .mimeType: 255
         case .url: 8 * 1024
         case .path: 4 * 1024

@@ -43,7 +43,7 @@ public struct WorkerMetrics: Sendable {
         registry.declare(Self.uploadDuration, .histogram, help: "Time from the start of an upload to its success.",
                          buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300])
         registry.declare(Self.inFlightBatches, .gauge, help: "Batches with files or sends under way.")
-        registry.declare(Self.inFlightTransfers, .gauge, help: "Transfers running or waiting for a slot (the worker.maxTransfers mark).")
+        registry.declare(Self.inFlightTransfers, .gauge, help: "Files holding a transfer slot or waiting for one (worker.maxTransfers slots; the worker.maxQueuedFiles mark counts the waiting).")
         registry.declare(Self.consumerLag, .gauge, help: "Records behind the end of the jobs topic, summed over owned partitions.")
         registry.declare(Self.deadLetters, .counter, help: "Invalid records sent to the dead-letter topic.")
         registry.declare(Self.messages, .counter, help: "Messages sent to the chat API, by outcome.",

@@ -1,8 +1,9 @@
 import Synchronization
 
 /// Backpressure (DESIGN §4 *Never stop polling*): pauses fetching while busy batches reach
-/// `worker.maxInFlightBatches` or transfers (running or waiting) reach `worker.maxTransfers`, and resumes below both
-/// marks. It is told whenever either count changes, so it follows them without polling; the consumer keeps polling
+/// `worker.maxInFlightBatches` or files waiting for a transfer slot reach `worker.maxQueuedFiles`, and resumes below
+/// both marks. Full transfer slots are no reason to pause: they are a busy worker's normal state, and the slots can
+/// only be shared fairly across tenants (DESIGN §12) if every tenant's waiting files are taken in. It is told whenever either count changes, so it follows them without polling; the consumer keeps polling
 /// while paused, so the group never times the worker out.
 ///
 /// Pausing the fetch alone does not bound the work: what was fetched before the pause (a burst of thousands of jobs
@@ -16,12 +17,12 @@ import Synchronization
 final class IntakeThrottle: Sendable {
     struct Marks: Sendable {
         var batches: Int
-        var transfers: Int
+        var queuedFiles: Int
     }
 
     private let marks: Marks
     private let busyBatches: @Sendable () -> Int
-    private let transfers: @Sendable () -> Int
+    private let queuedFiles: @Sendable () -> Int
     private let pause: @Sendable () -> Void
     private let resume: @Sendable () -> Void
     /// Whether intake must wait whatever the counts say: the batch store cannot be written (§4.1 *Store failures*).
@@ -41,12 +42,12 @@ final class IntakeThrottle: Sendable {
 
     private let state = Mutex(State())
 
-    init(marks: Marks, busyBatches: @escaping @Sendable () -> Int, transfers: @escaping @Sendable () -> Int,
+    init(marks: Marks, busyBatches: @escaping @Sendable () -> Int, queuedFiles: @escaping @Sendable () -> Int,
          pause: @escaping @Sendable () -> Void, resume: @escaping @Sendable () -> Void,
          held: @escaping @Sendable () -> Bool = { false }, logger: Logger) {
         self.marks = marks
         self.busyBatches = busyBatches
-        self.transfers = transfers
+        self.queuedFiles = queuedFiles
         self.pause = pause
         self.resume = resume
         self.held = held
@@ -59,12 +60,12 @@ final class IntakeThrottle: Sendable {
     func recheck() {
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             guard !state.stopped else { return [] }
-            let batches = busyBatches(), transfers = transfers()
-            let overloaded = batches >= marks.batches || transfers >= marks.transfers || held()
+            let batches = busyBatches(), queued = queuedFiles()
+            let overloaded = batches >= marks.batches || queued >= marks.queuedFiles || held()
             guard overloaded != state.paused else { return [] }
             state.paused = overloaded
             if overloaded { pause() } else { resume() }
-            logger.debug(overloaded ? "intake paused" : "intake resumed", ["busyBatches": String(batches), "transfers": String(transfers)])
+            logger.debug(overloaded ? "intake paused" : "intake resumed", ["busyBatches": String(batches), "queuedFiles": String(queued)])
             return overloaded ? [] : state.takeWaiters()
         }
         woken.forEach { $0.resume() }

@@ -31,7 +31,7 @@ final class JobIntake: Sendable {
 
     init(configuration: AttacheConfiguration, registry: BatchRegistry, consumer: KafkaConsumer, deadLetters: any RecordForwarder,
          publisher: any EventPublisher, metrics: WorkerMetrics, logger: Logger, applying: ApplyGate = ApplyGate(),
-         open: OpenRecords = OpenRecords(), restores: RestoreGate? = nil, transfers: @escaping @Sendable () -> Int) {
+         open: OpenRecords = OpenRecords(), restores: RestoreGate? = nil, queuedFiles: @escaping @Sendable () -> Int) {
         self.applying = applying
         self.restores = restores
         self.open = open
@@ -45,8 +45,8 @@ final class JobIntake: Sendable {
         self.decoder = JobDecoder(limits: configuration.limits)
         self.records = IntakeRecords(consumer: consumer, open: open)
         registry.returnRecords(to: records)
-        self.throttle = IntakeThrottle(marks: .init(batches: configuration.worker.maxInFlightBatches, transfers: configuration.worker.maxTransfers),
-                                       busyBatches: { registry.busyBatchCount }, transfers: transfers,
+        self.throttle = IntakeThrottle(marks: .init(batches: configuration.worker.maxInFlightBatches, queuedFiles: configuration.worker.maxQueuedFiles),
+                                       busyBatches: { registry.busyBatchCount }, queuedFiles: queuedFiles,
                                        pause: { consumer.pause() }, resume: { consumer.resume() },
                                        held: { registry.isDurabilityBlocked }, logger: logger)
     }

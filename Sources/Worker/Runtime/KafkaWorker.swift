@@ -135,11 +135,11 @@ public final class KafkaWorker: Sendable {
                              "waited": "\(ContinuousClock.now - started)", "batchesUnfinished": String(unfinished)])
             }
         }
-        let client = components.client
+        let shares = components.shares
         let admin = try AdminServer(listen: configuration.adminListen, health: health, metrics: metrics.registry) {
             metrics.refresh(ScrapeReading(
                 consumerLag: consumer.lag(), partitions: consumer.progress(), inFlightBatches: registry.busyBatchCount,
-                inFlightTransfers: client.runningTransfers + client.waitingTransfers,
+                inFlightTransfers: shares.heldCount + shares.waitingFiles,
                 cachedBatches: registry.batchCount + (durable?.state.cachedCount ?? 0),
                 eventsDelivered: publisher.deliveries.load(ordering: .relaxed), eventsPending: publisher.pendingCount,
                 snapshotsPending: durable?.state.pendingCount ?? 0, healthy: health.isLive, ready: health.isReady))
@@ -149,7 +149,7 @@ public final class KafkaWorker: Sendable {
         let deadLetters = try KafkaProducer(configuration: DeadLetterProducer.configuration(from: kafka))
         let intake = JobIntake(configuration: configuration, registry: registry, consumer: consumer, deadLetters: deadLetters,
                                publisher: publisher, metrics: metrics, logger: logger, applying: applying, open: open,
-                               restores: restores, transfers: { client.runningTransfers + client.waitingTransfers })
+                               restores: restores, queuedFiles: { shares.waitingFiles })
         // Backpressure follows the counts it watches: both tell it when they change.
         registry.onBusyChange { intake.throttle.recheck() }
         // A store that refuses writes holds intake and readiness until it takes them again (§4.1 *Store failures*).
@@ -157,7 +157,7 @@ public final class KafkaWorker: Sendable {
             health.markHeld(blocked ? "the local batch store cannot be written" : nil)
             intake.throttle.recheck()
         }
-        client.onTransfersChange { intake.throttle.recheck() }
+        shares.onQueueMarkCrossed { intake.throttle.recheck() }
         health.markLive()
         health.markReady(false, reason: "no partitions assigned")
 

@@ -12,6 +12,8 @@ struct WorkerComponents: Sendable {
     let uploader: any Uploader
     /// The deadlines of all the worker's batches, kept by one timer.
     let timers = DeadlineScheduler(clock: SystemClock())
+    /// The transfer slots all the worker's batches share, fairly across tenants.
+    let shares: TransferShares
 
     /// Builds the components; the staging directory is reconciled against the source cache's index first.
     static func make(configuration: AttacheConfiguration, metrics: WorkerMetrics = WorkerMetrics()) async throws -> WorkerComponents {
@@ -25,6 +27,10 @@ struct WorkerComponents: Sendable {
         http.maxConcurrentTransfers = configuration.worker.maxTransfers
         http.stallTimeout = configuration.upload.stallTimeout
         client = try HTTPClient(configuration: http)
+        let worker = configuration.worker
+        shares = TransferShares(policy: .init(capacity: worker.maxTransfers, weights: worker.tenantWeights,
+                                              maxPerTenant: worker.tenantMaxTransfers == 0 ? .max : worker.tenantMaxTransfers),
+                                queueMark: worker.maxQueuedFiles)
         let sources = configuration.sources
         let settings = SourceStaging.Settings(
             addressPolicy: try AddressPolicy(allowHosts: sources.allowHosts), resignURL: sources.resignUrl,
@@ -59,7 +65,8 @@ struct WorkerComponents: Sendable {
     }
 
     func makeRunner(_ batch: UploadBatch, poster: (any MessagePoster)?) -> BatchRunner {
-        BatchRunner(batch: batch, presigner: presigner, uploader: uploader, stager: stager, poster: poster, timers: timers)
+        BatchRunner(batch: batch, presigner: presigner, uploader: uploader, stager: stager, poster: poster, timers: timers,
+                    shares: shares)
     }
 }
 
