@@ -7,12 +7,13 @@ enum Jobs {
     }
 
     static func upload(batchId: String, files: [[String: Any]], send: String = "auto", caption: String? = nil,
-                       requestId: String? = nil) -> String {
+                       requestId: String? = nil, tenant: String? = nil) -> String {
         var message: [String: Any] = ["send": send, "metadata": ["suite": "e2e"]]
         if let caption { message["caption"] = caption }
         var job: [String: Any] = ["kind": "upload", "batchId": batchId, "receiver": ["id": "uid-1", "type": "user"],
                                   "sender": "uid-7", "files": files, "message": message]
         if let requestId { job["requestId"] = requestId }
+        if let tenant { job["tenant"] = tenant }
         return json(job)
     }
 
