@@ -4,8 +4,8 @@ import Testing
 
 /// The drain's message plan: grouping, chunking, caption, deterministic muids.
 @Suite struct MessagePlanTests {
-    private func attachment(_ id: String, _ mime: String) -> UploadEngine.Attachment {
-        UploadEngine.Attachment(fileId: id, name: "\(id).bin", url: "https://cdn.test/\(id)", mimeType: mime, size: 1, sha256: "")
+    private func attachment(_ id: String, _ mime: String, size: Int64 = 1) -> UploadEngine.Attachment {
+        UploadEngine.Attachment(fileId: id, name: "\(id).bin", url: "https://cdn.test/\(id)", mimeType: mime, size: size, sha256: "")
     }
 
     /// Files at their first generation.
@@ -26,6 +26,22 @@ import Testing
         let images = (1...7).map { attachment("i\($0)", "image/png") }
         let plan = MessagePlan.make(batchId: "b", files: files(images + [attachment("d", "text/plain")]), caption: nil, perMessage: 3)
         #expect(plan.map(\.fileIds) == [["i1", "i2", "i3"], ["i4", "i5", "i6"], ["i7"], ["d"]])
+    }
+
+    @Test func aByteCapSplitsChunksInOrderAndAnOversizedAttachmentGoesAlone() {
+        let megabyte: Int64 = 1 << 20
+        let videos = [("v1", 20), ("v2", 20), ("v3", 70), ("v4", 120), ("v5", 30), ("v6", 50), ("v7", 1)].map {
+            attachment($0.0, "video/mp4", size: Int64($0.1) * megabyte)
+        }
+        let plan = MessagePlan.make(batchId: "b", files: files(videos + [attachment("i1", "image/png", size: 150 * megabyte)]),
+                                    caption: "Trip", perMessage: 10, maxBytes: 100 * megabyte)
+        #expect(plan.map(\.fileIds) == [["i1"], ["v1", "v2"], ["v3"], ["v4"], ["v5", "v6", "v7"]])
+        #expect(plan.map { $0.attachments.reduce(0) { $0 + $1.size } / megabyte } == [150, 40, 70, 120, 81])
+        #expect(plan.map(\.caption) == ["Trip", nil, nil, nil, nil])
+        // The count still applies within the byte cap.
+        let small = (1...5).map { attachment("s\($0)", "image/png", size: megabyte) }
+        #expect(MessagePlan.make(batchId: "b", files: files(small), caption: nil, perMessage: 2, maxBytes: 100 * megabyte)
+            .map(\.fileIds) == [["s1", "s2"], ["s3", "s4"], ["s5"]])
     }
 
     @Test func onlyTheFirstMessageCarriesTheCaption() {

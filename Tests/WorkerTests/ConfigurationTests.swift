@@ -26,6 +26,30 @@ import Testing
         #expect(configuration.kafka.batchesTopic == "attache.batches")
         #expect(configuration.staging.cacheMax == 500 * 1024 * 1024)
         #expect(configuration.adminListen == "127.0.0.1:9464")
+        #expect(configuration.worker.maxTransfers == 64)
+        #expect(configuration.worker.maxInFlightBatches == 4_096)
+        #expect(configuration.worker.maxQueuedFiles == 10_000)
+        #expect(configuration.worker.tenantWeights.isEmpty && configuration.worker.tenantMaxTransfers == 0)
+        #expect(configuration.limits.messageBytesMax == nil)
+    }
+
+    @Test func tenantWeightsAreAnObjectInTheFileAndPairsInTheEnvironment() throws {
+        let json = #"{"limits": {"tenantWeights": {"acme": 3, "globex": "2"}, "tenantMaxTransfers": 8, "messageBytesMax": "100MiB"}}"#
+        let fromFile = try ConfigurationLoader.load(json: Data(json.utf8), environment: minimal)
+        #expect(fromFile.worker.tenantWeights == ["acme": 3, "globex": 2])
+        #expect(fromFile.worker.tenantMaxTransfers == 8)
+        #expect(fromFile.limits.messageBytesMax == 100 << 20)
+        let fromEnvironment = try ConfigurationLoader.load(json: Data(json.utf8), environment: minimal.merging(
+            ["ATTACHE_LIMITS_TENANT_WEIGHTS": "acme=5, initech=1", "ATTACHE_LIMITS_MESSAGE_BYTES_MAX": "0"]) { $1 })
+        #expect(fromEnvironment.worker.tenantWeights == ["acme": 5, "initech": 1])
+        #expect(fromEnvironment.limits.messageBytesMax == nil, "0 unsets the cap")
+        for (variable, value) in [("ATTACHE_LIMITS_TENANT_WEIGHTS", "acme"), ("ATTACHE_LIMITS_TENANT_WEIGHTS", "acme=0"),
+                                  ("ATTACHE_LIMITS_TENANT_WEIGHTS", "acme=x"), ("ATTACHE_LIMITS_TENANT_MAX_TRANSFERS", "-1"),
+                                  ("ATTACHE_WORKER_MAX_QUEUED_FILES", "0")] {
+            #expect(throws: ConfigurationError.self, "\(variable)=\(value)") {
+                try ConfigurationLoader.load(json: nil, environment: minimal.merging([variable: value]) { $1 })
+            }
+        }
     }
 
     @Test func aListIsSplitAtEveryCommaEvenOneACombiningMarkFollows() {

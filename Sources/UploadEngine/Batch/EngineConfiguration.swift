@@ -13,6 +13,8 @@ public struct UploadLimits: Sendable, Hashable {
     /// Bytes a job's `message` options (caption, metadata, tags) may take as encoded (`limits.messageOptionsMax`);
     /// a job with more is invalid as a whole.
     public var messageOptionsMax: Int = 16 * 1024
+    /// Bytes of attachments one sent message may carry in all (`limits.messageBytesMax`); nil: no cap but the count.
+    public var messageBytesMax: Int64?
 
     public init() {}
 }

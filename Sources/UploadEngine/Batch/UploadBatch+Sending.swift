@@ -83,7 +83,8 @@ extension UploadBatch {
         }
         let plan = MessagePlan.make(batchId: batchId, files: unsent,
                                     caption: sending.captionSent ? nil : sending.options.caption,
-                                    perMessage: configuration.limits.attachmentsPerMessage)
+                                    perMessage: configuration.limits.attachmentsPerMessage,
+                                    maxBytes: configuration.limits.messageBytesMax)
         guard !plan.isEmpty else { return }
         sending.requestId = lastSettledRequestId
         sending.run = SendRun(plan: plan, awaitingRecord: true)

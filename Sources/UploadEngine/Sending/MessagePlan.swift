@@ -17,19 +17,20 @@ public struct PlannedMessage: Sendable, Hashable {
     public var fileIds: [String] { attachments.map(\.fileId) }
 }
 
-/// Groups a drain's unsent attachments into messages: images, then videos, audios and files; each group cut into
-/// chunks of at most `perMessage`; the caption on the first message.
+/// Groups a drain's unsent attachments into messages: images, then videos, audios and files; each group cut, in
+/// order, into chunks of at most `perMessage` attachments and, with `maxBytes`, at most that many bytes in all (an
+/// attachment larger than that goes alone); the caption on the first message.
 public enum MessagePlan {
     /// An uploaded file as a plan takes it: its attachment and the generation of the attempt that uploaded it.
     public typealias File = (attachment: Attachment, generation: Int)
 
-    public static func make(batchId: String, files: [File], caption: String?, perMessage: Int) -> [PlannedMessage] {
+    public static func make(batchId: String, files: [File], caption: String?, perMessage: Int,
+                            maxBytes: Int64? = nil) -> [PlannedMessage] {
         let size = max(1, perMessage)
         var messages: [PlannedMessage] = []
         for kind in MediaKind.allCases {
             let group = files.filter { $0.attachment.type == kind }
-            for start in stride(from: 0, to: group.count, by: size) {
-                let chunk = group[start..<min(start + size, group.count)]
+            for chunk in chunks(of: group, count: size, bytes: maxBytes) {
                 let fileIds = chunk.map(\.attachment.fileId), generations = chunk.map(\.generation)
                 messages.append(PlannedMessage(muid: muid(batchId: batchId, fileIds: fileIds, generations: generations), type: kind,
                                                attachments: chunk.map(\.attachment), generations: generations,
@@ -37,6 +38,24 @@ public enum MessagePlan {
             }
         }
         return messages
+    }
+
+    /// Consecutive runs of `files`, each as long as it can be within `count` files and `bytes` bytes, and never empty.
+    private static func chunks(of files: [File], count: Int, bytes: Int64?) -> [ArraySlice<File>] {
+        var chunks: [ArraySlice<File>] = []
+        var start = files.startIndex, total: Int64 = 0
+        for index in files.indices {
+            let fileSize = files[index].attachment.size
+            let full = index - start == count || bytes.map { total + fileSize > $0 } ?? false
+            if index > start, full {
+                chunks.append(files[start..<index])
+                start = index
+                total = 0
+            }
+            total += fileSize
+        }
+        if start < files.endIndex { chunks.append(files[start...]) }
+        return chunks
     }
 
     /// The muid of a message carrying these files of this batch, each at its generation: a name-based UUID, lower

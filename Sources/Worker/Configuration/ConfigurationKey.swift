@@ -53,6 +53,7 @@ struct ConfigurationKey: Sendable {
         size("limits.inlineMax", \.limits.inlineMax),
         int("limits.filesPerJob", \.limits.filesPerJob),
         int("limits.messageOptionsMax", \.limits.messageOptionsMax, size: true),
+        optionalSize("limits.messageBytesMax", \.limits.messageBytesMax),
         int("events.maxBytes", \.events.maxBytes, size: true),
         int("upload.concurrency", \.upload.concurrency),
         duration("upload.stallTimeout", \.upload.stallTimeout),
@@ -124,6 +125,15 @@ struct ConfigurationKey: Sendable {
     private static func size(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, Int64> & Sendable) -> ConfigurationKey {
         parsed(path, field, expected: "a size in bytes or with KiB, MiB, GiB (e.g. 100MiB)", format: ConfigurationValue.sizeText,
                ConfigurationValue.size)
+    }
+
+    /// A size that may be left unset: `0` (or nothing) unsets it.
+    private static func optionalSize(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, Int64?> & Sendable) -> ConfigurationKey {
+        parsed(path, field, expected: "a size in bytes or with KiB, MiB, GiB (e.g. 100MiB)",
+               format: { $0.map(ConfigurationValue.sizeText) ?? "" }) { text in
+            if text.trimmingCharacters(in: .whitespaces).isEmpty { return .some(nil) }
+            return ConfigurationValue.size(text).map { $0 == 0 ? nil : $0 }
+        }
     }
 
     private static func duration(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, Duration> & Sendable) -> ConfigurationKey {
