@@ -22,6 +22,10 @@ extension HTTPClient {
         /// than one spreads what runs on a transfer's thread — reading its source, hashing what it reads, TLS — over
         /// the cores (8 × 64 MiB uploads took 0.93 s on two threads against 1.26 s on one).
         public var transferThreads: Int
+        /// The cap on upload bytes per second across the client (`upload.maxBytesPerSecond`); nil: none.
+        public var maxUploadBytesPerSecond: Int64?
+        /// The cap on each tenant's upload bytes per second (`upload.maxBytesPerSecondPerTenant`); nil: none.
+        public var maxUploadBytesPerSecondPerTenant: Int64?
 
         /// A configuration; every parameter defaults to the value documented on its property.
         public init(

@@ -23,6 +23,8 @@ public final class HTTPClient: Sendable {
     private let assigned: Mutex<[Int]>
     /// The global cap; a slot is held from before a transfer starts until it ends.
     let slots: FairSlots
+    /// The upload rate caps uploads to storage draw on.
+    let bandwidth: BandwidthCaps
 
     /// Starts the transfer thread.
     public convenience init(configuration: Configuration = Configuration()) throws {
@@ -41,6 +43,8 @@ public final class HTTPClient: Sendable {
         loops = try (0..<threads).map { _ in try CurlMultiLoop(idlePoll: idlePoll, hostConnections: perHost) }
         assigned = Mutex([Int](repeating: 0, count: threads))
         slots = FairSlots(capacity: configuration.maxConcurrentTransfers)
+        bandwidth = BandwidthCaps(total: configuration.maxUploadBytesPerSecond,
+                                  perTenant: configuration.maxUploadBytesPerSecondPerTenant)
     }
 
     deinit {
@@ -148,7 +152,8 @@ public final class HTTPClient: Sendable {
             request: request, body: body, sink: sink, progress: progress,
             stallTimeout: request.stallTimeout ?? configuration.stallTimeout,
             connectTimeout: configuration.connectTimeout, userAgent: configuration.userAgent,
-            uploadBufferSize: configuration.uploadBufferSize)
+            uploadBufferSize: configuration.uploadBufferSize,
+            throttles: request.bandwidthTenant.map { bandwidth.limiters(for: $0) } ?? [])
     }
 
     private func run(_ spec: TransferSpec, beforeStart: (@Sendable () throws -> Void)?, capped: Bool = true) async throws -> HTTPResponse {

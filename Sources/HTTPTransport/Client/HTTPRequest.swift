@@ -21,6 +21,9 @@ public struct HTTPRequest: Sendable, Hashable {
     public var minimumSpeed: Int64?
     /// Whether to follow redirects (at most 3, `http`/`https` only).
     public var followRedirects: Bool
+    /// Set on an upload of stored bytes to storage: its body is sent within the client's upload rate caps, the
+    /// worker's and this tenant's (``BandwidthCaps``). nil: not capped (downloads, presign calls, message posts).
+    public var bandwidthTenant: String?
 
     /// A request; only the URL is required.
     public init(

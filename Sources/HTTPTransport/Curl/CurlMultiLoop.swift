@@ -225,11 +225,20 @@ final class CurlMultiLoop: @unchecked Sendable {
         transfer.finish(result)
     }
 
-    /// Aborts transfers whose bytes stopped moving; returns how long to poll before the next deadline.
+    /// Resumes transfers whose rate caps have bytes again and aborts those whose bytes stopped moving; returns how
+    /// long to poll before the next deadline.
     private func abortStalledTransfers(now: ContinuousClock.Instant) -> Int32 {
         var nearest = now + idlePoll
         var stalled: [Transfer] = []
         for transfer in active.values {
+            if let resumeAt = transfer.pausedUntil {
+                if resumeAt <= now {
+                    resume(transfer, now: now)
+                } else {
+                    nearest = min(nearest, resumeAt)
+                    continue
+                }
+            }
             guard let deadline = transfer.stallDeadline else { continue }
             if deadline <= now {
                 stalled.append(transfer)
@@ -247,5 +256,14 @@ final class CurlMultiLoop: @unchecked Sendable {
                     retryable: true))
         }
         return Int32(clamping: Transfer.milliseconds(nearest - now))
+    }
+
+    /// Lets a transfer paused for its rate caps send again; its stall clock starts afresh. libcurl may call its
+    /// read callback from inside `curl_easy_pause`, which may pause it again.
+    private func resume(_ transfer: Transfer, now: ContinuousClock.Instant) {
+        transfer.pausedUntil = nil
+        transfer.lastActivity = now
+        guard let easy = transfer.easy else { return }
+        _ = curl_easy_pause(easy.handle, Int32(CURLPAUSE_CONT))
     }
 }

@@ -114,8 +114,33 @@ extension Transfer {
         return true
     }
 
-    /// Fills libcurl's upload buffer; returns the byte count, 0 at the end, or `CURL_READFUNC_ABORT`.
+    /// Fills libcurl's upload buffer; returns the byte count, 0 at the end, `CURL_READFUNC_ABORT`, or
+    /// `CURL_READFUNC_PAUSE` when the rate caps have no bytes to spare (``pausedUntil`` says when they will).
     func supplyBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard !spec.throttles.isEmpty, buffer.count > 0 else { return supplyUncapped(into: buffer) }
+        let remaining = Int(min(Int64(buffer.count), uploadSize - bodyOffset))
+        guard remaining > 0 else { return supplyUncapped(into: buffer) }
+        let (granted, retryAt) = BandwidthCaps.take(upTo: remaining, from: spec.throttles, now: .now)
+        guard granted > 0 else {
+            pausedUntil = retryAt ?? .now
+            return Int(CURL_READFUNC_PAUSE)
+        }
+        let count = supplyUncapped(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<granted]))
+        // Bytes granted and not sent (an abort, an early end) go back for the other transfers.
+        if count >= 0, count < granted { spec.throttles.forEach { $0.giveBack(granted - count) } }
+        return count
+    }
+
+    /// How far into the body libcurl has been handed bytes.
+    private var bodyOffset: Int64 {
+        switch spec.body {
+        case .none: 0
+        case .bytes: Int64(sourceOffset)
+        case .file, .source: uploadSize - sourceRemaining
+        }
+    }
+
+    private func supplyUncapped(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         switch spec.body {
         case .none:
             return 0

@@ -191,7 +191,8 @@ extension Transfer {
     static let bodyWithHeadLimit: Int64 = 64 << 10
 
     /// Whether libcurl gets the whole body up front and sends it with the request head (no read callbacks).
-    var sendsBodyWithHead: Bool { uploadSize > 0 && uploadSize <= Self.bodyWithHeadLimit }
+    /// A body sent within rate caps is always streamed: it is read only as the caps allow.
+    var sendsBodyWithHead: Bool { uploadSize > 0 && uploadSize <= Self.bodyWithHeadLimit && spec.throttles.isEmpty }
 
     /// The request's header lines; libcurl's own `Content-Length` wins, and a body gets no invented type.
     private func headerLines() -> [String] {

@@ -55,6 +55,8 @@ final class Transfer: @unchecked Sendable {
     // Progress bookkeeping.
     /// The last `sent` reported, so reports only go up.
     var reportedUpload: Int64 = 0
+    /// Set while the body waits for its rate caps: libcurl was told to pause, and the loop resumes it then.
+    var pausedUntil: ContinuousClock.Instant?
     /// Upload bytes libcurl last reported, to notice movement.
     var movedUp: Int64 = 0
     /// Download bytes libcurl last reported, to notice movement.
@@ -66,9 +68,11 @@ final class Transfer: @unchecked Sendable {
         self.spec = spec
     }
 
-    /// When the stall watchdog fires for this transfer, if it has one.
+    /// When the stall watchdog fires for this transfer, if it has one: never while it is paused by a rate cap (a
+    /// throttled transfer is not a stalled one; its clock starts again when it resumes).
     var stallDeadline: ContinuousClock.Instant? {
-        spec.stallTimeout.map { lastActivity + $0 }
+        guard pausedUntil == nil else { return nil }
+        return spec.stallTimeout.map { lastActivity + $0 }
     }
 
     /// The response of a transfer libcurl completed without error.

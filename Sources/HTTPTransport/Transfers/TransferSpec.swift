@@ -44,6 +44,8 @@ struct TransferSpec: Sendable {
     var userAgent: String
     /// libcurl's upload buffer size for this transfer.
     var uploadBufferSize: Int
+    /// The rate caps the body is sent within (none: as fast as it goes).
+    var throttles: [ByteRateLimiter] = []
     /// A download's address and body checks; nil for none.
     var downloadGuard: DownloadGuard? = nil
 

@@ -38,9 +38,11 @@ public struct CurlUploader: Uploader {
             headers.append(HTTPHeader("Content-Type", transfer.mimeType))
         }
         if let trace = transfer.trace { headers += trace.httpHeaders }
-        let request = HTTPRequest(
+        var request = HTTPRequest(
             method: target.method.isEmpty ? "PUT" : target.method.uppercased(), url: target.uploadURL,
             headers: headers, stallTimeout: stallTimeout)
+        // Uploads to storage share the upload rate caps; "" is a tenant like any other for a transfer without one.
+        request.bandwidthTenant = transfer.tenant ?? ""
         let response: HTTPResponse
         do {
             response = try await client.upload(

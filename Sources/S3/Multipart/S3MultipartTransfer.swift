@@ -25,6 +25,8 @@ struct S3MultipartTransfer: Sendable {
     let progress: S3MultipartProgress
     /// Sent with every part.
     var trace: TraceContext?
+    /// Whose upload rate cap the parts count against.
+    var tenant: String?
 
     private var configuration: S3Storage.Configuration { storage.configuration }
     private var presigner: S3Presigner { storage.presigner }
@@ -83,9 +85,10 @@ struct S3MultipartTransfer: Sendable {
             } catch let error as S3Error {
                 throw error.uploadError()
             }
-            let request = HTTPRequest(
+            var request = HTTPRequest(
                 method: signed.method, url: signed.url, headers: signed.headers + (trace?.httpHeaders ?? []),
                 stallTimeout: configuration.stallTimeout)
+            request.bandwidthTenant = tenant ?? ""
             let response: HTTPResponse
             do {
                 response = try await storage.transport.upload(bytes, range: range, request: request) {

@@ -24,7 +24,8 @@ extension S3Storage: Uploader {
         }
         let multipart = S3MultipartTransfer(
             storage: self, key: key, plan: plan, bytes: transfer.staged.bytes, mimeType: transfer.mimeType,
-            progress: S3MultipartProgress(total: plan.objectSize, report: progress), trace: transfer.trace)
+            progress: S3MultipartProgress(total: plan.objectSize, report: progress), trace: transfer.trace,
+            tenant: transfer.tenant)
         try await multipart.run()
     }
 }

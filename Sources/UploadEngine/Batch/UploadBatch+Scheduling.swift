@@ -170,6 +170,7 @@ extension UploadBatch {
         entries[index].phase = .uploading(Uploading(staged: staged, target: target, cohort: cohort, lastMovement: now))
         var transfer = UploadTransfer(target: target, staged: staged, mimeType: entries[index].resolvedMimeType)
         transfer.trace = trace(of: entries[index].requestId)
+        transfer.tenant = context.shareTenant
         effects.actions.append(.upload(entries[index].token, transfer))
     }
 

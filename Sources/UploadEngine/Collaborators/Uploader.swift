@@ -5,6 +5,8 @@ public struct UploadTransfer: Sendable, Hashable {
     public var mimeType: String
     /// Sent as `traceparent` / `tracestate` request headers.
     public var trace: TraceContext?
+    /// Whose share of the worker the upload uses: its bytes count against that tenant's upload rate cap.
+    public var tenant: String?
 
     public init(target: UploadTarget, staged: StagedFile, mimeType: String) {
         self.target = target

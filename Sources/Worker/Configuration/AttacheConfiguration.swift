@@ -49,6 +49,9 @@ public struct AttacheConfiguration: Sendable, Hashable {
         public var concurrency = 1
         public var stallTimeout: Duration = .seconds(30)
         public var multipartThreshold: Int64 = 64 * 1024 * 1024
+        /// Upload rate caps (DESIGN §12 *Bandwidth*): the worker's total and each tenant's, bytes per second.
+        public var maxBytesPerSecond: Int64?
+        public var maxBytesPerSecondPerTenant: Int64?
     }
 
     public struct Worker: Sendable, Hashable {

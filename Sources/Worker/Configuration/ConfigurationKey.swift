@@ -58,6 +58,8 @@ struct ConfigurationKey: Sendable {
         int("upload.concurrency", \.upload.concurrency),
         duration("upload.stallTimeout", \.upload.stallTimeout),
         size("upload.multipartThreshold", \.upload.multipartThreshold),
+        optionalSize("upload.maxBytesPerSecond", \.upload.maxBytesPerSecond),
+        optionalSize("upload.maxBytesPerSecondPerTenant", \.upload.maxBytesPerSecondPerTenant),
         int("retry.maxAttempts", \.retry.maxAttempts),
         duration("retry.baseDelay", \.retry.baseDelay),
         duration("retry.maxDelay", \.retry.maxDelay),

@@ -26,6 +26,8 @@ struct WorkerComponents: Sendable {
         var http = HTTPClient.Configuration()
         http.maxConcurrentTransfers = configuration.worker.maxTransfers
         http.stallTimeout = configuration.upload.stallTimeout
+        http.maxUploadBytesPerSecond = configuration.upload.maxBytesPerSecond
+        http.maxUploadBytesPerSecondPerTenant = configuration.upload.maxBytesPerSecondPerTenant
         client = try HTTPClient(configuration: http)
         let worker = configuration.worker
         shares = TransferShares(policy: .init(capacity: worker.maxTransfers, weights: worker.tenantWeights,

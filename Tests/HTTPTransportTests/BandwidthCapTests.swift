@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+@testable import HTTPTransport
+import TestSupport
+
+/// Upload rate caps (DESIGN §12 *Bandwidth*): token buckets shared by every transfer that draws on them.
+@Suite struct ByteRateLimiterTests {
+    /// Transfers as the curl loop drives them, over virtual time: each asks for a buffer's worth, sends what it is
+    /// granted, and when granted nothing waits until the bucket says.
+    private static func simulate(transfers: Int, limiters: [ByteRateLimiter], seconds: Int, start: ContinuousClock.Instant)
+        -> [Int] {
+        var sent = [Int](repeating: 0, count: transfers)
+        var wakeAt = [ContinuousClock.Instant](repeating: start, count: transfers)
+        let end = start + .seconds(seconds)
+        var now = start
+        while now < end {
+            for index in 0..<transfers where wakeAt[index] <= now {
+                let (granted, retryAt) = BandwidthCaps.take(upTo: 64 * 1024, from: limiters, now: now)
+                sent[index] += granted
+                wakeAt[index] = granted == 0 ? (retryAt ?? now) : now
+            }
+            now = min(end, (wakeAt.min() ?? end) > now ? wakeAt.min()! : now + .milliseconds(1))
+        }
+        return sent
+    }
+
+    @Test func eightTransfersTogetherStayWithinTenPercentOfTheCapOverTenSeconds() {
+        let start = ContinuousClock.now
+        let rate: Int64 = 8 << 20
+        let cap = ByteRateLimiter(bytesPerSecond: rate, now: start)
+        let sent = Self.simulate(transfers: 8, limiters: [cap], seconds: 10, start: start)
+        let total = Double(sent.reduce(0, +))
+        #expect(abs(total - Double(rate * 10)) <= Double(rate * 10) * 0.10, "sent \(total) bytes in 10 s at \(rate)/s")
+        #expect(sent.allSatisfy { $0 > 0 }, "every transfer moved: \(sent)")
+    }
+
+    @Test func aTenantCapHoldsWithinTheWorkersAndGivesBackWhatItCannotUse() {
+        let start = ContinuousClock.now
+        let worker = ByteRateLimiter(bytesPerSecond: 4 << 20, now: start)
+        let tenant = ByteRateLimiter(bytesPerSecond: 1 << 20, now: start)
+        let other = Self.simulate(transfers: 2, limiters: [worker], seconds: 0, start: start)
+        #expect(other == [0, 0])
+        let capped = Self.simulate(transfers: 4, limiters: [worker, tenant], seconds: 10, start: start)
+        let total = Double(capped.reduce(0, +))
+        #expect(abs(total - Double(10 << 20)) <= Double(10 << 20) * 0.10, "the tenant's 1 MiB/s holds: \(total)")
+        // The worker's bucket was only charged what the tenant's let through: it still has its burst to give.
+        #expect(worker.take(upTo: Int(worker.burst), now: start + .seconds(10)).granted == Int(worker.burst))
+    }
+
+    @Test func anEmptyBucketSaysWhenTheNextChunkWillBeThere() {
+        let start = ContinuousClock.now
+        let cap = ByteRateLimiter(bytesPerSecond: 100 * 1024, now: start)
+        #expect(cap.take(upTo: Int(cap.burst), now: start).granted == Int(cap.burst))
+        let (granted, retryAt) = cap.take(upTo: 32 * 1024, now: start)
+        #expect(granted == 0)
+        let wait = try! #require(retryAt).duration(to: start) * -1
+        #expect(wait >= .milliseconds(150) && wait <= .milliseconds(170), "16 KiB at 100 KiB/s: \(wait)")
+    }
+}
+
+@Suite(.nginx) struct BandwidthCapTransferTests {
+    let nginx = NginxServer.current!
+
+    /// A cap of 16 KiB/s pauses the transfer for up to a second at a time, longer than its 300 ms stall timeout: the
+    /// pauses are not stalls, and every byte arrives.
+    @Test func aThrottledUploadIsPausedNotStalledAndArrivesWhole() async throws {
+        let scratch = try TemporaryDirectory(prefix: "attache-bandwidth")
+        defer { scratch.remove() }
+        let size = 40 * 1024
+        let source = try scratch.patternFile("source.bin", size: size)
+        var configuration = HTTPClient.Configuration(stallTimeout: .milliseconds(300))
+        configuration.maxUploadBytesPerSecond = 16 * 1024
+        let client = try HTTPClient(configuration: configuration)
+        let name = "throttled-\(UUID().uuidString).bin"
+        var request = HTTPRequest(method: "PUT", url: nginx.url("/dav/a/\(name)"))
+        request.bandwidthTenant = "acme"
+        let reports = Locked<[Int64]>([])
+
+        let response = try await client.upload(fromFile: source, request: request, progress: { sent, _ in reports.update { $0.append(sent) } })
+
+        #expect(response.status == 201)
+        let stored = try Data(contentsOf: URL(fileURLWithPath: "\(nginx.root)/dav/a/\(name)"))
+        #expect(stored == (try Data(contentsOf: URL(fileURLWithPath: source))))
+        // Progress follows the throttled bytes: it climbs in steps of at most a burst, not in one jump.
+        let steps = zip(reports.value, reports.value.dropFirst()).map { $1 - $0 }
+        #expect(reports.value.last == Int64(size))
+        #expect(steps.allSatisfy { $0 <= 16 * 1024 }, "steps \(steps)")
+    }
+
+    @Test func anUploadWithoutATenantIsNotCapped() async throws {
+        let scratch = try TemporaryDirectory(prefix: "attache-bandwidth")
+        defer { scratch.remove() }
+        let source = try scratch.patternFile("source.bin", size: 1 << 20)
+        var configuration = HTTPClient.Configuration(stallTimeout: .milliseconds(300))
+        configuration.maxUploadBytesPerSecond = 16 * 1024
+        let client = try HTTPClient(configuration: configuration)
+        // A megabyte at 16 KiB/s would take a minute; uncapped, the suite's time limit is never near.
+        let response = try await client.upload(fromFile: source, request: HTTPRequest(method: "PUT", url: nginx.url("/dav/a/free-\(UUID()).bin")))
+        #expect(response.status == 201)
+    }
+}
