@@ -189,6 +189,13 @@ import TestSupport
             }
             if waitingUnderCap { #expect(held == capacity, "a free slot sat idle while a file could start") }
             #expect(model.shares.waitingFiles == model.batches.reduce(0) { $0 + $1.waiting })
+            for load in model.shares.tenantLoads {
+                #expect(load.waiting == model.batches.filter { $0.tenant == load.tenant }.reduce(0) { $0 + $1.waiting })
+                #expect(load.held == model.shares.held(by: load.tenant))
+            }
         }
+        // Everything done: no tenant is left behind in the books.
+        while let index = model.batches.indices.first(where: { model.batches[$0].running > 0 }) { model.finish(index) }
+        if model.batches.allSatisfy({ $0.waiting == 0 }) { #expect(model.shares.tenantLoads.isEmpty) }
     }
 }

@@ -32,6 +32,28 @@ import UploadEngine
         """)
     }
 
+    @Test func onlyTenantsNamedInTheWeightsGetSeriesOfTheirOwn() {
+        let metrics = WorkerMetrics()
+        metrics.declareTenants(["acme"])
+        metrics.refreshTenants([.init(tenant: "acme", held: 2, waiting: 5), .init(tenant: "globex", held: 1, waiting: 7),
+                                .init(tenant: "initech", held: 3, waiting: 0)], named: ["acme"])
+        metrics.countUploaded(100, tenant: "acme")
+        metrics.countUploaded(40, tenant: "umbrella")
+        metrics.countUploaded(2, tenant: "hooli")
+        let registry = metrics.registry
+        #expect(registry.value(WorkerMetrics.tenantTransfers, labels: ["tenant": "acme"]) == 2)
+        #expect(registry.value(WorkerMetrics.tenantTransfers, labels: ["tenant": "other"]) == 4)
+        #expect(registry.value(WorkerMetrics.tenantQueuedFiles, labels: ["tenant": "other"]) == 7)
+        #expect(registry.value(WorkerMetrics.tenantBytes, labels: ["tenant": "acme"]) == 100)
+        #expect(registry.value(WorkerMetrics.tenantBytes, labels: ["tenant": "other"]) == 42)
+        let text = registry.render()
+        for unnamed in ["globex", "initech", "umbrella", "hooli"] { #expect(!text.contains(unnamed)) }
+        // An idle named tenant still reads 0, and one gone from the shares leaves no stale value.
+        metrics.refreshTenants([], named: ["acme"])
+        #expect(registry.value(WorkerMetrics.tenantTransfers, labels: ["tenant": "acme"]) == 0)
+        #expect(registry.value(WorkerMetrics.tenantTransfers, labels: ["tenant": "other"]) == 0)
+    }
+
     @Test func engineEventsCountFilesByOutcomeAndCode() {
         let metrics = WorkerMetrics()
         let attachment = UploadEngine.Attachment(fileId: "f", name: "a.png", url: "https://x/a", mimeType: "image/png", size: 1500, sha256: "")

@@ -75,6 +75,8 @@ public final class TransferShares: Sendable {
 
     private struct Account {
         var held = 0
+        /// Files of the tenant's batches waiting to start.
+        var waiting = 0
         /// Claims with slots pending, in arrival order (claim ids grow with arrival).
         var queue: [UInt64] = []
         /// Grants in the current turn.
@@ -134,6 +136,26 @@ public final class TransferShares: Sendable {
     /// Slots asked for and not granted yet.
     public var pendingCount: Int { state.withLock { $0.pendingSlots } }
 
+    /// One tenant's slots and waiting files.
+    public struct TenantLoad: Sendable, Equatable {
+        public var tenant: String
+        public var held: Int
+        public var waiting: Int
+
+        public init(tenant: String, held: Int, waiting: Int) {
+            self.tenant = tenant
+            self.held = held
+            self.waiting = waiting
+        }
+    }
+
+    /// Every tenant with slots held or files waiting, right now.
+    public var tenantLoads: [TenantLoad] {
+        state.withLock { state in
+            state.accounts.map { TenantLoad(tenant: $0.key, held: $0.value.held, waiting: $0.value.waiting) }
+        }
+    }
+
     /// Slots held by one tenant right now.
     public func held(by tenant: String) -> Int { state.withLock { $0.accounts[tenant]?.held ?? 0 } }
 
@@ -150,11 +172,14 @@ public final class TransferShares: Sendable {
             if claimant.tenant != demand.tenant {
                 setPending(0, of: claim.id, &claimant, in: &state)
                 state.accounts[claimant.tenant, default: Account()].held -= claimant.held
+                state.accounts[claimant.tenant, default: Account()].waiting -= claimant.waiting
                 dropAccountIfUnused(claimant.tenant, in: &state)
                 claimant.tenant = demand.tenant
                 state.accounts[claimant.tenant, default: Account()].held += claimant.held
+                state.accounts[claimant.tenant, default: Account()].waiting += claimant.waiting
             }
             state.waitingFiles += demand.waiting - claimant.waiting
+            state.accounts[claimant.tenant, default: Account()].waiting += demand.waiting - claimant.waiting
             claimant.waiting = demand.waiting
             // What the batch knew it held and no longer uses, then what it was granted unseen beyond what it wants.
             let stopped = max(0, claimant.held - claimant.unseen - demand.inUse)
@@ -228,7 +253,9 @@ public final class TransferShares: Sendable {
     }
 
     private func dropAccountIfUnused(_ tenant: String, in state: inout State) {
-        if let account = state.accounts[tenant], account.held == 0, account.queue.isEmpty { state.accounts[tenant] = nil }
+        if let account = state.accounts[tenant], account.held == 0, account.waiting == 0, account.queue.isEmpty {
+            state.accounts[tenant] = nil
+        }
     }
 
     /// Grants free slots, one at a time, to the tenant whose turn it is; a tenant at its cap is passed over (its

@@ -1,7 +1,7 @@
 import Foundation
 import UploadEngine
 
-/// Times successful uploads into `attache_upload_duration_seconds`.
+/// Times successful uploads into `attache_upload_duration_seconds`, and counts their bytes by tenant.
 struct TimedUploader: Uploader {
     let inner: any Uploader
     let metrics: WorkerMetrics
@@ -10,5 +10,6 @@ struct TimedUploader: Uploader {
         let started = ContinuousClock.now
         try await inner.upload(transfer, progress: progress)
         metrics.registry.observe(WorkerMetrics.uploadDuration, (ContinuousClock.now - started).timeInterval)
+        metrics.countUploaded(transfer.staged.size, tenant: transfer.tenant)
     }
 }

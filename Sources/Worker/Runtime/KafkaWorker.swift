@@ -25,6 +25,7 @@ public final class KafkaWorker: Sendable {
         self.workerId = configuration.worker.id.isEmpty
             ? "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)" : configuration.worker.id
         metrics.registry.set(WorkerMetrics.startTime, Date().timeIntervalSince1970)
+        metrics.declareTenants(Set(configuration.worker.tenantWeights.keys))
     }
 
     /// Runs until `shutdown` is requested, then drains and closes within `worker.shutdownGrace` (``ShutdownBudget``)
@@ -136,6 +137,7 @@ public final class KafkaWorker: Sendable {
             }
         }
         let shares = components.shares
+        let namedTenants = Set(configuration.worker.tenantWeights.keys)
         let admin = try AdminServer(listen: configuration.adminListen, health: health, metrics: metrics.registry) {
             metrics.refresh(ScrapeReading(
                 consumerLag: consumer.lag(), partitions: consumer.progress(), inFlightBatches: registry.busyBatchCount,
@@ -143,6 +145,7 @@ public final class KafkaWorker: Sendable {
                 cachedBatches: registry.batchCount + (durable?.state.cachedCount ?? 0),
                 eventsDelivered: publisher.deliveries.load(ordering: .relaxed), eventsPending: publisher.pendingCount,
                 snapshotsPending: durable?.state.pendingCount ?? 0, healthy: health.isLive, ready: health.isReady))
+            metrics.refreshTenants(shares.tenantLoads, named: namedTenants)
         }
         defer { admin.stop() }
         logger.info("admin endpoints listening", ["listen": configuration.adminListen, "port": String(admin.port)])
