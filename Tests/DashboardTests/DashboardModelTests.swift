@@ -2,6 +2,7 @@
 import Foundation
 import OperatorTools
 import Testing
+import WireFormat
 
 /// Folding events and jobs into batches: states, counts, bytes, repeats, the order of two topics.
 @Suite struct DashboardModelTests {
@@ -65,6 +66,19 @@ import Testing
         fold([uploaded, uploaded], into: &model)
         #expect(model.batches["b"]?.timeline.count == 1)
         #expect(model.throughput.sources["worker-1"]?.values.map(\.files).reduce(0, +) == 1)
+    }
+
+    @Test func aBatchsTenantIsItsFirstJobsOrElseItsReceiverAndTheRowCarriesIt() throws {
+        var model = model()
+        let start = EventRecords.date(EventRecords.start)
+        model.take(command: EventRecords.job("named", receiver: "uid-9", tenant: "acme", files: [("f1", "one.jpg", 10)]), at: start)
+        model.take(command: EventRecords.job("named", receiver: "uid-9", tenant: "globex", files: [("f2", "two.jpg", 10)]), at: start)
+        model.take(command: EventRecords.job("plain", receiver: "uid-3", files: [("f1", "one.jpg", 10)]), at: start)
+        #expect(model.batches["named"]?.tenant == "acme", "a later job does not move the batch to another tenant")
+        #expect(model.batches["plain"]?.tenant == "uid-3")
+        var json = JSONWriter()
+        BatchRowJSON.write(try #require(model.batches["named"]), into: &json)
+        #expect(String(decoding: json.bytes, as: UTF8.self).contains(#""tenant":"acme""#))
     }
 
     @Test func aJobDeclaresQueuedFilesWithTheReceiverAndNeverUndoesWhatEventsSaid() throws {

@@ -40,10 +40,12 @@ import TestSupport
         return dashboard
     }
 
-    private func job(_ batchId: String, receiver: String, files: [[String: Any]]) -> (key: String, value: String) {
-        (batchId, Jobs.json(["kind": "upload", "batchId": batchId,
-                             "receiver": ["id": receiver, "type": receiver.hasPrefix("group-") ? "group" : "user"], "sender": "uid-7",
-                             "files": files, "message": ["send": "auto", "caption": "from the dashboard test"]]))
+    private func job(_ batchId: String, receiver: String, tenant: String? = nil, files: [[String: Any]]) -> (key: String, value: String) {
+        var job: [String: Any] = ["kind": "upload", "batchId": batchId,
+                                  "receiver": ["id": receiver, "type": receiver.hasPrefix("group-") ? "group" : "user"], "sender": "uid-7",
+                                  "files": files, "message": ["send": "auto", "caption": "from the dashboard test"]]
+        if let tenant { job["tenant"] = tenant }
+        return (batchId, Jobs.json(job))
     }
 
     /// The table row of a batch, as `data-*` counts; empty until the row is drawn.
@@ -100,7 +102,7 @@ import TestSupport
         let jpeg = { (seed: Int, size: Int) in Jobs.inline("photo-\(seed)", name: "photo-\(seed).jpg", mimeType: "image/jpeg",
                                                             bytes: Jobs.bytes(magic: Jobs.jpeg, size: size, seed: seed)) }
         try await Kcat.produce(brokers: environment.brokers, topic: run.jobs, [
-            job(run.trip, receiver: "uid-alice", files: [
+            job(run.trip, receiver: "uid-alice", tenant: "acme-\(run.tag)", files: [
                 jpeg(1, 40_000), jpeg(2, 60_000),
                 Jobs.inline("notes", name: "notes.pdf", mimeType: "application/pdf", bytes: Jobs.bytes(magic: Jobs.pdf, size: 20_000, seed: 3)),
                 Jobs.inline(run.slowFile, name: "clip.jpg", mimeType: "image/jpeg", bytes: Jobs.bytes(magic: Jobs.jpeg, size: 300_000, seed: 4)),
@@ -143,6 +145,11 @@ import TestSupport
                                              #"[...document.querySelectorAll('#dead-list .dead-letter')].map(e => e.textContent).join('\n')"#) as? String ?? ""
         #expect(dead.contains("\(run.jobs)/") && dead.contains("key poison-\(run.tag)") && dead.contains("not valid JSON"))
         #expect(try await browser.waitFor("every batch", "document.querySelectorAll('.vrow').length === 12 ? 'ok' : ''") as? String == "ok")
+        // The tenant filter: only the trip's batch is acme's.
+        try await browser.evaluate("(() => { const f = document.getElementById('f-tenant'); f.value = 'ACME-\(run.tag)'; f.dispatchEvent(new Event('input')); })()")
+        #expect(try await browser.waitFor("acme's batch alone", "(() => { const rows = [...document.querySelectorAll('.vrow')]; return rows.length === 1 && rows[0].dataset.id === '\(run.trip)' ? 'ok' : ''; })()") as? String == "ok")
+        try await browser.evaluate("(() => { const f = document.getElementById('f-tenant'); f.value = ''; f.dispatchEvent(new Event('input')); })()")
+        _ = try await browser.waitFor("every batch again", "document.querySelectorAll('.vrow').length === 12 ? 'ok' : ''")
         let workers = try await browser.evaluate("[...document.querySelectorAll('#workers-list tr[data-worker]')].map(e => e.dataset.worker).join(',')")
         #expect(workers as? String == "worker-\(run.tag)")
         try await browser.evaluate("document.getElementById('vscroll').scrollTop = 0")

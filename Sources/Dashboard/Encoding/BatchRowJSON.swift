@@ -15,6 +15,7 @@ enum BatchRowJSON {
         json.field("id", batch.batchId)
         json.field("receiver", batch.receiverId)
         json.field("receiverType", batch.receiverType)
+        json.field("tenant", batch.tenant)
         json.field("status", batch.isInProgress ? "in-progress" : "idle")
         let counts = batch.counts
         json.array("files", FileProgressState.allCases) { json, state in json.int(counts[state] ?? 0) }

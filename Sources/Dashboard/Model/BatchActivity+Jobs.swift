@@ -9,6 +9,8 @@ extension BatchActivity {
         receiverId = job.receiver.id
         receiverType = job.receiver.type.rawValue
         sender = job.sender ?? sender
+        // The job that creates a batch sets its tenant; later ones do not change it (as the worker reads them).
+        tenant = tenant ?? job.tenant ?? job.receiver.id
         created = min(created, time)
         for item in job.files {
             let size = item.declaredSize ?? Self.inlineSize(item.source)

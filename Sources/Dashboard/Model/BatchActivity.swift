@@ -6,6 +6,8 @@ public struct BatchActivity: Sendable, Hashable {
     public var receiverId: String?
     public var receiverType: String?
     public var sender: String?
+    /// Whose share of the workers the batch uses: its first job's `tenant`, by default the receiver id.
+    public var tenant: String?
     /// Milliseconds since 1970: the first record seen about the batch.
     public var created: Int64
     /// Milliseconds since 1970: the latest record seen about it.

@@ -184,7 +184,7 @@ extension DashboardPage {
     // The table: newest batch first, filtered, only the rows in view drawn.
     function filters() {
       return { state: $("f-state").value, code: $("f-code").value, receiver: $("f-receiver").value.trim().toLowerCase(),
-        batch: $("f-batch").value.trim().toLowerCase() };
+        tenant: $("f-tenant").value.trim().toLowerCase(), batch: $("f-batch").value.trim().toLowerCase() };
     }
     function matches(r, f) {
       if (f.state === "in-progress" || f.state === "idle") { if (r.status !== f.state) return false; }
@@ -192,6 +192,7 @@ extension DashboardPage {
       else if (f.state === "rejected") { if (!r.files[5]) return false; }
       if (f.code && !r.codes.includes(f.code)) return false;
       if (f.receiver && !(r.receiver || "").toLowerCase().includes(f.receiver)) return false;
+      if (f.tenant && !(r.tenant || "").toLowerCase().includes(f.tenant)) return false;
       if (f.batch && !r.id.toLowerCase().includes(f.batch)) return false;
       return true;
     }
@@ -203,7 +204,7 @@ extension DashboardPage {
       }
       if (model.needsFilter) {
         const f = filters();
-        model.filtered = f.state || f.code || f.receiver || f.batch ? model.sorted.filter((r) => matches(r, f)) : model.sorted;
+        model.filtered = f.state || f.code || f.receiver || f.tenant || f.batch ? model.sorted.filter((r) => matches(r, f)) : model.sorted;
         model.needsFilter = false;
       }
       const n = model.filtered.length;
@@ -235,7 +236,9 @@ extension DashboardPage {
         rejected ? `<span class="chip rejected" title="rejected">⊘ ${rejected}</span>` : "",
         removed ? `<span class="chip" title="removed">− ${removed}</span>` : "",
       ].join("");
-      const receiver = r.receiver ? `${esc(r.receiver)} <span class="muted">${esc(r.receiverType || "")}</span>` : `<span class="muted">–</span>`;
+      // The tenant is shown only when it is not the receiver (its default).
+      const tenant = r.tenant && r.tenant !== r.receiver ? ` <span class="muted tenant" title="tenant">${esc(r.tenant)}</span>` : "";
+      const receiver = r.receiver ? `${esc(r.receiver)} <span class="muted">${esc(r.receiverType || "")}</span>${tenant}` : `<span class="muted">–</span>`;
       const bytesText = r.total && r.total !== r.loaded ? `${bytes(r.loaded)} / ${bytes(r.total)}` : bytes(r.loaded);
       return `<div class="vrow row-grid" data-id="${esc(r.id)}" data-uploaded="${uploaded}" data-failed="${failed}" data-rejected="${rejected}" data-active="${live}">`
         + `<span class="id" title="${esc(r.id)}">${esc(r.id)}</span><span>${receiver}</span>`
@@ -449,7 +452,7 @@ extension DashboardPage {
       const button = e.target.closest("button[data-control]");
       if (button) sendControl(button);
     });
-    for (const id of ["f-state", "f-code", "f-receiver", "f-batch"]) {
+    for (const id of ["f-state", "f-code", "f-receiver", "f-tenant", "f-batch"]) {
       $(id).addEventListener("input", () => { model.needsFilter = true; $("vscroll").scrollTop = 0; schedule("table"); });
     }
     window.addEventListener("hashchange", route);

@@ -48,6 +48,7 @@ enum DashboardPage {
             </select>
             <select id="f-code" aria-label="error code"><option value="">any error code</option></select>
             <input id="f-receiver" type="search" placeholder="receiver" aria-label="receiver" autocomplete="off">
+            <input id="f-tenant" type="search" placeholder="tenant" aria-label="tenant" autocomplete="off">
             <input id="f-batch" type="search" placeholder="batch id" aria-label="batch id" autocomplete="off">
           </div>
           <span class="count" id="batch-count"></span>

@@ -51,9 +51,10 @@ enum EventRecords {
         return event("batch.completed", batch: batch, at: offset, data: #""result":{"batchId":"\#(batch)","successful":[\#(ok.joined(separator: ","))],"rejected":[\#(refused.joined(separator: ","))],"rejectedTotal":\#(rejectedTotal ?? rejected.count),"failed":[\#(bad.joined(separator: ","))]}"#)
     }
 
-    static func job(_ batch: String, receiver: String = "uid-1", files: [(id: String, name: String, size: Int64)]) -> JobCommand {
+    static func job(_ batch: String, receiver: String = "uid-1", tenant: String? = nil,
+                    files: [(id: String, name: String, size: Int64)]) -> JobCommand {
         .upload(UploadJob(requestId: "req-\(batch)", batchId: batch, receiver: Receiver(id: receiver, type: .user), sender: "uid-7",
-                          parentMessageId: nil, concurrency: nil,
+                          parentMessageId: nil, tenant: tenant, concurrency: nil,
                           files: files.map { FileItem(fileId: $0.id, name: $0.name, declaredSize: $0.size, source: .url("https://x/\($0.name)")) },
                           message: MessageOptions()))
     }
