@@ -20,6 +20,18 @@ import Testing
         #expect(board.lines(width: 100) == ["photo.jpg  [####################] 100%  2.0 MiB/2.0 MiB  uploaded"])
     }
 
+    @Test func aFileOfABatchWhoseJobNamedATenantShowsTheTenant() throws {
+        var board = ProgressBoard()
+        let event = try #require(WatchedEvent(json: Array(
+            #"{"type":"attache.file.progress","subject":"b1","sequence":"3","tenant":"acme","data":{"fileId":"photo.jpg","loaded":1,"total":2,"percent":50}}"#.utf8)))
+        #expect(event.tenant == "acme")
+        board.take(event, at: Self.start)
+        board.take(try Self.event("attache.file.progress", batch: "b2", #"{"fileId":"scan.pdf","loaded":1,"total":2,"percent":50}"#), at: Self.start)
+        let lines = board.lines(width: 100)
+        #expect(lines.first?.hasPrefix("acme: b1/photo.jpg  [") == true, "\(lines)")
+        #expect(lines.last?.hasPrefix("b2/scan.pdf  [") == true, "no tenant named: \(lines)")
+    }
+
     @Test func failuresShowTheirStateAndCodeAndMessagesGetALine() throws {
         var board = ProgressBoard()
         board.take(try Self.event("attache.file.failed", #"{"fileId":"a","error":{"code":"ERR_UPLOAD_FAILED"},"willRetry":true}"#), at: Self.start)

@@ -35,6 +35,20 @@ import WireFormat
         #expect(data["percent"] as? Int == 2)
     }
 
+    @Test func aNamedTenantIsAnExtensionAttributeAndADefaultedOneIsLeftOut() throws {
+        var named = UploadEvent(batchId: "b", requestId: "r", fileId: "f", kind: .removed)
+        named.tenant = "acme"
+        #expect(try object(encoder.encode(.upload(named), sequence: 1))["tenant"] as? String == "acme")
+        let plain = UploadEvent(batchId: "b", requestId: "r", fileId: "f", kind: .removed)
+        #expect(try object(encoder.encode(.upload(plain), sequence: 1))["tenant"] == nil)
+        // The batch stamps its job's tenant on every event it makes.
+        var batch = UploadBatch(context: BatchContext(batchId: "b", receiver: Receiver(id: "u", type: .user), tenant: "acme"),
+                                configuration: EngineConfiguration())
+        var events = [plain, plain]
+        batch.stampSequence(&events)
+        #expect(events.map(\.tenant) == ["acme", "acme"])
+    }
+
     @Test func progressEventIdsAreUnique() throws {
         let event = WorkerEvent.upload(UploadEvent(batchId: "b", requestId: "r", fileId: "f", kind: .progress(loaded: 1, total: 2, percent: 50)))
         let ids = try (0..<100).map { try object(encoder.encode(event, sequence: UInt64($0)))["id"] as? String }

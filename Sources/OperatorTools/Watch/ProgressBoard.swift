@@ -8,6 +8,8 @@ public struct ProgressBoard: Sendable {
     public struct Row: Sendable, Hashable {
         public var batchId: String
         public var fileId: String
+        /// The batch's tenant, when its job named one.
+        public var tenant: String?
         public var loaded: Int64 = 0
         public var total: Int64 = 0
         public var percent = 0
@@ -108,6 +110,7 @@ public struct ProgressBoard: Sendable {
             rows.append(Row(batchId: event.batchId, fileId: fileId))
             index[key] = position
         }
+        if let tenant = event.tenant { rows[position].tenant = tenant }
         change(&rows[position])
     }
 
@@ -115,7 +118,10 @@ public struct ProgressBoard: Sendable {
     /// bytes and the bar itself go; percent, state and error code always stay.
     public func lines(width: Int) -> [String] {
         let showBatch = batches.count > 1
-        return rows.map { row in Self.line(row, name: showBatch ? "\(row.batchId)/\(row.fileId)" : row.fileId, width: max(width, 20)) }
+        return rows.map { row in
+            let name = showBatch ? "\(row.batchId)/\(row.fileId)" : row.fileId
+            return Self.line(row, name: row.tenant.map { "\($0): \(name)" } ?? name, width: max(width, 20))
+        }
     }
 
     static func line(_ row: Row, name: String, width: Int) -> String {

@@ -15,6 +15,8 @@ public struct WatchedEvent: Sendable {
     /// The CloudEvents `time`, when it is a valid RFC 3339 time.
     public let time: Date?
     public let data: JSONValue
+    /// The `tenant` extension attribute: the batch's tenant, when its job named one.
+    public let tenant: String?
 
     /// Nil for a value that is not a CloudEvent of Attache's.
     public init?(json bytes: some Collection<UInt8>) {
@@ -27,6 +29,7 @@ public struct WatchedEvent: Sendable {
         self.source = value["source"]?.stringValue
         self.time = value["time"]?.stringValue.flatMap(RFC3339Instant.parse)
         self.data = value["data"] ?? .null
+        self.tenant = value["tenant"]?.stringValue
     }
 
     public var fileId: String? { data["fileId"]?.stringValue }

@@ -241,11 +241,12 @@ public struct UploadBatch: Sendable {
     }
 
     /// Numbers the events of one transition with the batch's next `sequence` numbers, in order, and gives each the
-    /// trace context of its request.
+    /// trace context of its request and the batch's tenant.
     public mutating func stampSequence(_ events: inout [UploadEvent]) {
         for index in events.indices {
             eventSequence += 1
             events[index].sequence = eventSequence
+            events[index].tenant = context.tenant
             if !traces.isEmpty { events[index].trace = traces[events[index].requestId] }
         }
     }

@@ -32,6 +32,8 @@ public struct UploadEvent: Sendable, Hashable {
     public var sequence: UInt64 = 0
     /// The trace context of the job whose request this event is about, stamped with the sequence.
     public var trace: TraceContext?
+    /// The batch's tenant when its job named one (DESIGN §12), stamped with the sequence.
+    public var tenant: String?
 
     public init(batchId: String, requestId: String, fileId: String?, kind: Kind, identity: String = "") {
         self.batchId = batchId

@@ -72,6 +72,8 @@ public final class CloudEventEncoder: Sendable {
             json.field("traceparent", trace.traceparent)
             if let state = trace.tracestate { json.field("tracestate", state) }
         }
+        // An extension attribute: whose share of the worker the batch uses, when its job named a tenant.
+        if let tenant = event.tenant { json.field("tenant", tenant) }
         json.key("data")
         data(&json)
         json.endObject()

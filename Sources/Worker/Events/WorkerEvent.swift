@@ -44,6 +44,12 @@ public enum WorkerEvent: Sendable, Hashable {
         case .jobInvalid(_, _, _, _, _, _, _, let trace): trace
         }
     }
+
+    /// The batch's tenant, when its job named one; an invalid job has none.
+    public var tenant: String? {
+        if case .upload(let event) = self { return event.tenant }
+        return nil
+    }
 }
 
 extension WorkerEvent {
