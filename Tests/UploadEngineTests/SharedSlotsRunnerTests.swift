@@ -39,26 +39,37 @@ import TestSupport
         FileItem(fileId: id, name: "\(id).jpg", mimeType: "image/jpeg", source: .data(Data(count: 512)))
     }
 
-    private static func runner(_ batchId: String, tenant: String, uploader: ScriptedUploader, shares: TransferShares,
-                               clock: ManualClock, timers: DeadlineScheduler, concurrency: Int = 1,
-                               configure: (inout EngineConfiguration) -> Void = { _ in }) -> BatchRunner {
-        var configuration = EngineConfiguration()
-        configure(&configuration)
-        let context = BatchContext(batchId: batchId, receiver: Receiver(id: "u-\(batchId)", type: .user), tenant: tenant)
-        let batch = UploadBatch(context: context, configuration: configuration, concurrency: concurrency, random: JitterRandom(seed: 5))
-        return BatchRunner(batch: batch, presigner: ScriptedPresigner(), uploader: uploader, stager: ScriptedStager(),
-                           clock: clock, timers: timers, shares: shares)
+    /// Runners sharing one set of slots, one timer queue and one manual clock, uploading through held uploads.
+    struct Rig {
+        let clock = ManualClock()
+        let timers: DeadlineScheduler
+        let shares: TransferShares
+        let held = HeldUploads()
+        let uploader: ScriptedUploader
+
+        init(_ policy: TransferShares.Policy) {
+            timers = DeadlineScheduler(clock: clock)
+            shares = TransferShares(policy: policy)
+            uploader = held.uploader
+        }
+
+        func runner(_ batchId: String, tenant: String, concurrency: Int = 1,
+                    configure: (inout EngineConfiguration) -> Void = { _ in }) -> BatchRunner {
+            var configuration = EngineConfiguration()
+            configure(&configuration)
+            let context = BatchContext(batchId: batchId, receiver: Receiver(id: "u-\(batchId)", type: .user), tenant: tenant)
+            let batch = UploadBatch(context: context, configuration: configuration, concurrency: concurrency, random: JitterRandom(seed: 5))
+            return BatchRunner(batch: batch, presigner: ScriptedPresigner(), uploader: uploader, stager: ScriptedStager(),
+                               clock: clock, timers: timers, shares: shares)
+        }
     }
 
     @Test func filesWaitingForASlotDoNotStall() async {
-        let clock = ManualClock()
-        let timers = DeadlineScheduler(clock: clock)
-        let shares = TransferShares(policy: .init(capacity: 2))
-        let held = HeldUploads()
-        let uploader = held.uploader
+        let rig = Rig(.init(capacity: 2))
+        let (clock, shares, held, uploader) = (rig.clock, rig.shares, rig.held, rig.uploader)
         let recorder = EventRecorder()
         let runners = (0..<6).map { index in
-            Self.runner("b\(index)", tenant: "one", uploader: uploader, shares: shares, clock: clock, timers: timers) {
+            rig.runner("b\(index)", tenant: "one") {
                 $0.stallTimeout = .seconds(2)
                 $0.retry.maxAttempts = 1
             }
@@ -86,18 +97,14 @@ import TestSupport
     }
 
     @Test func anotherTenantsFileTakesTheNextFreeSlot() async {
-        let clock = ManualClock()
-        let timers = DeadlineScheduler(clock: clock)
-        let shares = TransferShares(policy: .init(capacity: 2))
-        let held = HeldUploads()
-        let uploader = held.uploader
-        let crowd = Self.runner("crowd", tenant: "a", uploader: uploader, shares: shares, clock: clock, timers: timers,
-                                concurrency: 500) { $0.limits.fileCountMax = 500 }
+        let rig = Rig(.init(capacity: 2))
+        let (shares, held, uploader) = (rig.shares, rig.held, rig.uploader)
+        let crowd = rig.runner("crowd", tenant: "a", concurrency: 500) { $0.limits.fileCountMax = 500 }
         crowd.upload((0..<500).map { Self.file("a\($0)") }, requestId: "r-a")
         await yieldUntil { uploader.calls.count == 2 }
         #expect(shares.waitingFiles == 498)
 
-        let single = Self.runner("single", tenant: "b", uploader: uploader, shares: shares, clock: clock, timers: timers)
+        let single = rig.runner("single", tenant: "b")
         let recorder = EventRecorder()
         single.setGlobalObserver(recorder.observer)
         single.upload([Self.file("b0")], requestId: "r-b")
@@ -119,17 +126,12 @@ import TestSupport
     }
 
     @Test func aTenantCapLeavesSlotsToOthers() async {
-        let clock = ManualClock()
-        let timers = DeadlineScheduler(clock: clock)
-        let shares = TransferShares(policy: .init(capacity: 4, maxPerTenant: 1))
-        let held = HeldUploads()
-        let uploader = held.uploader
-        let busy = Self.runner("busy", tenant: "a", uploader: uploader, shares: shares, clock: clock, timers: timers,
-                               concurrency: 4)
+        let rig = Rig(.init(capacity: 4, maxPerTenant: 1))
+        let (shares, uploader) = (rig.shares, rig.uploader)
+        let busy = rig.runner("busy", tenant: "a", concurrency: 4)
         busy.upload((0..<4).map { Self.file("a\($0)") }, requestId: "r-a")
         await yieldUntil { uploader.calls.count == 1 }
-        let other = Self.runner("other", tenant: "b", uploader: uploader, shares: shares, clock: clock, timers: timers,
-                                concurrency: 4)
+        let other = rig.runner("other", tenant: "b", concurrency: 4)
         other.upload((0..<4).map { Self.file("b\($0)") }, requestId: "r-b")
         await yieldUntil { uploader.calls.count == 2 }
         #expect(Set(uploader.calls.map(HeldUploads.fileId(of:))) == ["a0", "b0"])

@@ -1,5 +1,6 @@
 """One Attache run: fresh workers on fresh topics, warm-up jobs, then the measured jobs, timed from the moment they
 are produced until a consumer of the events topic has seen every one of them complete."""
+import contextlib
 import json
 import os
 import shutil
@@ -39,27 +40,8 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
     for every batch.completed; fails unless every batch uploaded all its files. The first one-worker run of each
     `scenario` is profiled under --perf. With `count`, one worker's system calls, context switches, wake-ups,
     allocations and Swift tasks are counted for the measured jobs (which slows it: not a run to time)."""
-    kafka, topics = rig.kafka, RunTopics.of(tag)
-    kafka.create_topic(topics.events, rig.workdir)
-    watcher = EventWatcher(kafka, topics.events, rig.workdir)
-    # Eight tiny warm-up jobs, spread over the partitions by key: they create the jobs topic before the worker
-    # subscribes, and open the worker's connections to the presign endpoint and nginx.
-    warm = ["warm-{}-{}".format(tag, i) for i in range(8)]
-    kafka.produce_lines(topics.jobs, [record(b, inline_job(b, b"warm-up")) for b in warm], rig.workdir)
-    started = []
-    try:
-        # All members start together, as a deployment does.
-        if workers > 1:
-            extra = dict(extra or {}, **SHORT_SESSION)
-        environment = rig.workers()
-        for i in range(workers):
-            started.append(environment.start("worker-{}-{}".format(tag, i), topics.group, topics.jobs, topics.events,
-                                             extra))
-        for worker in started:
-            worker.wait_assigned()
-        if workers > 1:
-            wait_spread(started)
-        watcher.wait(warm, timeout=60)
+    kafka = rig.kafka
+    with warm_workers(rig, tag, workers, extra) as (topics, watcher, started):
         path = os.path.join(rig.workdir, "jobs-{}.tsv".format(tag))
         with open(path, "w") as f:
             f.writelines(record(b, j) + "\n" for b, j in jobs)
@@ -93,15 +75,44 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
                          cpu_per_job=used / len(jobs),
                          cpu_per_job_by_thread={group: seconds / len(jobs) for group, seconds in by_thread.items()},
                          counts_per_job=counts, account=account)
+    for batch_id, result in run.results.items():
+        if result.get("rejected") or result.get("failed"):
+            raise BenchFailure("batch {} did not upload everything: {}".format(batch_id, json.dumps(result)[:500]))
+    return run
+
+
+@contextlib.contextmanager
+def warm_workers(rig, tag, workers=1, extra=None):
+    """`workers` fresh workers in one group on fresh topics named for `tag`, holding their partitions and done with
+    warm-up jobs, and a watcher of their events topic: yields (topics, watcher, workers); stops them all at the end
+    and removes their staging."""
+    kafka, topics = rig.kafka, RunTopics.of(tag)
+    kafka.create_topic(topics.events, rig.workdir)
+    watcher = EventWatcher(kafka, topics.events, rig.workdir)
+    # Eight tiny warm-up jobs, spread over the partitions by key: they create the jobs topic before the worker
+    # subscribes, and open the worker's connections to the presign endpoint and nginx.
+    warm = ["warm-{}-{}".format(tag, i) for i in range(8)]
+    kafka.produce_lines(topics.jobs, [record(b, inline_job(b, b"warm-up")) for b in warm], rig.workdir)
+    started = []
+    try:
+        # All members start together, as a deployment does.
+        if workers > 1:
+            extra = dict(extra or {}, **SHORT_SESSION)
+        environment = rig.workers()
+        for i in range(workers):
+            started.append(environment.start("worker-{}-{}".format(tag, i), topics.group, topics.jobs, topics.events,
+                                             extra))
+        for worker in started:
+            worker.wait_assigned()
+        if workers > 1:
+            wait_spread(started)
+        watcher.wait(warm, timeout=60)
+        yield topics, watcher, started
     finally:
         for worker in started:
             worker.stop()
         watcher.stop()
         shutil.rmtree(os.path.join(rig.workdir, "staging"), ignore_errors=True)
-    for batch_id, result in run.results.items():
-        if result.get("rejected") or result.get("failed"):
-            raise BenchFailure("batch {} did not upload everything: {}".format(batch_id, json.dumps(result)[:500]))
-    return run
 
 
 def changelog_records(kafka, changelog, ids, quiet=0.3, timeout=10.0):

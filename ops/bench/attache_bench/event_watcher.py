@@ -9,11 +9,13 @@ from .failure import BenchFailure
 # The worker writes compact JSON, so an event's type appears in its record as exactly this text.
 COMPLETED = b'"type":"attache.batch.completed"'
 SENT = b'"type":"attache.message.sent"'
+UPLOADED = b'"type":"attache.file.uploaded"'
 
 
 class EventWatcher:
-    """Follows an events topic; notes when each `batch.completed` and the first `message.sent` of each batch are
-    seen. Its consumer waits at most 5 ms for records (fetch.wait.max.ms), so a time is not a fetch's wait.
+    """Follows an events topic; notes when each `batch.completed`, the first `message.sent` and the first
+    `file.uploaded` of each batch are seen. Its consumer waits at most 5 ms for records (fetch.wait.max.ms), so a
+    time is not a fetch's wait.
 
     It runs on the cores of what it times, so it does as little as it can per event: records are matched by their
     key (every event is keyed by its batch id, which is also its subject) and their type's text, and a result is
@@ -24,9 +26,10 @@ class EventWatcher:
         self.lock = threading.Condition()
         self.completed = {}  # batchId -> (seen time.time(), CreateTime ms, the event's JSON bytes)
         self.sent = {}  # batchId -> seen time.time() of its first message.sent
+        self.uploaded = {}  # batchId -> (seen time.time(), CreateTime ms) of its first file.uploaded
         self.first = {}  # batchId -> CreateTime ms of its first event
         self.counts = {}  # batchId -> events seen
-        self.awaited = {}  # "completed" or "sent a message" -> the wait in progress on it (_Awaited)
+        self.awaited = {}  # "completed", "sent a message" or "uploaded a file" -> the wait in progress on it (_Awaited)
         self.feed = EventFeed(kafka, topic, workdir, self._note, "watch-" + topic, properties=["fetch.wait.max.ms=5"],
                               parse=False)
 
@@ -40,6 +43,9 @@ class EventWatcher:
             elif SENT in value:
                 self.sent.setdefault(subject, seen)
                 self._arrived("sent a message", subject)
+            elif UPLOADED in value and subject not in self.uploaded:
+                self.uploaded[subject] = (seen, created)
+                self._arrived("uploaded a file", subject)
 
     def _arrived(self, what, subject):
         """Wakes the wait on `what` only once it is over."""
@@ -61,6 +67,18 @@ class EventWatcher:
     def wait_sent(self, batch_ids, timeout, count=None):
         """Waits until `count` (default: all) of the batches in `batch_ids` had a `message.sent`."""
         self._wait(batch_ids, timeout, lambda: self.sent, "sent a message", count)
+
+    def wait_uploaded(self, batch_ids, timeout, count=None):
+        """Waits until `count` (default: all) of the batches in `batch_ids` had a `file.uploaded`; returns when the
+        latest of those seen so far was seen."""
+        self._wait(batch_ids, timeout, lambda: self.uploaded, "uploaded a file", count)
+        with self.lock:
+            return max(self.uploaded[b][0] for b in batch_ids if b in self.uploaded)
+
+    def uploaded_at(self, batch_id):
+        """(seen time.time(), CreateTime ms) of the batch's first `file.uploaded`."""
+        with self.lock:
+            return self.uploaded[batch_id]
 
     def sent_of(self, batch_ids):
         with self.lock:

@@ -11,14 +11,17 @@ def record(batch, value):
     return "{}\t{}".format(batch, json.dumps(value, separators=(",", ":")))
 
 
-def path_job(batch, relative_paths, concurrency=None):
-    """A job uploading `path` sources (relative to the sources root) as f1, f2, …, sending no message."""
+def path_job(batch, relative_paths, concurrency=None, tenant=None):
+    """A job uploading `path` sources (relative to the sources root) as f1, f2, …, sending no message; its batch's
+    files share the worker's transfer slots as `tenant`'s (default: its receiver's)."""
     job = {"kind": "upload", "batchId": batch, "receiver": {"id": "u", "type": "user"},
            "files": [{"fileId": "f{}".format(i + 1), "name": os.path.basename(r), "mimeType": "application/octet-stream",
                       "source": {"path": r}} for i, r in enumerate(relative_paths)],
            "message": {"send": "none"}}
     if concurrency is not None:
         job["concurrency"] = concurrency
+    if tenant is not None:
+        job["tenant"] = tenant
     return job
 
 

@@ -76,4 +76,9 @@ DASHBOARD_INTERACTIVE = Target((at_most(2, "{:.0f} s"),), source="§10 and the d
 # The dashboard's bound holding 20,000 batches: the process alone (librdkafka, the HTTP server, the runtime) takes
 # about 32 MiB, and each batch held — its files, messages and timeline, in memory — is budgeted 4.5 KiB.
 DASHBOARD_RSS = Target((at_most(128, "{:.0f} MiB"),), source="§10 bounded memory: the dashboard's RSS holding 20,000 batches")
+FAIRNESS_VS_IDLE = Target((at_most(2.0, "{:.1f}×"),), source="§8 fairness: one tenant's single file behind another's "
+                          "2,000 queued small files reaches file.uploaded within 2× of its time on an idle worker")
+# Two-sided: the rate upload.maxBytesPerSecond lets through is checked against the cap from below and from above.
+BANDWIDTH_VS_CAP = Target((at_least(0.90, "{:.2f}×"), at_most(1.10, "{:.2f}×")), "{0} and {1} the cap",
+                          source="§8/§12 upload rate cap: the measured rate within 10 % of upload.maxBytesPerSecond")
 NONE = Target(layout="—", source="§8 sets no target for this figure")
