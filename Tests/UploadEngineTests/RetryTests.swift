@@ -67,6 +67,22 @@ import Testing
         #expect(h.presignCalls.count == 1)
     }
 
+    /// With the batch's one slot busy, a file whose backoff is over waits as a queued file: its past deadline must not
+    /// keep the batch's timer due (the runner would fire it over and over until the slot frees).
+    @Test func aRetryWaitingForASlotLeavesNoDeadlineInThePast() throws {
+        var h = BatchHarness(concurrency: 2)
+        h.add([inline("f1"), inline("f2")])
+        h.stageAll(); h.presignAll()
+        h.finishUpload("f1", error: Self.storageError)
+        h.setConcurrency(1)
+        h.advance(.seconds(5))
+        #expect(h.uploadCalls.count == 2, "f1 waits: f2 holds the batch's one slot")
+        let due = try #require(h.batch.nextDeadline, "f2's stall deadline")
+        #expect(due > h.now)
+        h.finishUpload("f2")
+        #expect(h.uploadCalls.count == 3, "f1 goes as soon as the slot is free")
+    }
+
     @Test func retryAfterIsAFloorOnTheBackoff() {
         var h = BatchHarness()
         h.add([inline("f1")])

@@ -119,6 +119,12 @@ extension UploadBatch {
         let wasPending = status == .inProgress
         let stallTimeout = configuration.stallTimeout
         for index in entries.indices {
+            // A file whose backoff is over is an ordinary queued file from now on: left with its deadline in the
+            // past, it would keep the batch's timer firing for as long as it waits for a slot.
+            if case .queued(var queued) = entries[index].phase, let notBefore = queued.notBefore, notBefore <= now {
+                queued.notBefore = nil
+                entries[index].phase = .queued(queued)
+            }
             guard case .uploading(let uploading) = entries[index].phase, now >= uploading.lastMovement + stallTimeout else { continue }
             effects.actions.append(.cancel(entries[index].token))
             let seconds = stallTimeout.components.seconds
