@@ -18,6 +18,10 @@ NOTES = """How the figures are taken:
   measured time, the machine was saturated and the time can only fall with the CPU.
 - Peak RSS: the worker's VmHWM at the end of the run; curl/rclone from `/usr/bin/time`. "Flat" = the 8×256 MiB
   median exceeds the 8×64 MiB median by at most 8 MiB.
+- Bandwidth: one `path` job of 8 × 8 MiB files at concurrency 8, the worker run with
+  `upload.maxBytesPerSecond=8MiB` (one token bucket all its uploads draw on); the rate is 64 MiB ÷ Attache's time as
+  above (staging and presigning count against it), checked from both sides against the cap. The stored bytes are
+  compared with the sources.
 - Small files: the same 16 KiB files as `path` sources, one job each, `worker.maxTransfers=32`; curl runs
   `--parallel --parallel-max 32`. In `endpoint` presign mode Attache presigns each job's file with
   ops/bench/presign.py; in `s3` mode it signs path-style SigV4 URLs itself (nginx's WebDAV PUT ignores the
@@ -47,6 +51,12 @@ NOTES = """How the figures are taken:
   on swift_task_create), each ÷ jobs. Changelog records per job are read back from the topic (keys of the measured
   batches), not taken from the worker's counters.
 - Fan-out: the small run with 2 worker processes in one group, both started together (4 partitions, 2 each).
+- Fairness: one worker with `worker.maxTransfers=8`. Loaded: tenant a's 2,000 one-file 16 KiB `path` jobs (the
+  small run's files, `"tenant":"a"`) are produced, and once the worker counts them all taken in
+  (`attache_jobs_total{outcome="accepted"}`), so that every one of a's files is uploading or waiting for a slot,
+  tenant b's one-file job is produced; idle: the same job on a fresh worker with nothing else to do. The time is from
+  just before `kcat -P` starts producing b's job to its `attache.file.uploaded` seen. a's files "uploaded after b's"
+  are those whose file.uploaded has a later CreateTime than b's.
 - Intake: all jobs are produced before the worker starts; from the worker's `partitions assigned` log line to the
   Kafka timestamp of the last event it produced. Each job yields `file.rejected` + `batch.completed`; the counts are
   checked against the events topic's end offsets and the worker's metrics. Every job is a batch of its own, so the

@@ -1,9 +1,9 @@
 """One bench: the scenarios --only names, in the table's order, on one rig."""
 from .log import log
-from .scenarios import dashboard, fanout, handover, intake, large, memory, scale, small, soak
+from .scenarios import bandwidth, dashboard, fairness, fanout, handover, intake, large, memory, scale, small, soak
 
 # In the default set, in the order of the table.
-SCENARIOS = ["large", "memory", "small", "fanout", "intake", "handover", "scale", "dashboard"]
+SCENARIOS = ["large", "memory", "bandwidth", "small", "fanout", "fairness", "intake", "handover", "scale", "dashboard"]
 # Run only when asked for: it takes --soak-minutes, ten by default, and writes a section of its own.
 EXTRA_SCENARIOS = ["soak"]
 
@@ -22,6 +22,10 @@ def run_scenarios(rig, only, argv):
     if "memory" in only:
         log("memory: 8 × 256 MiB at concurrency 8 — attache, curl")
         rows += memory.rows(memory.measure(rig), baseline)
+    if "bandwidth" in only:
+        log("bandwidth: {} × {} MiB at concurrency 8 under a {} MiB/s upload cap".format(
+            bandwidth.FILES, bandwidth.SIZE_MIB, bandwidth.CAP_MIB))
+        rows += bandwidth.rows(bandwidth.measure(rig))
     if "small" in only or "fanout" in only:
         # One set of turns, so that the group of two and the single worker meet the same machine.
         counts = [1] + ([fanout.WORKERS] if "fanout" in only else [])
@@ -29,6 +33,10 @@ def run_scenarios(rig, only, argv):
             options.small_jobs, " and ".join(map(str, counts))))
         measured = small.measure(rig, counts, with_curl="small" in only)
         rows += small.rows(measured) + (fanout.rows(measured) if "fanout" in only else [])
+    if "fairness" in only:
+        log("fairness: tenant b's one file behind tenant a's {} queued ones, and on an idle worker".format(
+            fairness.A_JOBS))
+        rows += fairness.rows(fairness.measure(rig))
     if "intake" in only:
         log("intake: {} jobs refused at validation".format(options.intake_jobs))
         rows += intake.rows(intake.measure(rig))
