@@ -15,13 +15,13 @@ struct S3IntegrationFixture {
     static func make(
         credentials: SigV4Credentials = SigV4Credentials(
             accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
-        urlLifetime: Duration = .seconds(900)
+        urlLifetime: Duration = .seconds(900), serverSideEncryption: S3ServerSideEncryption? = nil
     ) async throws -> S3IntegrationFixture {
         let server = try S3MotoServer.require()
         let bucket = "attache-" + UUID().uuidString.lowercased().prefix(18)
         let configuration = S3PresignerConfiguration(
             bucket: String(bucket), region: "us-east-1", credentials: credentials, endpoint: server.endpoint,
-            keyPrefix: "uploads", pathStyle: true, urlLifetime: urlLifetime)
+            keyPrefix: "uploads", pathStyle: true, urlLifetime: urlLifetime, serverSideEncryption: serverSideEncryption)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("attache-s3-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let fixture = S3IntegrationFixture(

@@ -62,6 +62,26 @@ struct S3MotoSignatureCheckTests {
         #expect(S3ErrorResponse(status: answer.status, body: answer.body)?.code == "SignatureDoesNotMatch")
     }
 
+    /// Encryption cannot be dropped by whoever sends the request: its headers are part of the signature.
+    @Test func anInitiationWithoutItsSignedEncryptionHeaderIsRefused() async throws {
+        var fixture = try await Self.fixture()
+        defer { fixture.cleanUp() }
+        var configuration = fixture.presigner.configuration
+        configuration.serverSideEncryption = S3ServerSideEncryption(.aes256)
+        fixture.presigner = try S3Presigner(configuration: configuration)
+        let signed = fixture.presigner.createMultipartUploadRequest(key: "uploads/b/f/x.bin", mimeType: "video/mp4")
+        var stripped = signed
+        stripped.headers.removeAll { $0.name == "x-amz-server-side-encryption" }
+
+        let refused = try await fixture.send(stripped)
+        #expect(refused.status == 403)
+        #expect(S3ErrorResponse(status: refused.status, body: refused.body)?.code == "SignatureDoesNotMatch")
+        let accepted = try await fixture.send(signed)
+        #expect(accepted.status == 200, "CreateMultipartUpload answered \(accepted.status): \(accepted.text)")
+        let upload = try S3InitiateMultipartUploadResult(status: accepted.status, body: accepted.body)
+        _ = try await fixture.send(fixture.presigner.abortMultipartUploadRequest(key: "uploads/b/f/x.bin", uploadId: upload.uploadId))
+    }
+
     @Test func aRequestSignedWithTheWrongSecretIsRefused() async throws {
         let fixture = try await Self.fixture()
         defer { fixture.cleanUp() }

@@ -160,6 +160,46 @@ import WireFormat
         }
     }
 
+    @Test func encryptionAtRestIsSignedIntoThePutAndTheInitiationButNotIntoParts() async throws {
+        var configuration = Self.configuration()
+        configuration.serverSideEncryption = S3ServerSideEncryption(.kms, kmsKeyId: "alias/attache")
+        let presigner = try Self.presigner(configuration)
+        let target = try #require(Self.target(try await presigner.presign([Self.file("f1")], in: Self.context)["f1"]))
+        #expect(Array(target.headers.suffix(2)) == [
+            HTTPHeader("x-amz-server-side-encryption", "aws:kms"),
+            HTTPHeader("x-amz-server-side-encryption-aws-kms-key-id", "alias/attache"),
+        ])
+        #expect(target.uploadURL.contains(
+            "x-amz-sdk-checksum-algorithm%3Bx-amz-server-side-encryption%3Bx-amz-server-side-encryption-aws-kms-key-id&"))
+        #expect(target.serverSideEncryption == "aws:kms")
+
+        let create = presigner.createMultipartUploadRequest(key: "uploads/b/f/n.bin", mimeType: "video/mp4")
+        #expect(create.header("x-amz-server-side-encryption") == "aws:kms")
+        #expect(create.header("x-amz-server-side-encryption-aws-kms-key-id") == "alias/attache")
+        #expect(try #require(create.header("Authorization")).contains(
+            "SignedHeaders=content-type;host;x-amz-content-sha256;x-amz-date;x-amz-server-side-encryption;"
+                + "x-amz-server-side-encryption-aws-kms-key-id, "))
+        let part = try presigner.presignedUploadPart(key: "uploads/b/f/n.bin", uploadId: "u-1", partNumber: 1, sha256Base64: nil)
+        #expect(!part.url.contains("server-side-encryption"))
+
+        // SSE-S3 has no key; a key id given with it is dropped.
+        configuration.serverSideEncryption = S3ServerSideEncryption(.aes256, kmsKeyId: "ignored")
+        let aes = try #require(Self.target(try await Self.presigner(configuration).presign([Self.file("f1")], in: Self.context)["f1"]))
+        #expect(aes.headers.last == HTTPHeader("x-amz-server-side-encryption", "AES256"))
+        #expect(!aes.headers.contains { $0.name == "x-amz-server-side-encryption-aws-kms-key-id" })
+        #expect(aes.serverSideEncryption == "AES256")
+    }
+
+    @Test func onlyAKnownEncryptionWordOfAPresignAnswerReachesTheAttachment() {
+        let target = { (value: String) in
+            UploadTarget(uploadURL: "https://s/u", headers: [HTTPHeader("X-Amz-Server-Side-Encryption", value)], fileURL: "https://s/f")
+        }
+        #expect(target("AES256").serverSideEncryption == "AES256")
+        #expect(target("aws:kms:dsse").serverSideEncryption == "aws:kms:dsse")
+        #expect(target("<script>").serverSideEncryption == nil)
+        #expect(UploadTarget(uploadURL: "https://s/u", fileURL: "https://s/f").serverSideEncryption == nil)
+    }
+
     @Test func createAndCompleteAreHeaderSignedWithTheBodyHash() throws {
         let presigner = try Self.presigner()
         let create = presigner.createMultipartUploadRequest(key: "uploads/b/f/n.bin", mimeType: "video/mp4")

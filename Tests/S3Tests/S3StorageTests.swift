@@ -33,9 +33,10 @@ import WireFormat
     /// `inPlace` stages the bytes as a source read in place (a `path` source) rather than a file.
     static func setUp(
         size: Int, configuration: S3Storage.Configuration = configuration(), partsTogether: Int = 1, inPlace: Bool = false,
+        encryption: S3ServerSideEncryption? = nil,
         script: @escaping @Sendable (ScriptedStorageTransport.Call) -> ScriptedStorageTransport.Interposition? = { _ in nil }
     ) async throws -> Setup {
-        let fixture = try await S3IntegrationFixture.make()
+        let fixture = try await S3IntegrationFixture.make(serverSideEncryption: encryption)
         let client = try HTTPClient()
         let transport = ScriptedStorageTransport(client: client, partsTogether: partsTogether, script: script)
         let storage = S3Storage(
@@ -225,6 +226,32 @@ import WireFormat
         #expect(setup.transport.count(.abort) == 1)
         #expect(setup.transport.count(.complete) == 0)
         #expect(try await S3MotoTransferTests.openUploads(setup.fixture).isEmpty)
+    }
+
+    /// SSE-KMS with a key made in moto's KMS, and SSE-S3: in one `PUT` (1 MiB) and in parts (11 MiB).
+    @Test(arguments: [(mebibyte, true), (11 * mebibyte, true), (mebibyte, false), (11 * mebibyte, false)])
+    func encryptionAtRestIsSignedIntoEveryUploadAndStorageKeepsTheObjectSo(size: Int, kms: Bool) async throws {
+        let scratch = FileManager.default.temporaryDirectory
+        let keyId = kms ? try await S3MotoKMS.createKey(on: try S3MotoServer.require(), in: scratch) : nil
+        let encryption = S3ServerSideEncryption(kms ? .kms : .aes256, kmsKeyId: keyId)
+        let setup = try await Self.setUp(size: size, encryption: encryption)
+        defer { setup.fixture.cleanUp() }
+
+        _ = try await Self.upload(setup)
+
+        #expect(setup.transfer.target.serverSideEncryption == encryption.algorithm.rawValue)
+        if size > Self.mebibyte {
+            let create = try #require(setup.transport.records.first { $0.call.operation == .create })
+            #expect(create.header("x-amz-server-side-encryption") == encryption.algorithm.rawValue)
+            #expect(create.header("x-amz-server-side-encryption-aws-kms-key-id") == keyId)
+        } else {
+            #expect(setup.transfer.target.uploadURL.contains("x-amz-server-side-encryption"))
+        }
+        let stored = try await Self.stored(setup)
+        #expect(stored.status == 200)
+        #expect(stored.header("x-amz-server-side-encryption") == encryption.algorithm.rawValue)
+        #expect(stored.header("x-amz-server-side-encryption-aws-kms-key-id") == keyId)
+        #expect(stored.body == setup.bytes)
     }
 
     @Test func aFileAtTheThresholdGoesUpInOneSignedPut() async throws {

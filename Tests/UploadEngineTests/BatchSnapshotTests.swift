@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WireFormat
 @testable import UploadEngine
 
 /// The snapshot codec: the durable model encoded and decoded, what it leaves out, and its bounds.
@@ -68,6 +69,22 @@ import Testing
         let before = restored.stateVersion
         _ = restored.resume(now: h.now.addingTimeInterval(60))
         #expect(restored.stateVersion > before, "resumed work is recorded again under the new owner")
+    }
+
+    @Test func anAttachmentKeepsTheEncryptionItsUploadAskedForThroughASnapshot() throws {
+        var h = BatchHarness()
+        h.add([Self.file("sealed"), Self.file("plain")])
+        h.stageAll()
+        h.answerPresign { files in
+            .success(Dictionary(uniqueKeysWithValues: files.map { file in
+                var target = BatchHarness.target(file.fileId, expiresAt: nil)
+                if file.fileId == "sealed" { target.headers = [HTTPHeader("x-amz-server-side-encryption", "aws:kms")] }
+                return (file.fileId, .target(target))
+            }))
+        }
+        h.settleAll()
+        #expect(h.batch.attachments.map(\.encryption) == ["aws:kms", nil])
+        #expect(try roundTrip(h.batch).batch.attachments.map(\.encryption) == ["aws:kms", nil])
     }
 
     @Test func aPendingInlineFileKeepsItsRecordInsteadOfItsBytes() throws {

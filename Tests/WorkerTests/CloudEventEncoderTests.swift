@@ -73,6 +73,16 @@ import WireFormat
         #expect(sent != (try id(.messageSent(muid: "m2", type: .image, fileIds: ["f"], responseId: nil), fileId: nil, identity: "1")))
     }
 
+    @Test func anEncryptedAttachmentSaysHowAndAPlainOneSaysNothing() throws {
+        var sealed = attachment
+        sealed.encryption = "aws:kms"
+        let encoded = try object(encoder.encode(.upload(UploadEvent(batchId: "b", requestId: "r", fileId: "f1", kind: .uploaded(sealed))), sequence: 1))
+        let data = try #require(encoded["data"] as? [String: Any])
+        #expect((data["attachment"] as? [String: Any])?["encryption"] as? String == "aws:kms")
+        let plain = try object(encoder.encode(.upload(UploadEvent(batchId: "b", requestId: "r", fileId: "f1", kind: .uploaded(attachment))), sequence: 1))
+        #expect(((plain["data"] as? [String: Any])?["attachment"] as? [String: Any])?.keys.contains("encryption") == false)
+    }
+
     @Test func uploadedAndCompletedCarryTheContractsShapes() throws {
         let uploaded = try object(encoder.encode(.upload(UploadEvent(batchId: "b", requestId: "r", fileId: "f1", kind: .uploaded(attachment))), sequence: 1))
         let data = try #require(uploaded["data"] as? [String: Any])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import S3
 @testable import Worker
 
 @Suite struct ConfigurationTests {
@@ -118,6 +119,11 @@ import Testing
         ("{}", ["ATTACHE_PRESIGN_URL": ""], "presign.url", "an http(s) URL is required"),
         ("{}", ["ATTACHE_PRESIGN_MODE": "s3"], "presign.s3.bucket", "is required"),
         ("{}", ["ATTACHE_KAFKA_JOBS_TOPIC": "bad topic"], "kafka.jobsTopic", "not a valid topic name"),
+        ("{}", ["ATTACHE_PRESIGN_S3_SERVER_SIDE_ENCRYPTION": "aes256"], "presign.s3.serverSideEncryption", "must be AES256 or aws:kms"),
+        ("{}", ["ATTACHE_PRESIGN_S3_KMS_KEY_ID": "alias/media"], "presign.s3.kmsKeyId", "needs presign.s3.serverSideEncryption aws:kms"),
+        ("{}", ["ATTACHE_PRESIGN_S3_SERVER_SIDE_ENCRYPTION": "aws:kms", "ATTACHE_PRESIGN_S3_KMS_KEY_ID": "a\nb"],
+         "presign.s3.kmsKeyId", "without control characters"),
+        ("{}", ["ATTACHE_UPLOAD_PART_SIZE": "4MiB"], "upload.partSize", "5MiB to 5GiB"),
         ("[1]", [:], "(file)", "the top level must be an object"),
     ])
     func badSettingsStopTheStartNamingTheKey(json: String, environment: [String: String], key: String, problem: String) {
@@ -143,6 +149,21 @@ import Testing
         ]) { $1 })
         #expect(configuration.presign.s3.accessKeyId == "AKIA")
         #expect(configuration.presign.s3.secretAccessKey == "secret")
+    }
+
+    @Test func encryptionAtRestAndThePartSizeReachTheStorageSettings() throws {
+        let configuration = try ConfigurationLoader.load(json: nil, environment: minimal.merging([
+            "ATTACHE_PRESIGN_MODE": "s3", "ATTACHE_PRESIGN_S3_BUCKET": "media", "ATTACHE_PRESIGN_S3_REGION": "eu-west-1",
+            "AWS_ACCESS_KEY_ID": "AKIA", "AWS_SECRET_ACCESS_KEY": "secret",
+            "ATTACHE_PRESIGN_S3_SERVER_SIDE_ENCRYPTION": "aws:kms", "ATTACHE_PRESIGN_S3_KMS_KEY_ID": "alias/media",
+            "ATTACHE_UPLOAD_PART_SIZE": "16MiB",
+        ]) { $1 })
+        #expect(configuration.presign.s3.encryption == S3ServerSideEncryption(.kms, kmsKeyId: "alias/media"))
+        #expect(configuration.upload.partSize == 16 << 20)
+        let presigner = try WorkerComponents.s3Presigner(configuration.presign.s3, limits: configuration.limits)
+        #expect(presigner.configuration.serverSideEncryption == S3ServerSideEncryption(.kms, kmsKeyId: "alias/media"))
+        let defaults = try ConfigurationLoader.load(json: nil, environment: minimal)
+        #expect(defaults.presign.s3.encryption == nil && defaults.upload.partSize == 8 << 20)
     }
 
     @Test(arguments: [("250ms", Duration.milliseconds(250)), ("30s", .seconds(30)), ("5m", .seconds(300)), ("1h", .seconds(3600))])

@@ -14,6 +14,8 @@ extension S3Presigner {
         if sha256Checksums {
             headers.append(HTTPHeader("x-amz-checksum-algorithm", "SHA256"))
         }
+        // The whole object's encryption is set here; its parts follow it.
+        headers += configuration.serverSideEncryption?.headers ?? []
         return signedRequest(method: "POST", key: key, query: [SigV4QueryItem("uploads")], headers: headers)
     }
 

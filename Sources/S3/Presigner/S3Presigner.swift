@@ -71,8 +71,9 @@ public struct S3Presigner: Presigner {
 
     /// A presigned `PUT` of one file to `key`, signed at `date`.
     ///
-    /// The headers to send are `content-type` (the file's type, `application/octet-stream` if it has none) and,
-    /// when `sha256Hex` is given, `x-amz-checksum-sha256` with `x-amz-sdk-checksum-algorithm: SHA256`.
+    /// The headers to send are `content-type` (the file's type, `application/octet-stream` if it has none),
+    /// when `sha256Hex` is given `x-amz-checksum-sha256` with `x-amz-sdk-checksum-algorithm: SHA256`, and the
+    /// configured encryption's (``S3ServerSideEncryption``).
     /// - Throws: `S3Error` `.invalidRequest` for a `sha256Hex` that is not 64 hex digits.
     public func presignedUpload(key: String, mimeType: String, sha256Hex: String?, at date: Date) throws
         -> UploadTarget
@@ -96,6 +97,7 @@ public struct S3Presigner: Presigner {
             headers.append(HTTPHeader(S3Checksum.sha256Header, checksum))
             headers.append(HTTPHeader(S3Checksum.algorithmHeader, "SHA256"))
         }
+        headers += configuration.serverSideEncryption?.headers ?? []
         let request = endpoint.request(
             method: "PUT", key: key, headers: headers, payloadHash: SigV4Request.unsignedPayload)
         let signed = try signer.presign(request, lifetime: configuration.urlLifetimeSeconds, at: date)

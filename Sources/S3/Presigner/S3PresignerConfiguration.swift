@@ -23,12 +23,15 @@ public struct S3PresignerConfiguration: Sendable, Hashable {
     public var urlLifetime: Duration
     /// Which files the presigner agrees to sign.
     public var policy: S3UploadPolicy
+    /// Encryption at rest signed into every upload; nil: the bucket's default.
+    public var serverSideEncryption: S3ServerSideEncryption?
 
     /// Settings with the documented defaults; call `validate()` (or build an `S3Presigner`) before use.
     public init(
         bucket: String, region: String, credentials: SigV4Credentials, endpoint: String? = nil,
         keyPrefix: String = "", pathStyle: Bool = false, publicBaseURL: String? = nil,
-        urlLifetime: Duration = S3PresignerConfiguration.defaultURLLifetime, policy: S3UploadPolicy = S3UploadPolicy()
+        urlLifetime: Duration = S3PresignerConfiguration.defaultURLLifetime, policy: S3UploadPolicy = S3UploadPolicy(),
+        serverSideEncryption: S3ServerSideEncryption? = nil
     ) {
         self.bucket = bucket
         self.region = region
@@ -39,6 +42,7 @@ public struct S3PresignerConfiguration: Sendable, Hashable {
         self.publicBaseURL = publicBaseURL
         self.urlLifetime = urlLifetime
         self.policy = policy
+        self.serverSideEncryption = serverSideEncryption
     }
 
     /// The endpoint in use: the configured one, or AWS's for the region.

@@ -142,7 +142,8 @@ extension UploadBatch {
         let entry = entries[index]
         let staged = uploading.staged
         let attachment = Attachment(fileId: entry.fileId, name: entry.item.name, url: uploading.target.fileURL,
-                                    mimeType: entry.resolvedMimeType, size: staged.size, sha256: sha256 ?? staged.sha256)
+                                    mimeType: entry.resolvedMimeType, size: staged.size, sha256: sha256 ?? staged.sha256,
+                                    encryption: uploading.target.serverSideEncryption)
         if entry.progress.reportedBytes < staged.size {
             entries[index].progress.reportedBytes = staged.size
             effects.events.append(event(entry, .progress(loaded: staged.size, total: staged.size, percent: 100)))

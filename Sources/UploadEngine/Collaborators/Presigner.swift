@@ -36,6 +36,15 @@ public struct UploadTarget: Sendable, Hashable {
         self.fileURL = fileURL
         self.expiresAt = expiresAt
     }
+
+    /// The encryption at rest the upload asks storage for: the value of its `x-amz-server-side-encryption` header
+    /// when it is one S3 defines (`AES256`, `aws:kms`, `aws:kms:dsse`); nil otherwise. Only a known word is taken,
+    /// so a presign answer cannot put text of its own into the attachment.
+    public var serverSideEncryption: String? {
+        guard let value = headers.first(where: { $0.name.equalsIgnoringASCIICase("x-amz-server-side-encryption") })?.value
+        else { return nil }
+        return ["AES256", "aws:kms", "aws:kms:dsse"].first { $0 == value }
+    }
 }
 
 /// A presigner's answer for one file: a target, or a policy refusal.

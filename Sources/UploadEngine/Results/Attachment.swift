@@ -11,8 +11,11 @@ public struct Attachment: Sendable, Hashable, Codable {
     public var type: MediaKind
     /// Hex SHA-256 of the stored bytes.
     public var sha256: String
+    /// How storage encrypts the object at rest (`AES256`, `aws:kms`), when the upload asked it to; nil: not asked.
+    public var encryption: String?
 
-    public init(fileId: String, name: String, url: String, mimeType: String, size: Int64, sha256: String) {
+    public init(fileId: String, name: String, url: String, mimeType: String, size: Int64, sha256: String,
+                encryption: String? = nil) {
         self.fileId = fileId
         self.name = name
         self.url = url
@@ -21,6 +24,7 @@ public struct Attachment: Sendable, Hashable, Codable {
         self.size = size
         self.type = MediaKind(mimeType: mimeType)
         self.sha256 = sha256
+        self.encryption = encryption
     }
 
     /// The lower-cased extension of a name: `"Photo.JPG"` → `"jpg"`, `"README"` → `""`, `".env"` → `""`.

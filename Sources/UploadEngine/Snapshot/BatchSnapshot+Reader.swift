@@ -183,7 +183,7 @@ struct SnapshotReader {
     private func attachment(fileId: String, _ value: JSONValue) throws -> Attachment {
         Attachment(fileId: fileId, name: try string("name", in: value), url: try string("url", in: value),
                    mimeType: try string("mimeType", in: value), size: try int("size", in: value),
-                   sha256: try string("sha256", in: value))
+                   sha256: try string("sha256", in: value), encryption: optionalString("encryption", in: value))
     }
 
     private func error(_ value: JSONValue) throws -> UploadError {

@@ -285,6 +285,7 @@ struct SnapshotWriter {
         json.field("mimeType", attachment.mimeType)
         json.field("size", attachment.size)
         json.field("sha256", attachment.sha256)
+        if let encryption = attachment.encryption { json.field("encryption", encryption) }
         json.endObject()
     }
 

@@ -1,3 +1,4 @@
+import UploadEngine
 import EmbeddedHTTP
 import Foundation
 import HTTPTransport
@@ -20,6 +21,12 @@ extension AttacheConfiguration {
             try require(!presign.s3.secretAccessKey.isEmpty, "presign.s3.secretAccessKey", "is required (or AWS_SECRET_ACCESS_KEY)")
             try require(presign.s3.endpoint.isEmpty || Self.isHTTPURL(presign.s3.endpoint), "presign.s3.endpoint", "must be an http(s) URL")
         }
+        try require(presign.s3.serverSideEncryption.isEmpty || presign.s3.encryption != nil, "presign.s3.serverSideEncryption",
+                    "must be AES256 or aws:kms (or empty for the bucket's default)")
+        try require(presign.s3.kmsKeyId.isEmpty || presign.s3.encryption?.algorithm == .kms, "presign.s3.kmsKeyId",
+                    "needs presign.s3.serverSideEncryption aws:kms")
+        try require(presign.s3.kmsKeyId.utf8.count <= 2048 && HeaderSafety.isSafe(presign.s3.kmsKeyId), "presign.s3.kmsKeyId",
+                    "must be at most 2048 bytes without control characters")
         if messages.mode == .http {
             try require(Self.isHTTPURL(messages.url), "messages.url", "an http(s) URL is required when messages.mode is http")
         }
@@ -37,6 +44,7 @@ extension AttacheConfiguration {
         try requireRange(upload.stallTimeout, .milliseconds(1)...Self.day, "upload.stallTimeout", "1ms to 24h")
         try require(upload.multipartThreshold >= 5 * 1024 * 1024, "upload.multipartThreshold", "must be at least 5MiB (S3's smallest part)")
         try requireRange(upload.multipartThreshold, (5 << 20)...(5 << 30), "upload.multipartThreshold", "5MiB to 5GiB (S3's part sizes)")
+        try requireRange(upload.partSize, (5 << 20)...(5 << 30), "upload.partSize", "5MiB to 5GiB (S3's part sizes)")
         try requireRange(retry.maxAttempts, 1...100, "retry.maxAttempts", "1 to 100")
         try requireRange(retry.baseDelay, .zero...Self.day, "retry.baseDelay", "0ms to 24h")
         try requireRange(retry.maxDelay, .zero...Self.day, "retry.maxDelay", "0ms to 24h")

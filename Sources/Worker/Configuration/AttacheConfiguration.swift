@@ -1,3 +1,4 @@
+import S3
 import UploadEngine
 
 /// Everything a worker is configured with (the keys of the configuration file; defaults as documented).
@@ -27,6 +28,17 @@ public struct AttacheConfiguration: Sendable, Hashable {
         public var prefix = ""
         public var pathStyle = false
         public var publicBaseUrl = ""
+        /// Encryption at rest signed into every upload: empty (the bucket's default), `AES256` or `aws:kms`.
+        public var serverSideEncryption = ""
+        /// The KMS key for `aws:kms`; empty: the bucket's default KMS key.
+        public var kmsKeyId = ""
+
+        /// The encryption to sign, once validated.
+        var encryption: S3ServerSideEncryption? {
+            S3ServerSideEncryption.Algorithm(rawValue: serverSideEncryption).map {
+                S3ServerSideEncryption($0, kmsKeyId: kmsKeyId.isEmpty ? nil : kmsKeyId)
+            }
+        }
     }
 
     public struct Presign: Sendable, Hashable {
@@ -49,6 +61,8 @@ public struct AttacheConfiguration: Sendable, Hashable {
         public var concurrency = 1
         public var stallTimeout: Duration = .seconds(30)
         public var multipartThreshold: Int64 = 64 * 1024 * 1024
+        /// The part size of multipart uploads (`upload.partSize`).
+        public var partSize: Int64 = 8 * 1024 * 1024
         /// Upload rate caps (DESIGN §12 *Bandwidth*): the worker's total and each tenant's, bytes per second.
         public var maxBytesPerSecond: Int64?
         public var maxBytesPerSecondPerTenant: Int64?

@@ -150,6 +150,7 @@ public final class CloudEventEncoder: Sendable {
         json.field("size", attachment.size)
         json.field("type", attachment.type.rawValue)
         json.field("sha256", attachment.sha256)
+        if let encryption = attachment.encryption { json.field("encryption", encryption) }
         json.endObject()
     }
 

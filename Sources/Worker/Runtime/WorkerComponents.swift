@@ -51,6 +51,7 @@ struct WorkerComponents: Sendable {
             let storage = S3Storage(
                 presigner: try Self.s3Presigner(configuration.presign.s3, limits: configuration.limits), client: client,
                 configuration: S3Storage.Configuration(multipartThreshold: configuration.upload.multipartThreshold,
+                                                       partSize: configuration.upload.partSize,
                                                        stallTimeout: configuration.upload.stallTimeout))
             presigner = storage
             uploader = TimedUploader(inner: storage, metrics: metrics)
@@ -81,7 +82,7 @@ extension WorkerComponents {
             credentials: SigV4Credentials(accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, sessionToken: sessionToken),
             endpoint: s3.endpoint.isEmpty ? nil : s3.endpoint, keyPrefix: s3.prefix, pathStyle: s3.pathStyle,
             publicBaseURL: s3.publicBaseUrl.isEmpty ? nil : s3.publicBaseUrl,
-            policy: S3UploadPolicy(maximumSize: limits.fileSizeMax))
+            policy: S3UploadPolicy(maximumSize: limits.fileSizeMax), serverSideEncryption: s3.encryption)
         return try S3Presigner(configuration: configuration)
     }
 }
