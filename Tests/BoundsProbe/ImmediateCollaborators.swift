@@ -82,7 +82,9 @@ struct ImmediateCollaborators {
                 presigned += 1
             }
             take(batch.presigned(calls, .success(outcomes), now: now))
-        case .upload(let token, _):
+        case .upload(let token, let transfer):
+            // Every upload is one in as many parts as S3 allows, all of them stored, before it ends either way.
+            take(batch.multipartStored(token, Self.multipart(transfer), now: now))
             let fails = answers.uploadFails(uploads)
             uploads += 1
             take(batch.uploaded(token, fails ? .failure(UploadError(.s3UploadFailed, Self.longMessage)) : .success(()), now: now))
@@ -94,9 +96,20 @@ struct ImmediateCollaborators {
         case .awaitRecord(let token):
             // Recorded at once: the snapshot that carries the plan is among those measured.
             take(batch.planRecorded(token, now: now))
-        case .cancel, .release, .keep, .deleteObject:
+        case .cancel, .release, .keep, .deleteObject, .abortUpload:
             break
         }
+    }
+
+    /// The largest multipart upload S3 allows: 10,000 parts, with a key of S3's 1,024 bytes and ids and ETags longer
+    /// than S3's.
+    static func multipart(_ transfer: UploadTransfer) -> MultipartUpload {
+        let parts = (1...10_000).map {
+            MultipartUpload.Part(number: $0, etag: "\"" + String(repeating: "e", count: 32) + "-\($0)\"",
+                                 sha256: String(repeating: "5", count: 64))
+        }
+        return MultipartUpload(key: WireError.cut(transfer.target.fileURL, toBytes: 1024), uploadId: String(repeating: "u", count: 256),
+                               partSize: 8 << 20, sha256: transfer.staged.sha256, parts: parts)
     }
 
     /// A target as `presign.mode = s3` makes it: the object key `<batchId>/<fileId>/<name>` (S3 keys take at most 1024

@@ -17,7 +17,11 @@ final class RDMockCluster: @unchecked Sendable {
         try conf.set("log_level", "3")
         let client = try RDKafkaClient(consumer: false, configuration: conf,
                                        context: RDCallbackContext(logHandler: nil, owner: nil))
-        guard let pointer = client.withClientPointer({ rd_kafka_mock_cluster_new($0, Int32(clamping: brokers)) }) else {
+        // The mock brokers' threads start from here: they get the slack a client's own threads get.
+        let created = RDKafkaClient.withLibraryTimerSlack {
+            client.withClientPointer { rd_kafka_mock_cluster_new($0, Int32(clamping: brokers)) }
+        }
+        guard let pointer = created else {
             throw KafkaError(.mockCluster, "rd_kafka_mock_cluster_new failed for \(brokers) brokers")
         }
         self.pointer = pointer

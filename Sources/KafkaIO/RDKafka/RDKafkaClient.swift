@@ -42,7 +42,7 @@ final class RDKafkaClient: @unchecked Sendable {
     /// calls `rd_kafka_new` or from its own main thread; with a millisecond of slack the kernel may end such a poll
     /// up to a millisecond late, past the deadline, so it sleeps once instead of spinning. Timeouts fire at most a
     /// millisecond later; a socket or queue that becomes ready still wakes the thread at once.
-    private static func withLibraryTimerSlack<T>(_ body: () -> T) -> T {
+    static func withLibraryTimerSlack<T>(_ body: () -> T) -> T {
         let own = attache_timer_slack()
         _ = attache_set_timer_slack(1_000_000)
         defer { _ = attache_set_timer_slack(own) }

@@ -23,6 +23,17 @@ final class S3MultipartProgress: Sendable {
         self.report = report
     }
 
+    /// Parts storage already has, of these sizes (an upload resumed): reported at once, so progress after a resume
+    /// starts at the bytes stored, never at 0. Their numbers are never recorded again.
+    func seed(_ storedSizes: [Int64]) {
+        state.withLock { state in
+            let stored = storedSizes.reduce(0, +)
+            guard stored > state.sum else { return }
+            state.sum = stored
+            report(state.sum, total)
+        }
+    }
+
     /// Part `part` has sent `sent` bytes in its current attempt.
     func record(part: Int, sent: Int64) {
         state.withLock { state in

@@ -2,14 +2,20 @@ import Foundation
 import HTTPTransport
 import UploadEngine
 
-/// One multipart upload of a staged file: CreateMultipartUpload, the parts, CompleteMultipartUpload.
+/// One multipart upload of a staged file: CreateMultipartUpload (or an earlier attempt's upload, resumed), the
+/// parts storage does not have yet, CompleteMultipartUpload.
 ///
-/// Parts go up `partConcurrency` at a time, each a fresh presigned UploadPart streaming its byte range of the file
+/// Parts go up `partConcurrency` at a time, each presigned as it starts and streaming its byte range of the file
 /// (with its SHA-256 when `partChecksums` is on). A part that fails in a way a retry can help is sent again alone,
 /// up to `partRetry`'s attempts; creation and completion are retried the same way, and a completion answered 200
-/// with an `<Error>` inside is a failure. When the upload fails for good or its task is cancelled, it is aborted
-/// (AbortMultipartUpload, awaited but not cancellable, best effort) so storage frees the parts; parts an abort
-/// cannot reach are left to the bucket's lifecycle rule for incomplete uploads.
+/// with an `<Error>` inside is a failure.
+///
+/// With a `stored` callback the upload is durable state of the file (DESIGN §12): it is reported when created and
+/// as each part is stored, and it is never aborted here — failed or cancelled, it waits for the file's next attempt,
+/// and the batch says when to give it up. The next attempt resumes it when the bytes have the digest it was started
+/// for, and the part size is the same; otherwise it is aborted and a new one started. An upload storage no longer
+/// has (aborted by a sweep or a lifecycle rule) is started again from part 1. Without `stored`, nobody could resume
+/// the upload, so it is aborted when it fails or its task is cancelled.
 struct S3MultipartTransfer: Sendable {
     /// The storage the upload goes through.
     let storage: S3Storage
@@ -19,6 +25,8 @@ struct S3MultipartTransfer: Sendable {
     let plan: S3MultipartPlan
     /// The staged file's bytes.
     let bytes: StagedBytes
+    /// Hex SHA-256 of the whole staged file; empty when unknown (such an upload cannot be resumed).
+    let sha256: String
     /// The object's content type.
     let mimeType: String
     /// Where part progress is summed.
@@ -27,61 +35,119 @@ struct S3MultipartTransfer: Sendable {
     var trace: TraceContext?
     /// Whose upload rate cap the parts count against.
     var tenant: String?
+    /// The upload an earlier attempt started.
+    var previous: MultipartUpload?
+    /// Told of the upload as it is created and as parts are stored; nil: an upload nobody records.
+    var stored: (@Sendable (MultipartUpload) -> Void)?
 
     private var configuration: S3Storage.Configuration { storage.configuration }
     private var presigner: S3Presigner { storage.presigner }
 
+    /// Storage no longer has the upload: its parts cannot be completed.
+    private struct UploadGone: Error {}
+
     /// Runs the upload to its end.
-    /// - Throws: `UploadError`, or `CancellationError`; either way the upload has been aborted.
+    /// - Throws: `UploadError`, or `CancellationError`; an upload nobody records has been aborted either way.
     func run() async throws {
-        let uploadId = try await create()
+        if let previous {
+            if let resumable = resumable(previous), try await isStored(resumable) {
+                do {
+                    try await finish(resumable)
+                    return
+                } catch is UploadGone {
+                    // Aborted behind the attempt's back: the file starts again on a new upload.
+                }
+            } else if resumable(previous) == nil {
+                await storage.abort(previous)
+            }
+        }
+        let upload = try await create()
+        stored?(upload)
         do {
-            let parts = try await uploadParts(uploadId: uploadId)
-            try await complete(uploadId: uploadId, parts: parts)
+            try await finish(upload)
+        } catch is UploadGone {
+            throw UploadError(.s3UploadFailed, "storage no longer has multipart upload \(upload.uploadId) of \(key)", retryable: true)
         } catch {
-            await abort(uploadId: uploadId)
+            if stored == nil { await storage.abort(upload) }
             throw error
         }
     }
 
-    private func create() async throws -> String {
+    /// The earlier upload, when these bytes can finish it: same key, same part size, same whole-file digest, and
+    /// parts that fit the plan.
+    private func resumable(_ upload: MultipartUpload) -> MultipartUpload? {
+        guard upload.key == key, upload.partSize == plan.partSize, !sha256.isEmpty, upload.sha256 == sha256,
+            upload.parts.allSatisfy({ plan.partNumbers.contains($0.number) })
+        else { return nil }
+        return upload
+    }
+
+    /// Whether storage still has the upload: asked once before resuming it (ListParts), since some stores answer a
+    /// part sent to an upload that is gone with a 500 that looks worth retrying rather than with `NoSuchUpload`.
+    private func isStored(_ upload: MultipartUpload) async throws -> Bool {
         try await storage.withAttempts {
+            let signed = presigner.listPartsRequest(key: key, uploadId: upload.uploadId, maxParts: 1)
+            return try await storage.exchange(signed, timeout: configuration.requestTimeout) { response in
+                if response.isSuccess { return true }
+                if Self.saysUploadGone(response) || response.status == 404 { return false }
+                throw S3Storage.refusal(response, to: "ListParts")
+            }
+        }
+    }
+
+    private func create() async throws -> MultipartUpload {
+        let uploadId = try await storage.withAttempts {
             let signed = presigner.createMultipartUploadRequest(
                 key: key, mimeType: mimeType, sha256Checksums: configuration.partChecksums)
             return try await storage.exchange(signed, timeout: configuration.requestTimeout) { response in
                 try S3InitiateMultipartUploadResult(status: response.status, body: response.body).uploadId
             }
         }
+        return MultipartUpload(key: key, uploadId: uploadId, partSize: plan.partSize, sha256: sha256)
     }
 
-    /// Every part, at most `partConcurrency` at once; the first part that fails for good cancels the others.
-    private func uploadParts(uploadId: String) async throws -> [S3CompletedPart] {
-        try await withThrowingTaskGroup(of: S3CompletedPart.self) { group in
-            var pending = plan.partNumbers.makeIterator()
+    /// Stores the parts `upload` lacks and completes it. Progress starts at the bytes already stored.
+    private func finish(_ upload: MultipartUpload) async throws {
+        var upload = upload
+        var have: [Int: MultipartUpload.Part] = [:]
+        for part in upload.parts { have[part.number] = part }
+        upload.parts = plan.partNumbers.compactMap { have[$0] }
+        progress.seed(upload.parts.map { let range = plan.byteRange(ofPart: $0.number); return range.upperBound - range.lowerBound })
+        let missing = plan.partNumbers.filter { have[$0] == nil }
+        let parts = try await uploadParts(missing, of: upload)
+        try await complete(upload.uploadId, parts: parts)
+    }
+
+    /// The missing parts, at most `partConcurrency` at once; the first part that fails for good cancels the others.
+    /// Each stored part is reported with all those before it.
+    private func uploadParts(_ numbers: [Int], of upload: MultipartUpload) async throws -> [MultipartUpload.Part] {
+        try await withThrowingTaskGroup(of: MultipartUpload.Part.self) { group in
+            var pending = numbers.makeIterator()
             for _ in 0..<configuration.partConcurrency {
                 guard let number = pending.next() else { break }
-                group.addTask { try await uploadPart(number, uploadId: uploadId) }
+                group.addTask { try await uploadPart(number, uploadId: upload.uploadId) }
             }
-            var completed: [S3CompletedPart] = []
+            var recorded = upload
             while let part = try await group.next() {
-                completed.append(part)
+                recorded.parts.append(part)
+                stored?(recorded)
                 if let number = pending.next() {
-                    group.addTask { try await uploadPart(number, uploadId: uploadId) }
+                    group.addTask { try await uploadPart(number, uploadId: upload.uploadId) }
                 }
             }
-            return completed
+            return recorded.parts.sorted { $0.number < $1.number }
         }
     }
 
-    private func uploadPart(_ number: Int, uploadId: String) async throws -> S3CompletedPart {
+    private func uploadPart(_ number: Int, uploadId: String) async throws -> MultipartUpload.Part {
         let range = plan.byteRange(ofPart: number)
-        let checksum =
-            configuration.partChecksums ? try await S3PartDigest.sha256Base64(of: bytes, range: range) : nil
+        let digest = configuration.partChecksums ? try await S3PartDigest.sha256Hex(of: bytes, range: range) : ""
         return try await storage.withAttempts {
             let signed: SigV4SignedRequest
             do {
+                // Signed now, as the part starts: a long upload never meets the expiry of URLs signed at its start.
                 signed = try presigner.presignedUploadPart(
-                    key: key, uploadId: uploadId, partNumber: number, sha256Base64: checksum)
+                    key: key, uploadId: uploadId, partNumber: number, sha256Base64: S3Checksum.base64(sha256Hex: digest))
             } catch let error as S3Error {
                 throw error.uploadError()
             }
@@ -98,6 +164,7 @@ struct S3MultipartTransfer: Sendable {
                 throw CurlUploader.classify(error)
             }
             guard response.isSuccess else {
+                if Self.saysUploadGone(response) { throw UploadGone() }
                 throw CurlUploader.classify(response, request: request, now: storage.clock.now())
             }
             guard let etag = response.header("ETag"), !etag.isEmpty else {
@@ -105,27 +172,29 @@ struct S3MultipartTransfer: Sendable {
                     .s3UploadFailed, "storage accepted part \(number) without an ETag (\(request.redactedURL))",
                     retryable: true)
             }
-            return S3CompletedPart(partNumber: number, etag: etag, checksumSHA256: checksum)
+            return MultipartUpload.Part(number: number, etag: etag, sha256: digest)
         }
     }
 
-    private func complete(uploadId: String, parts: [S3CompletedPart]) async throws {
+    private func complete(_ uploadId: String, parts: [MultipartUpload.Part]) async throws {
+        let completed = parts.map {
+            S3CompletedPart(partNumber: $0.number, etag: $0.etag, checksumSHA256: S3Checksum.base64(sha256Hex: $0.sha256))
+        }
         // No overall limit: S3 may take a while to assemble a large object, writing spaces meanwhile, which the
         // stall timeout sees as progress.
         try await storage.withAttempts {
-            let signed = presigner.completeMultipartUploadRequest(key: key, uploadId: uploadId, parts: parts)
+            let signed = presigner.completeMultipartUploadRequest(key: key, uploadId: uploadId, parts: completed)
             try await storage.exchange(signed, timeout: nil) { response in
+                if Self.saysUploadGone(response) { throw UploadGone() }
                 _ = try S3CompleteMultipartUploadResult(status: response.status, body: response.body)
             }
         }
     }
 
-    /// Aborts in a task of its own, so a cancelled upload still frees its parts.
-    private func abort(uploadId: String) async {
-        let signed = presigner.abortMultipartUploadRequest(key: key, uploadId: uploadId)
-        let request = HTTPRequest(
-            method: signed.method, url: signed.url, headers: signed.headers, timeout: configuration.requestTimeout)
-        let transport = storage.transport
-        await Task { _ = try? await transport.send(request) }.value
+    /// Whether storage says the upload, or a part it was to have, is not there: `NoSuchUpload`, or `InvalidPart`
+    /// for a recorded part it no longer holds.
+    private static func saysUploadGone(_ response: HTTPResponse) -> Bool {
+        guard let code = S3ErrorResponse(status: response.status, body: response.body)?.code else { return false }
+        return code == "NoSuchUpload" || code == "InvalidPart"
     }
 }

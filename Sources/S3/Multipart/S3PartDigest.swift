@@ -12,14 +12,14 @@ enum S3PartDigest {
     private static let queue = DispatchQueue(label: "attache.s3.part-digest", qos: .utility, attributes: .concurrent)
     private static let chunkSize = 1 << 20
 
-    /// The base64 SHA-256 of bytes `range` of a staged file.
+    /// The hex SHA-256 of bytes `range` of a staged file.
     /// - Throws: `UploadError` `ERR_S3_UPLOAD_FAILED` (not retryable) when the file cannot be read in full.
-    static func sha256Base64(of bytes: StagedBytes, range: Range<Int64>) async throws -> String {
+    static func sha256Hex(of bytes: StagedBytes, range: Range<Int64>) async throws -> String {
         let hex: String = try await withCheckedThrowingContinuation { continuation in
             queue.async { continuation.resume(with: Result { try digest(bytes, range) }) }
         }
         try Task.checkCancellation()
-        return S3Checksum.base64(sha256Hex: hex) ?? ""
+        return hex
     }
 
     private static func digest(_ bytes: StagedBytes, _ range: Range<Int64>) throws -> String {

@@ -61,4 +61,12 @@ extension S3Presigner {
     public func abortMultipartUploadRequest(key: String, uploadId: String) -> SigV4SignedRequest {
         signedRequest(method: "DELETE", key: key, query: [SigV4QueryItem("uploadId", uploadId)])
     }
+
+    /// ListParts (`GET /key?uploadId=…&max-parts=…`), signed with an `Authorization` header: whether storage still
+    /// has an upload (404 `NoSuchUpload` when it was aborted or completed), and which parts it holds.
+    public func listPartsRequest(key: String, uploadId: String, maxParts: Int = 1000) -> SigV4SignedRequest {
+        signedRequest(
+            method: "GET", key: key,
+            query: [SigV4QueryItem("uploadId", uploadId), SigV4QueryItem("max-parts", String(maxParts))])
+    }
 }

@@ -22,12 +22,7 @@ extension S3Storage: Presigner {
         let response = try await transport.send(
             HTTPRequest(method: signed.method, url: signed.url, headers: signed.headers, timeout: configuration.requestTimeout))
         guard response.isSuccess || response.status == 404 else {
-            if let answer = S3ErrorResponse(status: response.status, body: response.body) {
-                throw S3Error(answer)
-            }
-            throw S3Error(
-                .serviceError, "DELETE \(signed.redactedURL) answered \(response.status)",
-                retryable: CurlUploader.isRetryable(status: response.status, storageCode: ""))
+            throw Self.refusal(response, to: "DELETE \(signed.redactedURL)")
         }
     }
 }

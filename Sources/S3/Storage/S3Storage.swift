@@ -66,6 +66,30 @@ public struct S3Storage: Sendable {
         }
     }
 
+    /// Aborts a multipart upload (AbortMultipartUpload) in a task of its own, so a cancelled caller still frees the
+    /// parts; attempts as `Configuration.partRetry` allows. Best effort: a failure is left to `attache storage
+    /// sweep` and the bucket's lifecycle rule. An upload storage no longer has (404) counts as aborted.
+    func abort(_ upload: MultipartUpload) async {
+        let storage = self
+        await Task {
+            _ = try? await storage.withAttempts {
+                let signed = storage.presigner.abortMultipartUploadRequest(key: upload.key, uploadId: upload.uploadId)
+                try await storage.exchange(signed, timeout: storage.configuration.requestTimeout) { response in
+                    guard response.isSuccess || response.status == 404 else {
+                        throw Self.refusal(response, to: "AbortMultipartUpload")
+                    }
+                }
+            }
+        }.value
+    }
+
+    /// The error for an answer that is not a success: S3's own `<Error>`, or one made from the status.
+    static func refusal(_ response: HTTPResponse, to operation: String) -> S3Error {
+        if let answer = S3ErrorResponse(status: response.status, body: response.body) { return S3Error(answer) }
+        return S3Error(.serviceError, "\(operation) answered \(response.status)",
+                       retryable: CurlUploader.isRetryable(status: response.status, storageCode: ""))
+    }
+
     /// Runs `operation` until it succeeds, fails for good, or `Configuration.partRetry` runs out of attempts,
     /// sleeping the policy's backoff (at least `Retry-After`) between attempts.
     /// - Throws: the last `UploadError`; `CancellationError` as soon as the task is cancelled.

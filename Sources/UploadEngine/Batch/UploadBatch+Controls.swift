@@ -93,6 +93,8 @@ extension UploadBatch {
     }
 
     private func discard(_ entry: FileEntry, deleteObject: Bool, into effects: inout BatchEffects) {
+        var entry = entry
+        entry.abandonMultipart(into: &effects)
         if entry.state == .staging || entry.state == .uploading {
             effects.actions.append(.cancel(entry.token))
         }

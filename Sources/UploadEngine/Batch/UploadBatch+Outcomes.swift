@@ -113,6 +113,18 @@ extension UploadBatch {
         return effects
     }
 
+    /// Storage started or advanced the multipart upload of an attempt: the file records it, so that its next attempt,
+    /// here or on the batch's next owner, resumes it. A change of durable state: the snapshot after it holds the parts.
+    public mutating func multipartStored(_ token: AttemptToken, _ upload: MultipartUpload, now: Date) -> BatchEffects {
+        var effects = BatchEffects()
+        guard let index = index(of: token), entries[index].state == .uploading, entries[index].multipart != upload else {
+            return effects
+        }
+        entries[index].multipart = upload
+        finishInput(wasPending: status == .inProgress, changed: true, now: now, into: &effects)
+        return effects
+    }
+
     /// Time passed: aborts stalled uploads and starts files whose retry backoff is over.
     public mutating func tick(now: Date) -> BatchEffects {
         var effects = BatchEffects()
@@ -149,6 +161,7 @@ extension UploadBatch {
             effects.events.append(event(entry, .progress(loaded: staged.size, total: staged.size, percent: 100)))
         }
         entries[index].phase = .uploaded(Uploaded(attachment: attachment, target: uploading.target))
+        entries[index].multipart = nil
         entries[index].item.releaseInlineBytes()
         effects.actions.append(.release(staged))
         lastSettledRequestId = entry.requestId
@@ -168,6 +181,7 @@ extension UploadBatch {
         var rejected = error
         rejected.isRetryable = false
         if let staged = entries[index].staged { effects.actions.append(.release(staged)) }
+        entries[index].abandonMultipart(into: &effects)
         entries[index].item.releaseInlineBytes()
         entries[index].generation = takeGeneration()
         entries[index].phase = .rejected(rejected)
@@ -198,6 +212,8 @@ extension UploadBatch {
             entries[index].attempt = attempt + 1
         } else {
             entries[index].phase = .failed(Failed(error: error, retained: retained))
+            // Given up until someone retries it by hand: its parts are not kept waiting for that.
+            entries[index].abandonMultipart(into: &effects)
             lastSettledRequestId = entries[index].requestId
         }
         if let staged = retained.staged, case .source = staged.bytes {

@@ -171,6 +171,7 @@ extension UploadBatch {
         var transfer = UploadTransfer(target: target, staged: staged, mimeType: entries[index].resolvedMimeType)
         transfer.trace = trace(of: entries[index].requestId)
         transfer.tenant = context.shareTenant
+        transfer.multipart = entries[index].multipart
         effects.actions.append(.upload(entries[index].token, transfer))
     }
 

@@ -7,6 +7,8 @@ public struct UploadTransfer: Sendable, Hashable {
     public var trace: TraceContext?
     /// Whose share of the worker the upload uses: its bytes count against that tenant's upload rate cap.
     public var tenant: String?
+    /// The multipart upload an earlier attempt of the file started, to resume when the bytes are the same.
+    public var multipart: MultipartUpload?
 
     public init(target: UploadTarget, staged: StagedFile, mimeType: String) {
         self.target = target
@@ -23,4 +25,24 @@ public struct UploadTransfer: Sendable, Hashable {
 /// when the server sent one. Cancellation of the calling task aborts the transfer at once.
 public protocol Uploader: Sendable {
     func upload(_ transfer: UploadTransfer, progress: @escaping @Sendable (_ sent: Int64, _ total: Int64) -> Void) async throws
+    /// An upload that can resume: storage that uploads in parts reports its multipart upload to `stored` when it
+    /// starts it and as each part is stored, resumes `transfer.multipart` when the bytes are the ones it was started
+    /// for (reporting the bytes already stored as progress first), and otherwise aborts it and starts afresh. It
+    /// never aborts an upload it reported itself: failed or cancelled, the upload stays for the next attempt, and
+    /// the batch says when to give it up (``abandon(_:)``). The default is `upload(_:progress:)`.
+    func upload(_ transfer: UploadTransfer, progress: @escaping @Sendable (_ sent: Int64, _ total: Int64) -> Void,
+                stored: @escaping @Sendable (MultipartUpload) -> Void) async throws
+    /// Aborts a multipart upload whose file was given up, removed or cleared, so storage frees its parts. Best
+    /// effort: an upload this cannot reach is left to `attache storage sweep` and the bucket's lifecycle rule. The
+    /// default does nothing.
+    func abandon(_ upload: MultipartUpload) async
+}
+
+extension Uploader {
+    public func upload(_ transfer: UploadTransfer, progress: @escaping @Sendable (_ sent: Int64, _ total: Int64) -> Void,
+                       stored: @escaping @Sendable (MultipartUpload) -> Void) async throws {
+        try await upload(transfer, progress: progress)
+    }
+
+    public func abandon(_ upload: MultipartUpload) async {}
 }

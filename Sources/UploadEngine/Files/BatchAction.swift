@@ -25,6 +25,8 @@ public enum BatchAction: Sendable, Hashable {
     case keep(AttemptToken, StagedFile)
     /// Delete the stored object of an uploaded file that was removed.
     case deleteObject(Attachment, UploadTarget)
+    /// Abort the multipart upload of a file given up, removed or cleared (``Uploader/abandon(_:)``).
+    case abortUpload(MultipartUpload)
     /// Post one message of the batch's send plan; the outcome comes back tagged with the token.
     case post(SendToken, PlannedMessage)
     /// A send plan was made: once the batch's snapshot at its state version after this transition is recorded, tell

@@ -19,6 +19,8 @@ struct FileEntry: Sendable {
     var attempt = 1
     /// Reported progress, across attempts: progress events never go below it.
     var progress = ProgressMark()
+    /// The multipart upload the file's attempts have started and not finished: durable, resumed by the next attempt.
+    var multipart: MultipartUpload?
 
     var token: AttemptToken { AttemptToken(entry: slot, generation: generation) }
 
@@ -54,6 +56,13 @@ struct FileEntry: Sendable {
             staged = nil
         }
         return staged
+    }
+
+    /// Gives up the file's unfinished multipart upload, asking storage to abort it.
+    mutating func abandonMultipart(into effects: inout BatchEffects) {
+        guard let upload = multipart else { return }
+        effects.actions.append(.abortUpload(upload))
+        multipart = nil
     }
 
     /// The error a settled unsuccessful file reports.

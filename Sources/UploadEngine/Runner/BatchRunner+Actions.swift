@@ -26,6 +26,8 @@ extension BatchRunner {
         case .deleteObject(let attachment, let target):
             // Best effort: an object left behind is storage the backend's lifecycle rules reclaim, not a lost file.
             Task { try? await presigner.deleteObject(attachment, target: target) }
+        case .abortUpload(let upload):
+            Task { await uploader.abandon(upload) }
         case .awaitRecord(let token):
             // The transition's last state version: the plan is part of it.
             state.awaitingRecord = (token, state.batch.stateVersion)
@@ -102,7 +104,9 @@ extension BatchRunner {
     private func upload(_ transfer: UploadTransfer, token: AttemptToken) async -> Result<String, UploadError> {
         let outcome: Result<Void, UploadError>
         do {
-            try await uploader.upload(transfer) { sent, _ in self.reportProgress(token, sent: sent) }
+            try await uploader.upload(
+                transfer, progress: { sent, _ in self.reportProgress(token, sent: sent) },
+                stored: { upload in self.recordMultipart(token, upload) })
             outcome = .success(())
         } catch {
             outcome = .failure(Self.classify(error, default: .s3UploadFailed))

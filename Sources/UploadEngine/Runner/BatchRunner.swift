@@ -419,6 +419,10 @@ public final class BatchRunner: Sendable {
         apply(movesFiles: false) { $0.progress(token, sent: sent, now: $1) }
     }
 
+    func recordMultipart(_ token: AttemptToken, _ upload: MultipartUpload) {
+        apply(movesFiles: false) { $0.multipartStored(token, upload, now: $1) }
+    }
+
     /// Keeps one timer at the batch's next deadline. A deadline that moved later (progress pushes stall deadlines
     /// out on every callback) keeps the earlier timer: it fires, finds nothing due, and re-arms. That spares a
     /// scheduling per progress callback.

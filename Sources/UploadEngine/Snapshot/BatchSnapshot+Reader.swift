@@ -166,7 +166,24 @@ struct SnapshotReader {
         case let other:
             throw failure("file \(fileId) has state \(other)")
         }
+        if let upload = value["multipart"], entry.state == .queued || entry.state == .failed {
+            entry.multipart = try multipart(upload)
+        }
         return entry
+    }
+
+    private func multipart(_ value: JSONValue) throws -> MultipartUpload {
+        var parts: [MultipartUpload.Part] = []
+        if case .array(let listed) = value["parts"] ?? .array([]) {
+            for part in listed {
+                parts.append(MultipartUpload.Part(number: Int(try int("number", in: part)), etag: try string("etag", in: part),
+                                                  sha256: optionalString("sha256", in: part) ?? ""))
+            }
+        } else {
+            throw failure("multipart.parts is not an array")
+        }
+        return MultipartUpload(key: try string("key", in: value), uploadId: try string("uploadId", in: value),
+                               partSize: try int("partSize", in: value), sha256: try string("sha256", in: value), parts: parts)
     }
 
     private func source(_ value: JSONValue) throws -> FileSource {

@@ -60,6 +60,9 @@ struct SnapshotWriter {
         var errorMessageBytes: Int
         /// Whether uploaded and rejected files keep their source: only pending and failed ones are staged again.
         var settledSources: Bool
+        /// Whether multipart uploads keep their list of stored parts. Without it the upload is still resumed, its
+        /// parts sent again into it: a resume costs bytes, never the file.
+        var multipartParts = true
 
         static let fallbacks = [
             Plan(rejectedKept: UploadResult.rejectedLimit, errorMessageBytes: 1024, settledSources: true),
@@ -67,7 +70,8 @@ struct SnapshotWriter {
             // whose strings are all at their byte limits.
             Plan(rejectedKept: UploadResult.rejectedLimit, errorMessageBytes: 1024, settledSources: false),
             Plan(rejectedKept: 10, errorMessageBytes: 256, settledSources: false),
-            Plan(rejectedKept: 0, errorMessageBytes: 64, settledSources: false),
+            Plan(rejectedKept: 10, errorMessageBytes: 256, settledSources: false, multipartParts: false),
+            Plan(rejectedKept: 0, errorMessageBytes: 64, settledSources: false, multipartParts: false),
         ]
     }
 
@@ -238,9 +242,33 @@ struct SnapshotWriter {
             json.field("state", "rejected")
             writeError(error, into: &json)
         }
+        if let upload = entry.multipart { writeMultipart(upload, into: &json) }
         if plan.settledSources || entry.state.isPending || entry.state == .failed {
             json.key("source")
             writeSource(entry.item, into: &json)
+        }
+        json.endObject()
+    }
+
+    /// A multipart upload under way (§12 *Resume across workers*): what its next attempt needs to resume it.
+    private func writeMultipart(_ upload: MultipartUpload, into json: inout JSONWriter) {
+        json.key("multipart")
+        json.beginObject()
+        json.field("key", upload.key)
+        json.field("uploadId", upload.uploadId)
+        json.field("partSize", upload.partSize)
+        json.field("sha256", upload.sha256)
+        if plan.multipartParts {
+            json.key("parts")
+            json.beginArray()
+            for part in upload.parts {
+                json.beginObject()
+                json.field("number", part.number)
+                json.field("etag", part.etag)
+                if !part.sha256.isEmpty { json.field("sha256", part.sha256) }
+                json.endObject()
+            }
+            json.endArray()
         }
         json.endObject()
     }

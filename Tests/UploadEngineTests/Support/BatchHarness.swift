@@ -16,6 +16,7 @@ struct BatchHarness {
     /// Bytes read in place that failed files asked to keep (`BatchAction.keep`), in order.
     var kept: [(token: AttemptToken, staged: StagedFile)] = []
     var deleted: [Attachment] = []
+    var aborted: [MultipartUpload] = []
     var presignCalls: [[String]] = []
     var uploadCalls: [String] = []
     var posts: [(token: SendToken, message: PlannedMessage)] = []
@@ -47,6 +48,7 @@ struct BatchHarness {
             case .release(let staged): released.append(staged)
             case .keep(let token, let staged): kept.append((token, staged))
             case .deleteObject(let attachment, _): deleted.append(attachment)
+            case .abortUpload(let upload): aborted.append(upload)
             case .post(let token, let message): posts.append((token, message))
             case .awaitRecord(let token):
                 if recordsPlansAtOnce { absorb(batch.planRecorded(token, now: now)) } else { plansToRecord.append(token) }
