@@ -74,6 +74,19 @@ import Testing
         #expect(h.batch.state(of: "f1") == .uploaded)
     }
 
+    /// `presign.minValidity`: a kept URL is reused for a retry only while it stays valid that much longer.
+    @Test(arguments: [(Duration.seconds(90), false), (.seconds(30), true)])
+    func aKeptURLAboutToExpireIsPresignedAgainBeforeTheRetry(validityLeft: Duration, presignsAgain: Bool) {
+        var h = BatchHarness { $0.retry.maxAttempts = 2; $0.presignMinValidity = .seconds(60) }
+        h.add([inline("f1")])
+        h.stageAll()
+        h.presignAll(expiresAt: h.now + .seconds(2) + validityLeft)
+        h.finishUpload("f1", error: UploadError(.s3UploadFailed, "HTTP 503", retryable: true))
+        h.advance(.seconds(2))
+        #expect(h.presignCalls.count == (presignsAgain ? 2 : 1))
+        #expect(h.uploads.count == (presignsAgain ? 0 : 1))
+    }
+
     @Test func storageSayingTheURLExpiredFailsWithExpiredAndTheRetryRepresigns() {
         var h = uploading()
         h.finishUpload("f1", error: UploadError(.presignedURLExpired, "AccessDenied: Request has expired"))

@@ -14,7 +14,7 @@ import UploadEngine
     static let numericKeys = [
         "limits.fileSizeMax", "limits.fileCountMax", "limits.attachmentsPerMessage", "limits.inlineMax",
         "limits.filesPerJob", "limits.messageOptionsMax", "events.maxBytes", "upload.concurrency", "upload.stallTimeout",
-        "upload.multipartThreshold", "retry.maxAttempts", "retry.baseDelay", "retry.maxDelay", "worker.maxTransfers",
+        "upload.multipartThreshold", "upload.partSize", "presign.minValidity", "retry.maxAttempts", "retry.baseDelay", "retry.maxDelay", "worker.maxTransfers",
         "worker.maxInFlightBatches", "worker.shutdownGrace", "worker.batchTTL", "staging.cacheMax", "staging.maxOpenSources",
         "dashboard.maxClients",
     ]

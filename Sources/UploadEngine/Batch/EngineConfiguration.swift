@@ -30,6 +30,10 @@ public struct EngineConfiguration: Sendable {
     /// Staged files of a cohort wait at most this long for the rest of it before their presign call goes out
     /// without them: files that are ready together share a call, but one long copy does not hold the others back.
     public var presignGatherWindow: Duration = .milliseconds(50)
+    /// A URL kept from an earlier attempt that expires within this is presigned again before the attempt's request
+    /// starts (`presign.minValidity`): storage checks expiry as a request starts, so a URL about to expire would
+    /// fail the attempt for nothing.
+    public var presignMinValidity: Duration = .seconds(60)
     /// At most one progress event per file per interval (4 per second by default).
     public var progressInterval: Duration = .milliseconds(250)
     /// Whether drains and `send` controls post messages (`messages.mode` other than `none`).

@@ -70,7 +70,8 @@ extension UploadBatch {
     }
 
     /// Moves a queued file into flight: stage it, or presign its retained bytes, or upload again with a still-valid
-    /// target (a retry after a storage error reuses the URL; an expired one is presigned afresh).
+    /// target (a retry after a storage error reuses the URL; one that expires within `presignMinValidity` is
+    /// presigned afresh).
     private mutating func start(_ index: Int, cohort: Int, now: Date, into effects: inout BatchEffects) {
         guard case .queued(let queued) = entries[index].phase else { return }
         guard let staged = queued.retained.staged else {
@@ -78,7 +79,7 @@ extension UploadBatch {
             effects.actions.append(.stage(entries[index].token, entries[index].item, sizeLimit: configuration.limits.fileSizeMax))
             return
         }
-        if let target = queued.retained.target, target.expiresAt.map({ $0 > now }) ?? true {
+        if let target = queued.retained.target, target.expiresAt.map({ $0 > now + configuration.presignMinValidity }) ?? true {
             beginUpload(index, staged: staged, target: target, cohort: cohort, now: now, into: &effects)
         } else {
             entries[index].phase = .presigning(Presigning(staged: staged, cohort: cohort, awaitingSince: now))

@@ -75,6 +75,7 @@ extension AttacheConfiguration {
         try require(!staging.dir.isEmpty, "staging.dir", "must not be empty")
         try require(sources.resignUrl.isEmpty || Self.isHTTPURL(sources.resignUrl), "sources.resignUrl", "must be an http(s) URL")
         try require(presign.timeout > .zero, "presign.timeout", "must be positive")
+        try requireRange(presign.minValidity, .zero...Self.day, "presign.minValidity", "0s to 24h")
         try require(sources.minSpeed > 0, "sources.minSpeed", "must be at least 1 (bytes per second)")
         try require(sources.fetchTimeout > .zero, "sources.fetchTimeout", "must be positive")
         do { _ = try AddressPolicy(allowHosts: sources.allowHosts) } catch {

@@ -47,6 +47,8 @@ public struct AttacheConfiguration: Sendable, Hashable {
         public var s3 = S3()
         /// The limit on one presign call (`presign.mode = endpoint`).
         public var timeout: Duration = .seconds(30)
+        /// A kept URL that expires sooner than this is presigned again before its request (`presign.minValidity`).
+        public var minValidity: Duration = .seconds(60)
     }
 
     public enum MessagesMode: String, Sendable, Hashable, CaseIterable { case http, kafka, none }
@@ -182,6 +184,7 @@ public struct AttacheConfiguration: Sendable, Hashable {
         engine.retry = retry
         engine.concurrency = upload.concurrency
         engine.stallTimeout = upload.stallTimeout
+        engine.presignMinValidity = presign.minValidity
         return engine
     }
 }

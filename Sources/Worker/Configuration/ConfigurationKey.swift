@@ -46,6 +46,7 @@ struct ConfigurationKey: Sendable {
         text("presign.s3.serverSideEncryption", \.presign.s3.serverSideEncryption),
         text("presign.s3.kmsKeyId", \.presign.s3.kmsKeyId),
         duration("presign.timeout", \.presign.timeout),
+        duration("presign.minValidity", \.presign.minValidity),
         choice("messages.mode", \.messages.mode),
         text("messages.url", \.messages.url),
         text("messages.apiKey", \.messages.apiKey),
