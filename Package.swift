@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "OperatorTools", dependencies: ["Worker", "KafkaIO", "UploadEngine", "WireFormat"]),
         // The live dashboard: its model of the topics, the event stream to browsers and the page embedded as Swift strings.
         .target(name: "Dashboard", dependencies: ["OperatorTools", "Worker", "KafkaIO", "EmbeddedHTTP", "UploadEngine", "WireFormat"]),
-        .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "UploadEngine", "WireFormat", "OperatorTools",
+        .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "UploadEngine", "WireFormat", "OperatorTools", "S3", "HTTPTransport",
                                                           "Dashboard", "EmbeddedHTTP"]),
 
         // What every test target shares: doubles for the engine's collaborators, the manual clock, `eventually`, loopback

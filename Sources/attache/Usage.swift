@@ -14,6 +14,7 @@ enum Usage {
       control      produce a control record (retry, remove, clear, send, configure) for a batch
       batch        show one batch, or list batches, as the changelog topic holds them
       dlq          list dead letters, or replay them to the jobs topic
+      storage      list, then abort, the incomplete multipart uploads no batch references
       watch        follow batches' events: live progress bars on a terminal, JSON lines otherwise
       dashboard    serve the live dashboard: batches, errors, throughput, dead letters, workers
 
@@ -85,6 +86,7 @@ enum Usage {
         case "submit": SubmitCommand.flags
         case "batch": BatchCommand.flags
         case "dlq": DeadLetterCommand.flags
+        case "storage": StorageCommand.flags
         case "watch": WatchCommand.flags
         case "dashboard": DashboardCommand.flags
         default: nil
@@ -101,6 +103,7 @@ enum Usage {
         case "submit": SubmitCommand.usage
         case "batch": BatchCommand.usage
         case "dlq": DeadLetterCommand.usage
+        case "storage": StorageCommand.usage
         case "watch": WatchCommand.usage
         case "dashboard": DashboardCommand.usage
         default: general

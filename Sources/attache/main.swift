@@ -48,6 +48,8 @@ case "batch":
     exit(await BatchCommand.run(parsed))
 case "dlq":
     exit(await DeadLetterCommand.run(parsed))
+case "storage":
+    exit(await StorageCommand.run(parsed))
 case "watch":
     exit(await WatchCommand.run(parsed))
 case "dashboard":

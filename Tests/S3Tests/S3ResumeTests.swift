@@ -107,6 +107,32 @@ import TestSupport
         await setup.storage.abandon(recorded)  // already gone: nothing to do, nothing thrown
     }
 
+    /// A sweep's view of the bucket: a planted orphan (its batch records another upload) is aborted, the upload its
+    /// batch will resume is left alone, and uploads outside the prefix are never listed.
+    @Test func aSweepAbortsAPlantedOrphanAndLeavesTheLiveUploadAlone() async throws {
+        let (setup, live) = try await Self.interruptedAfterTwoParts()
+        defer { setup.fixture.cleanUp() }
+        let presigner = setup.fixture.presigner
+        let planted = try S3InitiateMultipartUploadResult(
+            status: 200, body: try await setup.fixture.send(presigner.createMultipartUploadRequest(key: setup.key, mimeType: "video/mp4")).body)
+        let outside = try S3InitiateMultipartUploadResult(
+            status: 200, body: try await setup.fixture.send(presigner.createMultipartUploadRequest(key: "elsewhere/x.bin", mimeType: "")).body)
+
+        let listed = try await setup.storage.incompleteUploads()
+        #expect(Set(listed.map(\.uploadId)) == [live.uploadId, planted.uploadId])
+        // moto dates every upload 2010-11-10T20:48:33Z; the date is read, its age is judged in S3OrphanedUploadsTests.
+        #expect(listed.allSatisfy { $0.initiated != nil })
+        let verdicts = S3OrphanedUploads(prefix: "uploads", minimumAge: .zero).judge(listed, now: Date()) { batchId in
+            batchId == "trip-42" ? .references([live.uploadId]) : .unknown
+        }
+        for verdict in verdicts where verdict.isOrphan {
+            try await setup.storage.abortUpload(key: verdict.upload.key, uploadId: verdict.upload.uploadId)
+        }
+
+        #expect(verdicts.filter(\.isOrphan).map(\.upload.uploadId) == [planted.uploadId])
+        #expect(Set(try await S3MotoTransferTests.openUploads(setup.fixture)) == [live.uploadId, outside.uploadId])
+    }
+
     @Test func aRecordedUploadThatFailsIsLeftForTheNextAttempt() async throws {
         let setup = try await S3StorageTests.setUp(
             size: Self.size, configuration: S3StorageTests.configuration(partConcurrency: 1)

@@ -124,6 +124,8 @@ import S3
         ("{}", ["ATTACHE_PRESIGN_S3_SERVER_SIDE_ENCRYPTION": "aws:kms", "ATTACHE_PRESIGN_S3_KMS_KEY_ID": "a\nb"],
          "presign.s3.kmsKeyId", "without control characters"),
         ("{}", ["ATTACHE_UPLOAD_PART_SIZE": "4MiB"], "upload.partSize", "5MiB to 5GiB"),
+        ("{}", ["ATTACHE_STORAGE_SWEEP_INTERVAL": "1h"], "storage.sweepInterval", "needs presign.mode s3"),
+        ("{}", ["ATTACHE_STORAGE_SWEEP_INTERVAL": "soon"], "ATTACHE_STORAGE_SWEEP_INTERVAL", "expected a duration"),
         ("[1]", [:], "(file)", "the top level must be an object"),
     ])
     func badSettingsStopTheStartNamingTheKey(json: String, environment: [String: String], key: String, problem: String) {
@@ -156,14 +158,16 @@ import S3
             "ATTACHE_PRESIGN_MODE": "s3", "ATTACHE_PRESIGN_S3_BUCKET": "media", "ATTACHE_PRESIGN_S3_REGION": "eu-west-1",
             "AWS_ACCESS_KEY_ID": "AKIA", "AWS_SECRET_ACCESS_KEY": "secret",
             "ATTACHE_PRESIGN_S3_SERVER_SIDE_ENCRYPTION": "aws:kms", "ATTACHE_PRESIGN_S3_KMS_KEY_ID": "alias/media",
-            "ATTACHE_UPLOAD_PART_SIZE": "16MiB",
+            "ATTACHE_UPLOAD_PART_SIZE": "16MiB", "ATTACHE_STORAGE_SWEEP_INTERVAL": "15m", "ATTACHE_PRESIGN_MIN_VALIDITY": "5m",
         ]) { $1 })
+        #expect(configuration.storage.sweepInterval == .seconds(900) && configuration.presign.minValidity == .seconds(300))
         #expect(configuration.presign.s3.encryption == S3ServerSideEncryption(.kms, kmsKeyId: "alias/media"))
         #expect(configuration.upload.partSize == 16 << 20)
         let presigner = try WorkerComponents.s3Presigner(configuration.presign.s3, limits: configuration.limits)
         #expect(presigner.configuration.serverSideEncryption == S3ServerSideEncryption(.kms, kmsKeyId: "alias/media"))
         let defaults = try ConfigurationLoader.load(json: nil, environment: minimal)
         #expect(defaults.presign.s3.encryption == nil && defaults.upload.partSize == 8 << 20)
+        #expect(defaults.storage.sweepInterval == nil && defaults.presign.minValidity == .seconds(60))
     }
 
     @Test(arguments: [("250ms", Duration.milliseconds(250)), ("30s", .seconds(30)), ("5m", .seconds(300)), ("1h", .seconds(3600))])

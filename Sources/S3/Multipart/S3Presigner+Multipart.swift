@@ -62,6 +62,17 @@ extension S3Presigner {
         signedRequest(method: "DELETE", key: key, query: [SigV4QueryItem("uploadId", uploadId)])
     }
 
+    /// ListMultipartUploads (`GET /?uploads&prefix=…`), signed with an `Authorization` header: one page (up to 1,000)
+    /// of the incomplete uploads under `prefix`, from the markers of the page before.
+    public func listMultipartUploadsRequest(prefix: String, keyMarker: String? = nil, uploadIdMarker: String? = nil)
+        -> SigV4SignedRequest
+    {
+        var query = [SigV4QueryItem("uploads"), SigV4QueryItem("prefix", prefix)]
+        if let keyMarker { query.append(SigV4QueryItem("key-marker", keyMarker)) }
+        if let uploadIdMarker, !uploadIdMarker.isEmpty { query.append(SigV4QueryItem("upload-id-marker", uploadIdMarker)) }
+        return signedRequest(method: "GET", key: nil, query: query)
+    }
+
     /// ListParts (`GET /key?uploadId=…&max-parts=…`), signed with an `Authorization` header: whether storage still
     /// has an upload (404 `NoSuchUpload` when it was aborted or completed), and which parts it holds.
     public func listPartsRequest(key: String, uploadId: String, maxParts: Int = 1000) -> SigV4SignedRequest {

@@ -29,6 +29,40 @@ public enum S3ObjectKey {
         return key
     }
 
+    /// The batch id of a key made by `make` under `prefix`; nil for a key not laid out so.
+    public static func batchId(ofKey key: String, prefix: String) -> String? {
+        var rest = Substring(key)
+        for part in prefix.split(separator: "/") {
+            guard rest.hasPrefix(part + "/") else { return nil }
+            rest = rest.dropFirst(part.count + 1)
+        }
+        let segments = rest.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
+        guard segments.count == 3, !segments[0].isEmpty, !segments[1].isEmpty, !segments[2].isEmpty else { return nil }
+        return unescapedSegment(segments[0])
+    }
+
+    /// The id `segment` made this segment from.
+    static func unescapedSegment(_ segment: Substring) -> String {
+        if segment == "%2E" { return "." }
+        if segment == "%2E%2E" { return ".." }
+        guard segment.contains("%") else { return String(segment) }
+        var out = ""
+        var rest = segment
+        while let first = rest.first {
+            if rest.hasPrefix("%25") {
+                out += "%"
+                rest = rest.dropFirst(3)
+            } else if rest.hasPrefix("%2F") {
+                out += "/"
+                rest = rest.dropFirst(3)
+            } else {
+                out.append(first)
+                rest = rest.dropFirst()
+            }
+        }
+        return out
+    }
+
     /// An id as a single key segment: `%` → `%25`, `/` → `%2F`, and a segment of only `.` or `..` → `%2E`/`%2E%2E`.
     public static func segment(_ id: String) -> String {
         if id == "." { return "%2E" }

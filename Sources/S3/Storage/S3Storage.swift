@@ -67,20 +67,44 @@ public struct S3Storage: Sendable {
     }
 
     /// Aborts a multipart upload (AbortMultipartUpload) in a task of its own, so a cancelled caller still frees the
-    /// parts; attempts as `Configuration.partRetry` allows. Best effort: a failure is left to `attache storage
-    /// sweep` and the bucket's lifecycle rule. An upload storage no longer has (404) counts as aborted.
+    /// parts. Best effort: a failure is left to `attache storage sweep` and the bucket's lifecycle rule.
     func abort(_ upload: MultipartUpload) async {
         let storage = self
-        await Task {
-            _ = try? await storage.withAttempts {
-                let signed = storage.presigner.abortMultipartUploadRequest(key: upload.key, uploadId: upload.uploadId)
-                try await storage.exchange(signed, timeout: storage.configuration.requestTimeout) { response in
-                    guard response.isSuccess || response.status == 404 else {
-                        throw Self.refusal(response, to: "AbortMultipartUpload")
-                    }
+        await Task { try? await storage.abortUpload(key: upload.key, uploadId: upload.uploadId) }.value
+    }
+
+    /// Aborts the multipart upload `uploadId` of `key`, with as many attempts as `Configuration.partRetry` allows. An
+    /// upload storage no longer has (404) counts as aborted.
+    /// - Throws: `UploadError` by the storage table; `CancellationError`.
+    public func abortUpload(key: String, uploadId: String) async throws {
+        try await withAttempts {
+            let signed = presigner.abortMultipartUploadRequest(key: key, uploadId: uploadId)
+            try await exchange(signed, timeout: configuration.requestTimeout) { response in
+                guard response.isSuccess || response.status == 404 else {
+                    throw Self.refusal(response, to: "AbortMultipartUpload")
                 }
             }
-        }.value
+        }
+    }
+
+    /// Every incomplete multipart upload under the key prefix (`presign.s3.prefix`), page by page.
+    /// - Throws: `UploadError` by the storage table; `CancellationError`.
+    public func incompleteUploads() async throws -> [S3IncompleteUpload] {
+        let prefix = presigner.configuration.keyPrefix.split(separator: "/").map { $0 + "/" }.joined()
+        var uploads: [S3IncompleteUpload] = []
+        var markers: (key: String, uploadId: String)?
+        repeat {
+            let page = try await withAttempts {
+                let signed = presigner.listMultipartUploadsRequest(
+                    prefix: prefix, keyMarker: markers?.key, uploadIdMarker: markers?.uploadId)
+                return try await exchange(signed, timeout: configuration.requestTimeout) { response in
+                    try S3ListMultipartUploadsResult(status: response.status, body: response.body)
+                }
+            }
+            uploads += page.uploads
+            markers = page.nextKeyMarker.map { ($0, page.nextUploadIdMarker) }
+        } while markers != nil
+        return uploads
     }
 
     /// The error for an answer that is not a success: S3's own `<Error>`, or one made from the status.

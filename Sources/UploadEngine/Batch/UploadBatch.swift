@@ -103,6 +103,10 @@ public struct UploadBatch: Sendable {
         primaryIndex(of: fileId).map { entries[$0].state }
     }
 
+    /// The multipart uploads the batch's unfinished files will resume: every other upload under the batch's keys is
+    /// an orphan (``BatchAction/abortUpload(_:)`` covers those the batch gave up itself).
+    public var multipartUploads: [MultipartUpload] { entries.compactMap(\.multipart) }
+
     /// Uploaded attachments not yet sent in a message, in input order.
     public var unsentAttachments: [Attachment] {
         attachments.filter { !sending.sentFileIds.contains($0.fileId) }

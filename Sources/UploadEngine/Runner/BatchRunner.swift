@@ -141,6 +141,9 @@ public final class BatchRunner: Sendable {
     /// The batch's durable state version (see ``UploadBatch/stateVersion``).
     public var stateVersion: Int { state.withLock { $0.batch.stateVersion } }
 
+    /// The multipart uploads the batch's unfinished files will resume.
+    public var multipartUploads: [MultipartUpload] { state.withLock { $0.batch.multipartUploads } }
+
     // MARK: - Commands
 
     /// Adds files; `observer` hears about these files only (per-call), before the global observer. `options`, when

@@ -76,6 +76,10 @@ extension AttacheConfiguration {
         try require(sources.resignUrl.isEmpty || Self.isHTTPURL(sources.resignUrl), "sources.resignUrl", "must be an http(s) URL")
         try require(presign.timeout > .zero, "presign.timeout", "must be positive")
         try requireRange(presign.minValidity, .zero...Self.day, "presign.minValidity", "0s to 24h")
+        if let interval = storage.sweepInterval {
+            try require(presign.mode == .s3, "storage.sweepInterval", "needs presign.mode s3 (Attache's own bucket)")
+            try requireRange(interval, .seconds(1)...(Self.day * 7), "storage.sweepInterval", "1s to 7 days")
+        }
         try require(sources.minSpeed > 0, "sources.minSpeed", "must be at least 1 (bytes per second)")
         try require(sources.fetchTimeout > .zero, "sources.fetchTimeout", "must be positive")
         do { _ = try AddressPolicy(allowHosts: sources.allowHosts) } catch {

@@ -126,6 +126,12 @@ public struct AttacheConfiguration: Sendable, Hashable {
         public var maxOpenSources = 4096
     }
 
+    /// The bucket's housekeeping (`storage.*`, `presign.mode = s3`).
+    public struct Storage: Sendable, Hashable {
+        /// How often the worker aborts orphaned multipart uploads of the batches it owns; nil: never.
+        public var sweepInterval: Duration?
+    }
+
     /// Published events (`events.*`).
     public struct Events: Sendable, Hashable {
         /// The largest encoded event (`events.maxBytes`): under Kafka's default 1 MB message limit.
@@ -168,6 +174,7 @@ public struct AttacheConfiguration: Sendable, Hashable {
     public var worker = Worker()
     public var sources = Sources()
     public var staging = Staging()
+    public var storage = Storage()
     public var events = Events()
     public var state = State()
     /// `host:port` of the health and metrics listener.

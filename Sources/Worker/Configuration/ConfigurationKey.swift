@@ -87,6 +87,7 @@ struct ConfigurationKey: Sendable {
         size("staging.cacheMax", \.staging.cacheMax),
         duration("staging.retainFailed", \.staging.retainFailed),
         int("staging.maxOpenSources", \.staging.maxOpenSources),
+        optionalDuration("storage.sweepInterval", \.storage.sweepInterval),
         text("admin.listen", \.adminListen),
         text("dashboard.listen", \.dashboard.listen),
         int("dashboard.maxBatches", \.dashboard.maxBatches),
@@ -145,6 +146,15 @@ struct ConfigurationKey: Sendable {
     private static func duration(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, Duration> & Sendable) -> ConfigurationKey {
         parsed(path, field, expected: "a duration such as 250ms, 30s, 5m or 1h", format: ConfigurationValue.durationText,
                ConfigurationValue.duration)
+    }
+
+    /// A duration, or nothing (empty or `0s`): the feature it times is off.
+    private static func optionalDuration(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, Duration?> & Sendable) -> ConfigurationKey {
+        parsed(path, field, expected: "a duration such as 250ms, 30s, 5m or 1h (empty: off)",
+               format: { $0.map(ConfigurationValue.durationText) ?? "" }) { text in
+            if text.trimmingCharacters(in: .whitespaces).isEmpty { return .some(nil) }
+            return ConfigurationValue.duration(text).map { $0 == .zero ? nil : $0 }
+        }
     }
 
     private static func choice<T: RawRepresentable & CaseIterable & SendableMetatype>(_ path: String, _ field: WritableKeyPath<AttacheConfiguration, T> & Sendable) -> ConfigurationKey where T.RawValue == String {

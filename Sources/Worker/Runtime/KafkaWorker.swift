@@ -137,6 +137,7 @@ public final class KafkaWorker: Sendable {
             }
         }
         let shares = components.shares
+        let storage = components.storage
         let namedTenants = Set(configuration.worker.tenantWeights.keys)
         let admin = try AdminServer(listen: configuration.adminListen, health: health, metrics: metrics.registry) {
             metrics.refresh(ScrapeReading(
@@ -168,8 +169,8 @@ public final class KafkaWorker: Sendable {
         // One budget for the whole shutdown, counted from when it started (a signal or a fatal error).
         let shutdownGrace = configuration.worker.shutdownGrace
         let budget = { @Sendable in ShutdownBudget(grace: shutdownGrace, startedAt: shutdown.requestedAt ?? Date()) }
-        // In stop order: intake drains first; then the sweeper; then the Kafka clients flush, commit and leave.
-        let services: [any Service] = [
+        // In stop order: intake drains first; then the sweepers; then the Kafka clients flush, commit and leave.
+        var services: [any Service] = [
             IntakeService(intake: intake, registry: registry, durable: durable, assignment: assignment,
                           grace: { [self] in fatal.withLock { $0 } == nil ? shutdownGrace : .zero }, budget: budget,
                           health: health, logger: logger),
@@ -184,6 +185,10 @@ public final class KafkaWorker: Sendable {
                                     if error.isFatal { fail("producer: \(error.description)", shutdown: shutdown) }
                                 }, logger: logger),
         ]
+        if let storage, let interval = configuration.storage.sweepInterval {
+            services.insert(StorageSweeper(storage: storage, interval: interval, registry: registry, durable: durable,
+                                           assignment: assignment, logger: logger), at: 2)
+        }
         await ServiceGroup(services: services, logger: logger).run(until: shutdown)
         if let reason = fatal.withLock({ $0 }) { throw WorkerFailure(reason: reason) }
     }

@@ -10,6 +10,8 @@ struct WorkerComponents: Sendable {
     var stager: SourceStaging
     let presigner: any Presigner
     let uploader: any Uploader
+    /// Attache's own bucket (`presign.mode = s3`); nil with a presign endpoint.
+    let storage: S3Storage?
     /// The deadlines of all the worker's batches, kept by one timer.
     let timers = DeadlineScheduler(clock: SystemClock())
     /// The transfer slots all the worker's batches share, fairly across tenants.
@@ -46,15 +48,13 @@ struct WorkerComponents: Sendable {
         case .endpoint:
             presigner = PresignEndpointClient(url: configuration.presign.url, client: client, timeout: configuration.presign.timeout)
             uploader = TimedUploader(inner: CurlUploader(client: client, stallTimeout: configuration.upload.stallTimeout), metrics: metrics)
+            storage = nil
         case .s3:
             // Attache owns the storage: S3Storage presigns, uploads (multipart above the threshold) and deletes.
-            let storage = S3Storage(
-                presigner: try Self.s3Presigner(configuration.presign.s3, limits: configuration.limits), client: client,
-                configuration: S3Storage.Configuration(multipartThreshold: configuration.upload.multipartThreshold,
-                                                       partSize: configuration.upload.partSize,
-                                                       stallTimeout: configuration.upload.stallTimeout))
+            let storage = try configuration.s3Storage(client: client)
             presigner = storage
             uploader = TimedUploader(inner: storage, metrics: metrics)
+            self.storage = storage
         }
     }
 
@@ -70,6 +70,17 @@ struct WorkerComponents: Sendable {
     func makeRunner(_ batch: UploadBatch, poster: (any MessagePoster)?) -> BatchRunner {
         BatchRunner(batch: batch, presigner: presigner, uploader: uploader, stager: stager, poster: poster, timers: timers,
                     shares: shares)
+    }
+}
+
+extension AttacheConfiguration {
+    /// The bucket of `presign.mode = s3`, through `client`: presigning, uploads in one `PUT` or in parts, deletes,
+    /// aborts and listings.
+    public func s3Storage(client: HTTPClient) throws -> S3Storage {
+        S3Storage(
+            presigner: try WorkerComponents.s3Presigner(presign.s3, limits: limits), client: client,
+            configuration: S3Storage.Configuration(multipartThreshold: upload.multipartThreshold, partSize: upload.partSize,
+                                                   stallTimeout: upload.stallTimeout))
     }
 }
 

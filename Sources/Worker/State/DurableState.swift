@@ -1,6 +1,7 @@
 import BatchStore
 import Foundation
 import KafkaIO
+import S3
 import UploadEngine
 
 /// The worker's durable batch state (§4.1) put together: the local store at `staging.dir/state.db`, the changelog
@@ -59,6 +60,19 @@ struct DurableState: Sendable {
     }
 
     /// Tombstones stored batches idle for `ttl` that are not in memory (the registry expires those itself).
+    /// What the store says of `batchId`'s multipart uploads, on the partitions owned: the ones its files will resume;
+    /// `.unknown` when no owned partition holds it, or its snapshot cannot be read.
+    func multipartKnowledge(of batchId: String, partitions: Set<Int32>) -> S3OrphanedUploads.BatchKnowledge {
+        for partition in partitions {
+            guard let row = try? store.batch(partition: partition, batchId: batchId) else { continue }
+            guard let batch = try? BatchSnapshot.decode(row.snapshot, configuration: restore.configuration).batch else {
+                return .unknown
+            }
+            return .references(Set(batch.multipartUploads.map(\.uploadId)))
+        }
+        return .unknown
+    }
+
     func expire(idleFor ttl: Duration, partitions: Set<Int32>, held: (String) -> Bool) {
         let cutoff = Int64((Date().timeIntervalSince1970 - ttl.timeInterval) * 1000)
         for partition in partitions {
