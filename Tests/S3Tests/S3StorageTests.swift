@@ -254,6 +254,33 @@ import WireFormat
         #expect(stored.body == setup.bytes)
     }
 
+    /// A clock ten minutes further on for each request the transport has seen: a URL signed before a request started
+    /// is dated before it.
+    struct RequestCountClock: EngineClock {
+        let transport: ScriptedStorageTransport
+        func now() -> Date { Date(timeIntervalSince1970: 1_800_000_000 + 600 * Double(transport.calls.count)) }
+        func sleep(until deadline: Date) async throws {}
+    }
+
+    /// Expiry-aware (DESIGN §12): every part is presigned as it starts, so no part goes up on a URL signed at the
+    /// upload's beginning: part N's URL is signed after part N−1's request (one part at a time), so its date follows.
+    @Test func eachPartIsSignedAsItStarts() async throws {
+        let base = try await Self.setUp(size: 16 * Self.mebibyte, configuration: Self.configuration(partConcurrency: 1))
+        defer { base.fixture.cleanUp() }
+        let presigner = try S3Presigner(configuration: base.fixture.presigner.configuration, clock: RequestCountClock(transport: base.transport))
+        let storage = S3Storage(presigner: presigner, transport: base.transport, singlePut: base.storage.singlePut,
+                                configuration: Self.configuration(partConcurrency: 1), clock: SystemClock())
+
+        try await storage.upload(base.transfer) { _, _ in }
+
+        let dates = base.transport.records.filter { if case .part = $0.call.operation { true } else { false } }.compactMap { record in
+            URLComponents(string: record.url)?.queryItems?.first { $0.name == "X-Amz-Date" }?.value
+        }
+        let expected = (1...4).map { SigV4Timestamp(Date(timeIntervalSince1970: 1_800_000_000 + 600 * Double($0))).amzDate }
+        #expect(dates == expected, "part N signed once N requests (the creation and N−1 parts) had been made")
+        #expect(try await Self.stored(base).body == base.bytes)
+    }
+
     @Test func aFileAtTheThresholdGoesUpInOneSignedPut() async throws {
         let size = 5 * Self.mebibyte
         let setup = try await Self.setUp(size: size)

@@ -24,6 +24,7 @@ final class ScriptedStorageTransport: StorageTransport {
     /// A call with the headers it carried.
     struct Record: Sendable {
         var call: Call
+        var url: String
         var headers: [HTTPHeader]
 
         func header(_ name: String) -> String? {
@@ -154,7 +155,7 @@ final class ScriptedStorageTransport: StorageTransport {
         let operation = Self.operation(of: request)
         return state.withLock { state in
             let call = Call(operation: operation, attempt: state.records.count { $0.call.operation == operation } + 1)
-            state.records.append(Record(call: call, headers: request.headers))
+            state.records.append(Record(call: call, url: request.url, headers: request.headers))
             return call
         }
     }
