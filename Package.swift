@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "TestSupport"]),
         .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "TestSupport"]),
         // Runs the real `attache` binary against `attache dev-broker`, driven by kcat.
-        .testTarget(name: "EndToEndTests", dependencies: ["DevServices", "EmbeddedHTTP", "KafkaIO", "S3", "TestSupport"],
+        .testTarget(name: "EndToEndTests", dependencies: ["DevServices", "EmbeddedHTTP", "HTTPTransport", "KafkaIO", "S3", "TestSupport"],
                     exclude: ["Support/mock_kafka.py"]),
         .testTarget(name: "TransferIntegrationTests", dependencies: ["WireFormat", "UploadEngine", "TestSupport", "HTTPTransport", "S3", "DevServices", "EmbeddedHTTP", "Worker"]),
         .testTarget(name: "OperatorToolsTests", dependencies: ["OperatorTools", "Worker", "KafkaIO", "UploadEngine", "WireFormat", "TestSupport"]),

@@ -11,31 +11,6 @@ import Testing
 /// The rebalances run on librdkafka 2.16's mock, which moves partitions cooperatively as Kafka does (2.0.2's mock
 /// drops the member that was there first when another joins).
 @Suite(.serialized, .timeLimit(.minutes(10))) struct DurableStateTests {
-    /// Topics of one test on the shared 2.16 cluster, with a changelog of its own.
-    private struct Topics {
-        let run = String(UUID().uuidString.prefix(6))
-        let name: String
-        var jobs: String { "e2e.\(name)-\(run).jobs" }
-        var events: String { "e2e.\(name)-\(run).events" }
-        var batches: String { "e2e.\(name)-\(run).batches" }
-        var group: String { "e2e-\(name)-\(run)" }
-
-        func environment(_ extra: [String: String] = [:]) -> [String: String] {
-            ["ATTACHE_KAFKA_BATCHES_TOPIC": batches].merging(extra) { $1 }
-        }
-
-        func create(on cluster: any FaultyCluster, partitions: Int = 4, changelogPartitions: Int? = 4) async throws {
-            try await cluster.createTopic(jobs, partitions: partitions, replicationFactor: 1)
-            try await cluster.createTopic(events, partitions: partitions, replicationFactor: 1)
-            if let changelogPartitions { try await cluster.createTopic(batches, partitions: changelogPartitions, replicationFactor: 1) }
-        }
-    }
-
-    static let cluster = Task { () throws -> any FaultyCluster in
-        let environment = try await EndToEndEnvironment.shared.value
-        return try await ClusterKind.wheel.start(brokers: 1, workspace: environment.workspace)
-    }
-
     private func produce(_ brokers: String, _ topic: String, _ records: [(key: String, value: String)]) async throws {
         let producer = try KafkaProducer(configuration: KafkaConfiguration(bootstrapServers: brokers))
         for record in records {
@@ -51,9 +26,9 @@ import Testing
 
     @Test func aRollingDeployHandsEveryKindOfBatchOverWithoutRepeatingOrForgetting() async throws {
         let environment = try await EndToEndEnvironment.shared.value
-        let cluster = try await Self.cluster.value
+        let cluster = try await ChangelogTopics.cluster.value
         let brokers = cluster.bootstrapServers
-        let topics = Topics(name: "deploy")
+        let topics = ChangelogTopics(name: "deploy")
         try await topics.create(on: cluster)
         let manual = "deploy-manual-\(topics.run)", joined = "deploy-joined-\(topics.run)", failing = "deploy-failing-\(topics.run)"
         let settings = topics.environment(["ATTACHE_LIMITS_FILE_COUNT_MAX": "2", "ATTACHE_RETRY_MAX_ATTEMPTS": "1"])
@@ -137,9 +112,9 @@ import Testing
 
     @Test func aRestartReadsOnlyTheChangelogsTailAndACorruptedStoreIsRebuilt() async throws {
         let environment = try await EndToEndEnvironment.shared.value
-        let cluster = try await Self.cluster.value
+        let cluster = try await ChangelogTopics.cluster.value
         let brokers = cluster.bootstrapServers
-        let topics = Topics(name: "restart")
+        let topics = ChangelogTopics(name: "restart")
         try await topics.create(on: cluster)
         let name = "restart-\(topics.run)"
         let start = { try environment.startWorker(name: name, group: topics.group, jobsTopic: topics.jobs, eventsTopic: topics.events,
@@ -188,8 +163,8 @@ import Testing
 
     @Test func aChangelogWithTheWrongPartitionCountRefusesTheStartNamingBoth() async throws {
         let environment = try await EndToEndEnvironment.shared.value
-        let cluster = try await Self.cluster.value
-        let topics = Topics(name: "mismatch")
+        let cluster = try await ChangelogTopics.cluster.value
+        let topics = ChangelogTopics(name: "mismatch")
         try await topics.create(on: cluster, partitions: 4, changelogPartitions: 3)
         let worker = try environment.startWorker(name: "mismatch-\(topics.run)", group: topics.group, jobsTopic: topics.jobs,
                                                  eventsTopic: topics.events, brokers: cluster.bootstrapServers, extra: topics.environment())
@@ -201,9 +176,9 @@ import Testing
 
     @Test func scalingOneToThreeToOneUnderLoadRepeatsAlmostNothing() async throws {
         let environment = try await EndToEndEnvironment.shared.value
-        let cluster = try await Self.cluster.value
+        let cluster = try await ChangelogTopics.cluster.value
         let brokers = cluster.bootstrapServers
-        let topics = Topics(name: "scale")
+        let topics = ChangelogTopics(name: "scale")
         try await topics.create(on: cluster)
         let jobCount = 150
         let prefix = "scale-\(topics.run)-"

@@ -2,6 +2,7 @@ import Foundation
 @testable import S3
 import HTTPTransport
 import WireFormat
+import TestSupport
 
 /// moto's KMS: creates a customer key to encrypt objects with, as a backend would before setting
 /// `presign.s3.kmsKeyId`.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import S3
+import TestSupport
 import Testing
 import UploadEngine
 import HTTPTransport

@@ -5,10 +5,12 @@ import TestSupport
 enum Kcat {
     static let path = "/usr/bin/kcat"
 
-    /// Produces `records` (key, value) to `topic`; values are single-line JSON.
-    static func produce(brokers: String, topic: String, _ records: [(key: String, value: String)]) async throws {
+    /// Produces `records` (key, value) to `topic`, into `partition` when given (else where the key hashes to);
+    /// values are single-line JSON.
+    static func produce(brokers: String, topic: String, partition: Int? = nil, _ records: [(key: String, value: String)]) async throws {
         let lines = records.map { "\($0.key)\t\($0.value)\n" }.joined()
-        let run = try await Subprocess.run(path, ["-b", brokers, "-t", topic, "-P", "-K", "\t", "-z", "none"],
+        let into = partition.map { ["-p", String($0)] } ?? []
+        let run = try await Subprocess.run(path, ["-b", brokers, "-t", topic] + into + ["-P", "-K", "\t", "-z", "none"],
                                            input: Data(lines.utf8))
         guard run.status == 0 else { throw EndToEndFailure("kcat produce failed: \(run.errorText)") }
     }

@@ -1,22 +1,27 @@
 import Foundation
 import Synchronization
-import TestSupport
 import Testing
 
 /// A moto S3 server on 127.0.0.1 with an ephemeral port, started once for a suite by the `.motoServer` trait and
-/// stopped when the suite ends.
+/// stopped when the suite ends; the S3 integration tests and the end-to-end tests run against it.
 ///
 /// The executable is `$ATTACHE_MOTO_SERVER`, else `moto_server` on `PATH` (`ops/test` puts the project's venv
 /// there), else the project's `.venv/bin/moto_server`; moto runs under the Python its `#!` line names.
-struct S3MotoServer: Sendable {
+public struct S3MotoServer: Sendable {
     /// `http://127.0.0.1:<port>`.
-    var endpoint: String
-    var port: Int
+    public var endpoint: String
+    public var port: Int
+    private let output: S3MotoOutput
 
-    @TaskLocal static var current: S3MotoServer?
+    @TaskLocal public static var current: S3MotoServer?
+
+    /// Every request moto has answered so far, in the order it logged them (as it finished each one): what reached
+    /// storage, counted by a party other than the client — a request whose body was cut off is there too, answered
+    /// 400.
+    public var requests: [S3MotoRequest] { output.requests }
 
     /// The server of the running suite.
-    static func require() throws -> S3MotoServer {
+    public static func require() throws -> S3MotoServer {
         try #require(current, "the suite needs the .motoServer trait")
     }
 
@@ -31,7 +36,7 @@ struct S3MotoServer: Sendable {
             return try interpreter(of: configured)
         }
         let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
         let candidates: [String?] = [Subprocess.findOnPath("moto_server"), packageRoot.appendingPathComponent(".venv/bin/moto_server").path]
         for case let script? in candidates {
             if let python = try? interpreter(of: script) { return python }
@@ -56,7 +61,7 @@ struct S3MotoServer: Sendable {
 
     /// Starts moto and runs `body` with it, then stops it. `environment` is added to moto's (e.g. to turn on
     /// signature checking with `INITIAL_NO_AUTH_ACTION_COUNT`).
-    static func withServer(
+    public static func withServer(
         environment: [String: String] = [:], _ body: @Sendable (S3MotoServer) async throws -> Void
     ) async throws {
         // moto runs under a small Python prologue that exits the moment its stdin (our pipe) closes: at `stop`, or
@@ -79,54 +84,58 @@ struct S3MotoServer: Sendable {
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
             input: .pipe, output: .pipe, error: .standardOutput)
         guard let leash = process.input, let output = process.output else { preconditionFailure("pipes asked for") }
-        let startup = S3MotoStartup()
-        // The handler keeps draining after start-up: werkzeug logs every request, and a full pipe would stall it.
+        let moto = S3MotoOutput()
+        // The handler keeps draining after start-up: werkzeug logs every request (kept as `requests`), and a full pipe
+        // would stall it.
         output.readabilityHandler = { handle in
             let chunk = handle.availableData
             if chunk.isEmpty {
                 handle.readabilityHandler = nil
                 return
             }
-            startup.received(chunk)
+            moto.received(chunk)
         }
-        process.whenExited { startup.exited(status: $0) }
+        process.whenExited { moto.exited(status: $0) }
         let port: Int
         do {
             guard let started = await waitFor("moto_server to serve", timeout: .seconds(60), { () -> Result<Int, any Error> in
-                do { return .success(try await startup.port()) } catch { return .failure(error) }
+                do { return .success(try await moto.port()) } catch { return .failure(error) }
             }) else { throw S3IntegrationFailure("moto_server did not serve within 60 s") }
             port = try started.get()
         } catch {
-            await stop(leash, startup)
+            await stop(leash, moto)
             throw error
         }
-        let server = S3MotoServer(endpoint: "http://127.0.0.1:\(port)", port: port)
+        let server = S3MotoServer(endpoint: "http://127.0.0.1:\(port)", port: port, output: moto)
         do {
             try await body(server)
         } catch {
-            await stop(leash, startup)
+            await stop(leash, moto)
             throw error
         }
-        await stop(leash, startup)
+        await stop(leash, moto)
     }
 
-    private static func stop(_ leash: FileHandle, _ startup: S3MotoStartup) async {
+    private static func stop(_ leash: FileHandle, _ moto: S3MotoOutput) async {
         try? leash.close()
-        await waitFor("moto_server to exit") { await startup.waitForExit() }
+        await waitFor("moto_server to exit") { await moto.waitForExit() }
     }
 }
 
 /// Why an integration test could not run its server or client.
-struct S3IntegrationFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct S3IntegrationFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
-/// Start-up and exit of one moto process, fed by its pipe and termination handlers (any thread).
-private final class S3MotoStartup: Sendable {
+/// Start-up, request log and exit of one moto process, fed by its pipe and termination handlers (any thread).
+private final class S3MotoOutput: Sendable {
     private struct State {
         var text = ""
         var port: Int?
+        /// Output after start-up not yet ending in a newline.
+        var partialLine = ""
+        var requests: [S3MotoRequest] = []
         var exitStatus: Int32?
         var portWaiter: CheckedContinuation<Int, any Error>?
         var exitWaiters: [CheckedContinuation<Void, Never>] = []
@@ -134,9 +143,16 @@ private final class S3MotoStartup: Sendable {
 
     private let state = Mutex(State())
 
+    var requests: [S3MotoRequest] { state.withLock { $0.requests } }
+
     func received(_ chunk: Data) {
         let waiter: (CheckedContinuation<Int, any Error>, Int)? = state.withLock { state in
-            guard state.port == nil else { return nil }
+            guard state.port == nil else {
+                let lines = (state.partialLine + String(decoding: chunk, as: UTF8.self)).split(separator: "\n", omittingEmptySubsequences: false)
+                state.partialLine = String(lines.last ?? "")
+                state.requests += lines.dropLast().compactMap(S3MotoRequest.init(logLine:))
+                return nil
+            }
             state.text += String(decoding: chunk, as: UTF8.self)
             guard let port = Self.port(in: state.text) else { return nil }
             state.port = port
@@ -194,11 +210,11 @@ private final class S3MotoStartup: Sendable {
 }
 
 /// Runs a suite's tests with one moto server for the whole suite (`S3MotoServer.current`).
-struct S3MotoServerTrait: SuiteTrait, TestScoping {
+public struct S3MotoServerTrait: SuiteTrait, TestScoping {
     var environment: [String: String]
-    var isRecursive: Bool { false }
+    public var isRecursive: Bool { false }
 
-    func provideScope(
+    public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         try await S3MotoServer.withServer(environment: environment) { server in
@@ -209,11 +225,11 @@ struct S3MotoServerTrait: SuiteTrait, TestScoping {
 
 extension Trait where Self == S3MotoServerTrait {
     /// One moto server for the suite, in its default mode (no signature checks).
-    static var motoServer: Self { S3MotoServerTrait(environment: [:]) }
+    public static var motoServer: Self { S3MotoServerTrait(environment: [:]) }
 
     /// One moto server for the suite that checks `Authorization` signatures (with IAM policies) after its first
     /// `unauthenticatedRequests` requests, which create the IAM user whose key signs the rest.
-    static func motoServer(checkingSignaturesAfter unauthenticatedRequests: Int) -> Self {
+    public static func motoServer(checkingSignaturesAfter unauthenticatedRequests: Int) -> Self {
         S3MotoServerTrait(environment: ["INITIAL_NO_AUTH_ACTION_COUNT": String(unauthenticatedRequests)])
     }
 }
