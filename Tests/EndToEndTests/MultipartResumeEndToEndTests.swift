@@ -177,6 +177,51 @@ import Testing
 }
 
 extension MultipartResumeEndToEndTests {
+    /// No orphaned parts (DESIGN §12): a worker with `storage.sweepInterval` aborts an upload of a batch it owns that
+    /// the batch does not record, and leaves alone the upload the batch will resume and those of batches it does not
+    /// know; `attache storage sweep`, reading the whole changelog, lists the upload of a batch that is gone as an
+    /// orphan, the live one as kept, and aborts only the orphan with `--yes`.
+    @Test func sweepsAbortTheUploadsNoBatchWillResumeAndLeaveTheLiveOne() async throws {
+        let rig = try await Rig.make(name: "sweep", size: 40 * Self.mebibyte)
+        let worker = try rig.worker("only", rate: "2MiB", extra: ["ATTACHE_STORAGE_SWEEP_INTERVAL": "1s"])
+        defer { worker.signal(SIGKILL) }
+        try await rig.produceJob()
+        let live = try await eventually("the upload to be recorded", timeout: .seconds(90), every: .milliseconds(100)) {
+            try await rig.recordedUpload()?.uploadId
+        }
+        let unrecorded = try await rig.bucket.plantUpload(key: rig.key)
+        let goneKey = rig.bucket.key(batchId: "gone-\(rig.topics.run)", fileId: "f1", name: "old.bin")
+        let gone = try await rig.bucket.plantUpload(key: goneKey)
+
+        // moto dates every upload 2010, so both planted ones are old enough for the worker's sweep at once.
+        _ = try await eventually("the worker to abort the upload its batch does not record", timeout: .seconds(30)) {
+            try await rig.bucket.openUploads().contains { $0.uploadId == unrecorded } ? nil : true
+        }
+        #expect(Set(try await rig.bucket.openUploads().map(\.uploadId)) == [live, gone], "\(rig.log(worker))")
+        #expect(worker.standardError.contains("aborted an orphaned multipart upload"))
+
+        let settings = rig.topics.environment(rig.bucket.workerEnvironment()).merging([
+            "ATTACHE_KAFKA_BROKERS": rig.brokers, "ATTACHE_KAFKA_JOBS_TOPIC": rig.topics.jobs,
+        ]) { $1 }
+        let listed = try await CommandLineTests.attache(["storage", "sweep", "--older-than", "1h"], environment: settings)
+        #expect(listed.status == 0, "\(listed.error)")
+        let lines = listed.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("orphan") && $0.contains(gone) && $0.contains("its batch is gone") }, "\(listed.output)")
+        #expect(lines.contains { $0.hasPrefix("kept") && $0.contains(live) && $0.contains("resumed by its batch") }, "\(listed.output)")
+        #expect(lines.contains("2 incomplete uploads under 'uploads': 1 orphaned, 1 kept"), "\(listed.output)")
+        #expect(Set(try await rig.bucket.openUploads().map(\.uploadId)) == [live, gone], "listing changes nothing")
+
+        let swept = try await CommandLineTests.attache(["storage", "sweep", "--older-than", "1h", "--yes"], environment: settings)
+        #expect(swept.status == 0, "\(swept.error)")
+        #expect(swept.output.contains("aborted \(goneKey) \(gone)"))
+        #expect(try await rig.bucket.openUploads().map(\.uploadId) == [live], "only the live upload is left")
+
+        let refused = try await CommandLineTests.attache(["storage", "sweep"], environment: [
+            "ATTACHE_KAFKA_BROKERS": rig.brokers, "ATTACHE_PRESIGN_URL": "http://127.0.0.1:1/presign",
+        ])
+        #expect(refused.status == 2 && refused.error.contains("presign.mode s3"), "\(refused.error)")
+    }
+
     /// One test's topics (two partitions) on the shared 2.16 cluster, its bucket on the suite's moto, and one batch
     /// of one `path` source of random bytes.
     struct Rig {

@@ -54,6 +54,13 @@ struct MotoBucket {
         }
     }
 
+    /// Starts a multipart upload of `key` nobody records (CreateMultipartUpload), as a worker killed before it wrote
+    /// its snapshot would leave; returns its id.
+    func plantUpload(key: String) async throws -> String {
+        let created = try await send(presigner.createMultipartUploadRequest(key: key, mimeType: "application/octet-stream"))
+        return try S3InitiateMultipartUploadResult(status: created.status, body: created.body).uploadId
+    }
+
     /// The hex SHA-256 of the object stored under `key`; nil when there is none.
     func sha256(ofObject key: String) async throws -> String? {
         let answer = try await send(presigner.presignedGet(key: key))
