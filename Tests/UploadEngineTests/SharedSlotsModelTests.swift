@@ -173,9 +173,10 @@ import TestSupport
                 return uploading == Set(uploads.runningKeys)
             }
             // Read across runners one by one, a state can look settled for a moment while a hand-over between tasks
-            // is under way: it must hold over a run of consecutive looks.
+            // is under way: it must hold over a run of consecutive looks. The wait is long because a machine busy
+            // with other suites can starve the tasks for seconds; what settled is checked below either way.
             var looks = 0
-            await yieldUntil(timeout: .seconds(10)) {
+            await yieldUntil(timeout: .seconds(60)) {
                 let settled = !timerDue() && uploadsMatch() && (inFlight() == capacity || !couldStart())
                 looks = settled ? looks + 1 : 0
                 return looks >= 5
