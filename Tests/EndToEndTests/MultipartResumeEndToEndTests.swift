@@ -20,6 +20,7 @@ import Testing
     @Test func aWorkerKilledAtSixtyPercentIsFinishedByTheNextOwnerSendingOnlyTheMissingParts() async throws {
         let size = 256 * Self.mebibyte
         var rig = try await Rig.make(name: "resume-kill", size: size)
+        defer { rig.removeSource() }
         // 32 MiB/s: 60 % after about five seconds, in parts stored four at a time.
         let (first, second) = try await rig.startPair(firstRate: "32MiB")
         defer { first.signal(SIGKILL); second.signal(SIGKILL) }
@@ -75,6 +76,7 @@ import Testing
     @Test func aRollingDeployHandsTheUploadOverAndTheNewOwnerResumesIt() async throws {
         let size = 64 * Self.mebibyte
         var rig = try await Rig.make(name: "resume-deploy", size: size)
+        defer { rig.removeSource() }
         // A grace shorter than the rest of the upload: the first worker hands it over unfinished.
         let (first, second) = try await rig.startPair(firstRate: "8MiB", firstExtra: [
             "ATTACHE_WORKER_SHUTDOWN_GRACE": "2s", "ATTACHE_WORKER_REVOKE_GRACE": "1s",
@@ -109,6 +111,7 @@ import Testing
     @Test func aSourceChangedBeforeTheResumeStartsANewUploadAndAbortsTheOld() async throws {
         let size = 40 * Self.mebibyte
         var rig = try await Rig.make(name: "resume-changed", size: size)
+        defer { rig.removeSource() }
         let (first, second) = try await rig.startPair(firstRate: "8MiB")
         defer { first.signal(SIGKILL); second.signal(SIGKILL) }
 
@@ -140,8 +143,10 @@ import Testing
     @Test func removeAndClearMidUploadLeaveNoIncompleteUpload() async throws {
         let size = 60 * Self.mebibyte
         let removed = try await Rig.make(name: "resume-remove", size: size)
+        defer { removed.removeSource() }
         // The cleared batch shares the first's topics and bucket: one worker uploads both.
         let cleared = try removed.sibling(batchId: "cleared-\(removed.topics.run)", size: size)
+        defer { cleared.removeSource() }
         let worker = try removed.worker("only", rate: "16MiB")
         defer { worker.signal(SIGKILL) }
         try await removed.produceJob()
@@ -225,6 +230,11 @@ extension MultipartResumeEndToEndTests {
         }
 
         var sourceURL: URL { environment.sourceRoot.appendingPathComponent("\(batchId)/\(name)") }
+
+        /// Removes the source and its directory: hundreds of MiB that outlive the run otherwise.
+        func removeSource() {
+            try? FileManager.default.removeItem(at: sourceURL.deletingLastPathComponent())
+        }
         var key: String { bucket.key(batchId: batchId, fileId: fileId, name: name) }
         var partNumbers: [Int] { Array(1...((size + partSize - 1) / partSize)) }
 
