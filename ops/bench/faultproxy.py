@@ -11,7 +11,8 @@ body, the connection reset without an answer (share --drop); or forwarded to the
 Other methods are always forwarded. `GET /_faultproxy/stats` answers the counts so far as JSON (not forwarded).
 `POST /_faultproxy/off` stops injecting faults; `POST /_faultproxy/on` starts again. `GET /_faultproxy/puts` answers
 how many PUTs arrived for each path, `{"/path": count}`, every attempt counted when its head arrived (an upload cut
-off or given up halfway counts as much as one that landed).
+off or given up halfway counts as much as one that landed); `GET /_faultproxy/bytes` how many bytes of PUT bodies
+arrived for each path, a body cut off counted for what arrived of it (the resume run's bytes sent in total).
 
 With `--trickle B`, every PUT body is read from the client at B bytes per second (in 4 KiB steps) before it is
 forwarded, so each upload stays in flight for about its size ÷ B seconds: the worker's transfer is open, its
@@ -33,7 +34,9 @@ from attache_bench.http1 import read_head, response, serve
 STATS = {"requests": 0, "puts": 0, "forwarded": 0, "failed503": 0, "dropped": 0, "upstreamErrors": 0}
 STATE = {"faults": True}
 PUTS = {}  # path -> PUT requests whose head arrived
+BYTES = {}  # path -> bytes of PUT bodies that arrived
 TRICKLE_STEP = 4096
+READ_STEP = 256 * 1024
 
 
 async def read_response(reader, method):
@@ -96,14 +99,21 @@ def reset(writer):
     writer.transport.abort()
 
 
-async def trickled(reader, length, rate):
-    """A request body of `length` bytes, read at `rate` bytes per second."""
+async def read_body(reader, length, rate=0, counted=lambda n: None):
+    """A request body of `length` bytes, read at `rate` bytes per second when one is given; `counted(n)` is told of
+    each piece as it arrives, so a body cut off counts for what came of it."""
     parts, left = [], length
     while left:
-        part = await reader.readexactly(min(left, TRICKLE_STEP))
+        try:
+            part = await reader.readexactly(min(left, TRICKLE_STEP if rate else READ_STEP))
+        except asyncio.IncompleteReadError as cut:
+            counted(len(cut.partial))
+            raise
+        counted(len(part))
         parts.append(part)
         left -= len(part)
-        await asyncio.sleep(len(part) / rate)
+        if rate:
+            await asyncio.sleep(len(part) / rate)
     return b"".join(parts)
 
 
@@ -118,8 +128,8 @@ async def serve_connection(reader, writer, options, rng):
             kept = [head.start] + [line for line in head.lines
                                    if ":" in line and line.split(":", 1)[0].strip().lower() != "expect"]
             STATS["requests"] += 1
-            if target.startswith("/_faultproxy/puts"):
-                writer.write(response("200 OK", json.dumps(PUTS).encode()))
+            if target.startswith("/_faultproxy/puts") or target.startswith("/_faultproxy/bytes"):
+                writer.write(response("200 OK", json.dumps(PUTS if target.startswith("/_faultproxy/puts") else BYTES).encode()))
                 await writer.drain()
                 continue
             if target.startswith("/_faultproxy/"):
@@ -134,10 +144,12 @@ async def serve_connection(reader, writer, options, rng):
                 break
             length = int(headers.get("content-length", "0"))
             fault = None
+            counted = lambda n: None
             if method == "PUT":
                 STATS["puts"] += 1
                 path = target.split("?", 1)[0]
                 PUTS[path] = PUTS.get(path, 0) + 1
+                counted = lambda n, path=path: BYTES.__setitem__(path, BYTES.get(path, 0) + n)
                 if STATE["faults"]:
                     draw = rng.random()
                     if draw < options.drop:
@@ -148,14 +160,11 @@ async def serve_connection(reader, writer, options, rng):
                 writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
                 await writer.drain()
             if fault == "drop":
-                await reader.readexactly(length // 2)
+                await read_body(reader, length // 2, counted=counted)
                 STATS["dropped"] += 1
                 reset(writer)
                 return
-            if method == "PUT" and options.trickle > 0:
-                body = await trickled(reader, length, options.trickle)
-            else:
-                body = await reader.readexactly(length) if length else b""
+            body = await read_body(reader, length, options.trickle if method == "PUT" else 0, counted)
             if fault == "503":
                 STATS["failed503"] += 1
                 writer.write(response("503 Service Unavailable", b'{"error":"injected"}'))

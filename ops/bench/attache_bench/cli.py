@@ -15,7 +15,7 @@ from .environment import environment
 from .failure import BenchFailure
 from .log import log
 from .notes import NOTES
-from .paths import ATTACHE, BENCH_DIR, REPO, wheel_python
+from .paths import ATTACHE, BENCH_DIR, REPO, moto_server, wheel_python
 from .rig import Rig
 from .rows import HEADER, markdown
 from .scenarios.soak.report import HEADING as SOAK_HEADING
@@ -64,6 +64,9 @@ def parse_options(argv):
     if "scale" in options.only and options.scale_kafka == "wheel" and not wheel_has_mock():
         parser.error("the scale run needs librdkafka 2.16's mock from {}'s confluent-kafka: run ops/install-deps test, "
                      "or pass --scale-kafka dev-broker".format(os.path.relpath(wheel_python(), REPO)))
+    if "resume" in options.only and not (wheel_has_mock() and os.access(moto_server(), os.X_OK)):
+        parser.error("the resume run needs moto and librdkafka 2.16's mock from {}: run ops/install-deps test".format(
+            os.path.relpath(os.path.dirname(os.path.dirname(moto_server())), REPO)))
     if "dashboard" in options.only and not chromium_path():
         parser.error("the dashboard run needs chromium: run ops/install-deps bench")
     if options.perf and not shutil.which("perf"):

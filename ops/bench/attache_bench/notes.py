@@ -85,6 +85,19 @@ NOTES = """How the figures are taken:
   (the confluent-kafka wheel in the test venv), as in the test: librdkafka 2.0.2's (`attache dev-broker`,
   `--scale-kafka dev-broker`) can drop the member that was there first when another joins, so that its partitions
   are lost rather than revoked.
+- Resume: one 256 MiB `path` file (random bytes) in `s3` mode, `upload.partSize=5MiB` (52 parts, four at a time),
+  to moto (the test venv's moto_server, in memory) through ops/bench/faultproxy.py, which counts the PUTs (UploadPart
+  requests, as their heads arrive) and the bytes of their bodies that arrived, a body cut off by the kill counted for
+  what came of it. Two workers start together on fresh topics of 2 partitions (session 6 s) and take one each; the job
+  goes to the first's, whose uploads are capped at `upload.maxBytesPerSecond=32MiB` so the kill lands near 60 %: it
+  gets SIGKILL once one of its `file.progress` events says 60 % (events come at most four a second, 8 MiB apart at
+  that rate, and are read with `fetch.wait.max.ms=5`, so the kill comes at 60–64 %). "Bytes sent in all ÷ file size" is the proxy's byte count for the object over 256 MiB. The time is from
+  the kill to `batch.completed` seen; the handover is from the kill to the second worker's `partition restored` log line
+  for the partition (the session timing out, the mock's rebalance, the changelog read); "alone" is a fresh worker on
+  its own topics, done restoring its partitions, uploading a file of the missing 40 % (102.4 MiB) the same way, from
+  the job produced to `batch.completed` seen. The new owner stages (reads and hashes) the whole 256 MiB again before it resumes; the stored
+  object's SHA-256 is checked against the source's, and no incomplete upload may be left. Kafka is librdkafka 2.16's
+  mock, as for the scale run.
 - Dashboard: the history of --dashboard-batches (20,000) finished batches is produced first (kcat, 24 partitions
   each): per batch its job on the jobs topic and its events — file.progress, file.uploaded, batch.completed,
   message.sent, or for every fiftieth a rejection and batch.completed — from three workers, 30 ms apart. Each run

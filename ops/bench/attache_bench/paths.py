@@ -16,3 +16,8 @@ def bench_script(name):
 def wheel_python():
     """The test venv's python, whose confluent-kafka wheel carries librdkafka 2.16 (ops/install-deps test)."""
     return os.path.join(REPO, ".venv", "bin", "python")
+
+
+def moto_server():
+    """The test venv's moto_server (an S3 implementation, ops/install-deps test), the resume run's storage."""
+    return os.path.join(REPO, ".venv", "bin", "moto_server")

@@ -1,9 +1,10 @@
 """One bench: the scenarios --only names, in the table's order, on one rig."""
 from .log import log
-from .scenarios import bandwidth, dashboard, fairness, fanout, handover, intake, large, memory, scale, small, soak
+from .scenarios import bandwidth, dashboard, fairness, fanout, handover, intake, large, memory, resume, scale, small, soak
 
 # In the default set, in the order of the table.
-SCENARIOS = ["large", "memory", "bandwidth", "small", "fanout", "fairness", "intake", "handover", "scale", "dashboard"]
+SCENARIOS = ["large", "memory", "bandwidth", "small", "fanout", "fairness", "intake", "handover", "scale", "resume",
+             "dashboard"]
 # Run only when asked for: it takes --soak-minutes, ten by default, and writes a section of its own.
 EXTRA_SCENARIOS = ["soak"]
 
@@ -46,6 +47,10 @@ def run_scenarios(rig, only, argv):
     if "scale" in only:
         log("scale: {} one-file jobs while the group grows from 1 worker to 3 and back".format(options.scale_jobs))
         rows += scale.rows(scale.measure(rig))
+    if "resume" in only:
+        log("resume: {} MiB in {} MiB parts to moto, the worker killed at {:.0%}, and the missing part alone".format(
+            resume.SIZE >> 20, resume.PART_MIB, resume.KILL_AT))
+        rows += resume.rows(resume.measure(rig))
     if "dashboard" in only:
         log("dashboard: {} batches on the events topic, read by attache dashboard and shown in Chromium".format(
             options.dashboard_batches))

@@ -81,4 +81,8 @@ FAIRNESS_VS_IDLE = Target((at_most(2.0, "{:.1f}×"),), source="§8 fairness: one
 # Two-sided: the rate upload.maxBytesPerSecond lets through is checked against the cap from below and from above.
 BANDWIDTH_VS_CAP = Target((at_least(0.90, "{:.2f}×"), at_most(1.10, "{:.2f}×")), "{0} and {1} the cap",
                           source="§8/§12 upload rate cap: the measured rate within 10 % of upload.maxBytesPerSecond")
+RESUME_BYTES = Target((at_most(1.10, "{:.2f}×"),), source="§8 resume: bytes uploaded in total ÷ file size after a kill at 60 %")
+# The time from the kill to batch.completed over the budget: the missing 40 % alone on an idle worker plus the handover.
+RESUME_TIME = Target((at_most(1.0, "{:.2f}×"),), "{0} (missing 40 % alone + handover)",
+                     source="§8 resume: the time to finish after the kill ≤ the missing 40 % alone plus the handover")
 NONE = Target(layout="—", source="§8 sets no target for this figure")

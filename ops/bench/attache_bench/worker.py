@@ -61,9 +61,7 @@ class Worker:
         while time.time() < deadline:
             for line in self.child.stderr_text().splitlines():
                 if "partitions assigned" in line:
-                    stamp = line.split(" ", 1)[0]
-                    return datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
-                        tzinfo=datetime.timezone.utc).timestamp()
+                    return log_time(line)
             self.check_running()
             time.sleep(0.05)
         raise BenchFailure("{} got no partitions in {} s".format(self.name, timeout))
@@ -111,6 +109,12 @@ class Worker:
         code = self.child.stop(timeout=40)
         if code != 0:
             raise BenchFailure("{} exited {} on SIGTERM: {}".format(self.name, code, self.child.stderr_text()[-2000:]))
+
+
+def log_time(line):
+    """The time a worker's text log line was written (epoch seconds)."""
+    stamp = line.split(" ", 1)[0]
+    return datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc).timestamp()
 
 
 def wait_spread(workers, partitions=4, timeout=90):
