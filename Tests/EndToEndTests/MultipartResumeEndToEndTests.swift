@@ -192,6 +192,7 @@ extension MultipartResumeEndToEndTests {
     /// orphan, the live one as kept, and aborts only the orphan with `--yes`.
     @Test func sweepsAbortTheUploadsNoBatchWillResumeAndLeaveTheLiveOne() async throws {
         let rig = try await Rig.make(name: "sweep", size: 40 * Self.mebibyte)
+        defer { rig.removeSource() }
         let worker = try rig.worker("only", rate: "2MiB", extra: ["ATTACHE_STORAGE_SWEEP_INTERVAL": "1s"])
         defer { worker.signal(SIGKILL) }
         try await rig.produceJob()

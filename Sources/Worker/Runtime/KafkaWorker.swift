@@ -131,7 +131,7 @@ public final class KafkaWorker: Sendable {
             await durable?.release(partitions, flushing: !lost, keepingRows: shutdown.isRequested)
             if !lost {
                 logger.info(settled ? "revoked partitions settled; handing them over"
-                                    : "revoke grace over: handing unfinished uploads over (they start again on the new owner)",
+                                    : "revoke grace over: handing unfinished uploads over (the new owner starts them again, a multipart upload from the parts stored)",
                             ["partitions": revoked.map(\.description).joined(separator: ","),
                              "waited": "\(ContinuousClock.now - started)", "batchesUnfinished": String(unfinished)])
             }
