@@ -133,6 +133,22 @@ import TestSupport
         #expect(Set(try await S3MotoTransferTests.openUploads(setup.fixture)) == [live.uploadId, outside.uploadId])
     }
 
+    @Test func anUploadCalledOffAsItIsCreatedIsAbortedAtOnce() async throws {
+        let setup = try await S3StorageTests.setUp(size: Self.size)
+        defer { setup.fixture.cleanUp() }
+
+        await #expect(throws: CancellationError.self) {
+            // The attempt is called off just as storage reports the new upload: its record may never be made.
+            try await setup.storage.upload(setup.transfer, progress: { _, _ in }, stored: { _ in
+                withUnsafeCurrentTask { $0?.cancel() }
+            })
+        }
+
+        #expect(setup.transport.count(.create) == 1 && setup.transport.count(.abort) == 1)
+        #expect((1...4).allSatisfy { setup.transport.count(.part($0)) == 0 })
+        #expect(try await S3MotoTransferTests.openUploads(setup.fixture).isEmpty)
+    }
+
     @Test func aRecordedUploadThatFailsIsLeftForTheNextAttempt() async throws {
         let setup = try await S3StorageTests.setUp(
             size: Self.size, configuration: S3StorageTests.configuration(partConcurrency: 1)

@@ -63,6 +63,13 @@ struct S3MultipartTransfer: Sendable {
         }
         let upload = try await create()
         stored?(upload)
+        if Task.isCancelled {
+            // Cancelled while storage created it: whoever called the attempt off (a remove, a clear, a handover) may
+            // not have recorded the upload, and one nobody records is an orphan. No part is stored yet, so aborting
+            // costs nothing; a new owner that did record it finds it gone and starts a new one.
+            await storage.abort(upload)
+            throw CancellationError()
+        }
         do {
             try await finish(upload)
         } catch is UploadGone {
