@@ -67,10 +67,9 @@ extension CurlUploader {
     public static func isRetryable(status: Int, storageCode: String) -> Bool {
         if transientStorageCodes.contains(storageCode) { return true }
         switch status {
-        case 501: return false
-        case 500..<600, 408, 429, 307: return true
+        case 307: return true
         case 409: return storageCode.isEmpty
-        default: return false
+        default: return RetryableStatus.contains(status)
         }
     }
 

@@ -62,7 +62,7 @@ public struct MessageAPIClient: Sendable {
         return HTTPTransportError(
             .unexpectedStatus, message, status: response.status,
             retryAfter: RetryAfter.parse(response, now: clock.now()),
-            retryable: response.status >= 500 || response.status == 429 || response.status == 408)
+            retryable: response.isRetryable)
     }
 
     /// `data.id` of the answer, as text.

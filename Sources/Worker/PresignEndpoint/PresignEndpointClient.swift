@@ -40,7 +40,7 @@ public struct PresignEndpointClient: Presigner {
             throw HTTPTransportError(
                 .unexpectedStatus, "presign endpoint \(request.redactedURL) answered \(response.status)",
                 status: response.status, retryAfter: RetryAfter.parse(response, now: Date()),
-                retryable: response.status >= 500 || response.status == 429 || response.status == 408)
+                retryable: response.isRetryable)
         }
         let answer: PresignEndpointAnswer
         do {

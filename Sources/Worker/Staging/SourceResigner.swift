@@ -45,7 +45,7 @@ struct SourceResigner: Sendable {
                 throw UploadError(.sourceUnresolvable, "the re-sign endpoint answered without a url", retryable: false)
             }
             return fresh
-        case 500..<600, 408, 429:
+        case _ where response.isRetryable:
             throw UploadError(.sourceFetchFailed, "the re-sign endpoint answered HTTP \(response.status)", retryable: true,
                               retryAfter: RetryAfter.parse(response, now: Date()))
         default:

@@ -126,7 +126,7 @@ extension SourceStaging {
             return .notModified
         case 401, 403, 410:
             throw FetchRefusal.expired(status: response.status)
-        case 500..<600, 408, 429:
+        case _ where response.isRetryable:
             throw UploadError(.sourceFetchFailed, "the source answered HTTP \(response.status)", retryable: true,
                               retryAfter: RetryAfter.parse(response, now: Date()))
         default:
