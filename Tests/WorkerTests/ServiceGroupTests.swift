@@ -4,7 +4,8 @@ import Testing
 import TestSupport
 @testable import Worker
 
-/// The worker's parts stop in order, each once the one before returned; a stop signal ends a periodic wait early.
+/// The worker's parts stop in reverse start order, each once the one stopped before it returned, under one deadline;
+/// a stop signal ends a periodic wait early.
 @Suite(.timeLimit(.minutes(1))) struct ServiceGroupTests {
     private struct Recorded: Service {
         let name: String
@@ -21,11 +22,11 @@ import TestSupport
         }
     }
 
-    @Test func servicesStopInTheirOrderEachAfterTheOneBeforeReturned() async {
+    @Test func servicesStopInReverseStartOrderEachAfterTheOneBeforeReturned() async {
         let log = Locked<[String]>([])
         let drain = Gate()
         let shutdown = ShutdownSignal()
-        let group = ServiceGroup(services: [Recorded(name: "intake", log: log, drain: drain), Recorded(name: "kafka", log: log)],
+        let group = ServiceGroup(services: [Recorded(name: "kafka", log: log), Recorded(name: "intake", log: log, drain: drain)],
                                  logger: .silent)
         let running = Task { await group.run(until: shutdown) }
         await yieldUntil { log.value.count == 2 }
@@ -36,6 +37,24 @@ import TestSupport
         drain.open()
         await waitFor("the group to return") { await running.value }
         #expect(log.value.suffix(4) == ["intake stopping", "intake stopped", "kafka stopping", "kafka stopped"])
+    }
+
+    @Test func aServiceStillRunningAtTheDeadlineIsCancelledAndTheNextOneStillStops() async {
+        /// Ignores its stop signal; only cancellation ends it.
+        struct Stubborn: Service {
+            var name: String { "stubborn" }
+            func run(until shutdown: ShutdownSignal) async {
+                try? await Task.sleep(for: .seconds(3600))
+            }
+        }
+        let log = Locked<[String]>([])
+        let shutdown = ShutdownSignal()
+        let group = ServiceGroup(services: [Recorded(name: "kafka", log: log), Stubborn()], logger: .silent, grace: { .milliseconds(200) })
+        let running = Task { await group.run(until: shutdown) }
+        await yieldUntil { log.value.count == 1 }
+        shutdown.request()
+        await waitFor("the group to return past its deadline", timeout: .seconds(20)) { await running.value }
+        #expect(log.value == ["kafka running", "kafka stopping", "kafka stopped"], "the next service was still told to stop")
     }
 
     @Test func aGroupWhoseServicesAllEndedByThemselvesReturnsWithoutASignal() async {

@@ -169,13 +169,9 @@ public final class KafkaWorker: Sendable {
         // One budget for the whole shutdown, counted from when it started (a signal or a fatal error).
         let shutdownGrace = configuration.worker.shutdownGrace
         let budget = { @Sendable in ShutdownBudget(grace: shutdownGrace, startedAt: shutdown.requestedAt ?? Date()) }
-        // In stop order: intake drains first; then the sweepers; then the Kafka clients flush, commit and leave.
+        // In start order; they stop in reverse: intake drains first, then the sweepers, then the Kafka clients flush,
+        // commit and leave.
         var services: [any Service] = [
-            IntakeService(intake: intake, registry: registry, durable: durable, assignment: assignment,
-                          grace: { [self] in fatal.withLock { $0 } == nil ? shutdownGrace : .zero }, budget: budget,
-                          health: health, logger: logger),
-            Sweeper(registry: registry, durable: durable, batchTTL: configuration.worker.batchTTL,
-                    retainFailed: configuration.staging.retainFailed, assignment: assignment),
             KafkaClientsService(consumer: consumer, producer: producer, deadLetters: deadLetters, durable: durable, budget: budget,
                                 onConsumerEvent: { [self] event in
                                     handle(event, consumer: consumer, restores: restores, shutdown: shutdown, onReady: onReady)
@@ -184,12 +180,20 @@ public final class KafkaWorker: Sendable {
                                     report(error, from: "producer")
                                     if error.isFatal { fail("producer: \(error.description)", shutdown: shutdown) }
                                 }, logger: logger),
+            Sweeper(registry: registry, durable: durable, batchTTL: configuration.worker.batchTTL,
+                    retainFailed: configuration.staging.retainFailed, assignment: assignment),
         ]
         if let storage, let interval = configuration.storage.sweepInterval {
-            services.insert(StorageSweeper(storage: storage, interval: interval, registry: registry, durable: durable,
-                                           assignment: assignment, logger: logger), at: 2)
+            services.append(StorageSweeper(storage: storage, interval: interval, registry: registry, durable: durable,
+                                           assignment: assignment, logger: logger))
         }
-        await ServiceGroup(services: services, logger: logger).run(until: shutdown)
+        services.append(IntakeService(intake: intake, registry: registry, durable: durable, assignment: assignment,
+                                      grace: { [self] in fatal.withLock { $0 } == nil ? shutdownGrace : .zero }, budget: budget,
+                                      health: health, logger: logger))
+        // Every step bounds itself by the budget; the group's deadline is the backstop, just past it and well before
+        // the command's watchdog (grace + 5 s).
+        let group = ServiceGroup(services: services, logger: logger, grace: { budget().remaining + .seconds(2) })
+        await group.run(until: shutdown)
         if let reason = fatal.withLock({ $0 }) { throw WorkerFailure(reason: reason) }
     }
 
