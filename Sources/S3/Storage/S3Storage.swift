@@ -118,20 +118,9 @@ public struct S3Storage: Sendable {
     /// sleeping the policy's backoff (at least `Retry-After`) between attempts.
     /// - Throws: the last `UploadError`; `CancellationError` as soon as the task is cancelled.
     func withAttempts<Result: Sendable>(_ operation: () async throws -> Result) async throws -> Result {
-        var random = SystemRandomNumberGenerator()
-        var attempt = 1
-        while true {
-            try Task.checkCancellation()
-            do {
-                return try await operation()
-            } catch let error as UploadError {
-                guard error.isRetryable,
-                    let delay = configuration.partRetry.delay(
-                        afterAttempt: attempt, retryAfter: error.retryAfter, using: &random)
-                else { throw error }
-                try await clock.sleep(until: clock.now() + delay)
-                attempt += 1
-            }
-        }
+        try await configuration.partRetry.run(on: clock, judge: { error in
+            guard let error = error as? UploadError else { return .init(retryable: false) }
+            return .init(retryable: error.isRetryable, retryAfter: error.retryAfter)
+        }) { _ in try await operation() }
     }
 }

@@ -211,22 +211,21 @@ final class JobIntake: Sendable {
     /// Produces `copy` through the forwarding producer, up to `retry.maxAttempts` times with the retry policy's
     /// backoff; `what` names the attempt in the log.
     private func forward(_ copy: KafkaProducerRecord, what: String) async -> ForwardOutcome {
-        let policy = configuration.retry
-        var attempt = 1
-        while true {
-            do {
-                _ = try await deadLetters.send(copy)
-                return .delivered
-            } catch {
-                if let error = error as? KafkaError, error.code == .closed { return .closed }
-                var random = SystemRandomNumberGenerator()
-                guard let delay = policy.delay(afterAttempt: attempt, retryAfter: nil, using: &random) else {
-                    return .refused("\(error)", attempts: attempt)
-                }
+        let attempts = Mutex(0)
+        do {
+            _ = try await configuration.retry.run(judge: { error in
+                .init(retryable: (error as? KafkaError)?.code != .closed && !(error is CancellationError))
+            }, onRetry: { error, attempt in
                 logger.warn("\(what) failed; retrying", ["attempt": String(attempt), "error": "\(error)"])
-                try? await Task.sleep(for: delay)
-                attempt += 1
+            }) { attempt in
+                attempts.withLock { $0 = attempt }
+                return try await deadLetters.send(copy)
             }
+            return .delivered
+        } catch let error as KafkaError where error.code == .closed {
+            return .closed
+        } catch {
+            return .refused("\(error)", attempts: attempts.withLock { $0 })
         }
     }
 }
