@@ -219,21 +219,16 @@ public final class BatchRegistry: Sendable {
         }
         guard !runners.isEmpty else { return 0 }
         let remaining = Atomic<Int>(runners.count)
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
-            let answer = Mutex<CheckedContinuation<Int, Never>?>(continuation)
-            let finish = { @Sendable in answer.withLock { $0.take() }?.resume(returning: remaining.load(ordering: .acquiring)) }
-            let deadline = Task {
-                try? await Task.sleep(for: timeout)
-                finish()
-            }
+        _ = await FirstOfEventOrTimeout.wait(upTo: timeout) { fire in
             for runner in runners {
                 runner.holdForHandover {
-                    guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
-                    finish()
-                    deadline.cancel()
+                    if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { fire() }
                 }
             }
+            // A runner's settling callback cannot be taken back; firing after the end does nothing.
+            return {}
         }
+        return remaining.load(ordering: .acquiring)
     }
 
     /// The batches whose records came from these partitions stop at once and are forgotten, their waiting records

@@ -9,15 +9,13 @@ final class OpenRecords: Sendable {
         let id: UInt64
         /// nil: every partition.
         let partitions: Set<Int32>?
-        let continuation: CheckedContinuation<Void, Never>
+        let wake: @Sendable () -> Void
     }
 
     private struct State {
         var counts: [Int32: Int] = [:]
         var waiters: [Waiter] = []
         var nextId: UInt64 = 0
-        /// Waits cancelled before they were registered.
-        var cancelled: Set<UInt64> = []
 
         func isEmpty(_ partitions: Set<Int32>?) -> Bool {
             guard let partitions else { return counts.isEmpty }
@@ -40,7 +38,7 @@ final class OpenRecords: Sendable {
 
     /// Closes one record per element, under one lock.
     func closed(_ partitions: some Sequence<Int32>) {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let ready = state.withLock { state -> [@Sendable () -> Void] in
             var emptied = false
             for partition in partitions {
                 let left = (state.counts[partition] ?? 1) - 1
@@ -51,48 +49,25 @@ final class OpenRecords: Sendable {
             let snapshot = state
             let ready = state.waiters.filter { snapshot.isEmpty($0.partitions) }
             state.waiters.removeAll { snapshot.isEmpty($0.partitions) }
-            return ready.map(\.continuation)
+            return ready.map(\.wake)
         }
-        ready.forEach { $0.resume() }
+        ready.forEach { $0() }
     }
 
     /// Waits until none of `partitions` (nil: none at all) has an open record, or `timeout` passes; says which.
     func waitUntilEmpty(_ partitions: Set<Int32>?, timeout: Duration) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await self.waitUntilEmpty(partitions); return !Task.isCancelled }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
+        await FirstOfEventOrTimeout.wait(upTo: timeout) { fire in
+            let id = state.withLock { state -> UInt64? in
+                guard !state.isEmpty(partitions) else { return nil }
+                state.nextId += 1
+                state.waiters.append(Waiter(id: state.nextId, partitions: partitions, wake: fire))
+                return state.nextId
             }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
-    }
-
-    private func waitUntilEmpty(_ partitions: Set<Int32>?) async {
-        let id = state.withLock { state -> UInt64 in
-            state.nextId += 1
-            return state.nextId
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    if state.cancelled.remove(id) != nil || state.isEmpty(partitions) { return true }
-                    state.waiters.append(Waiter(id: id, partitions: partitions, continuation: continuation))
-                    return false
-                }
-                if resumeNow { continuation.resume() }
+            guard let id else {
+                fire()
+                return {}
             }
-        } onCancel: {
-            let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else {
-                    state.cancelled.insert(id)
-                    return nil
-                }
-                return state.waiters.remove(at: index).continuation
-            }
-            waiting?.resume()
+            return { self.state.withLock { $0.waiters.removeAll { $0.id == id } } }
         }
     }
 }

@@ -49,16 +49,12 @@ public final class ShutdownSignal: Sendable {
     /// Returns once a stop was asked for, or after `duration`; says whether a stop was asked for. For work done
     /// every so often until the worker stops, which should not wait out its interval at shutdown.
     func wait(upTo duration: Duration) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let answer = Mutex<CheckedContinuation<Bool, Never>?>(continuation)
-            let finish = { @Sendable (requested: Bool) -> Void in answer.withLock { $0.take() }?.resume(returning: requested) }
-            guard let waiter = enqueue({ finish(true) }) else { return finish(true) }
-            Task {
-                try? await Task.sleep(for: duration)
-                // Gone from the waiters, so a signal that never comes leaves nothing behind.
-                _ = state.withLock { $0.waiters.removeValue(forKey: waiter) }
-                finish(false)
+        await FirstOfEventOrTimeout.wait(upTo: duration) { fire in
+            guard let waiter = enqueue(fire) else {
+                fire()
+                return {}
             }
+            return { _ = self.state.withLock { $0.waiters.removeValue(forKey: waiter) } }
         }
     }
 
