@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "BatchStore", dependencies: ["CSQLite"]),
         // The libmicrohttpd server wrapper shared by the dev services and the worker's admin endpoints.
         .target(name: "EmbeddedHTTP", dependencies: ["WireFormat", "CMicroHTTPD"]),
-        .target(name: "DevServices", dependencies: ["WireFormat", "EmbeddedHTTP", "CCrypto"]),
+        .target(name: "DevServices", dependencies: ["WireFormat", "EmbeddedHTTP", "S3"]),
         .target(name: "Worker", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "S3", "KafkaIO", "EmbeddedHTTP", "BatchStore",
                                                "CLinux"]),
         // What the command line builds and presents, kept out of the executable so it can be unit-tested: job and

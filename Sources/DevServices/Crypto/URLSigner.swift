@@ -1,4 +1,4 @@
-import CCrypto
+import S3
 import EmbeddedHTTP
 
 /// Signs and checks the object store's expiring URLs.
@@ -21,7 +21,7 @@ struct URLSigner: Sendable {
 
     /// The signature for a request.
     func signature(method: String, path: String, expires: Int64) -> String {
-        mac(method: method, path: path, expires: expires).hexString
+        SigV4Digest.hex(mac(method: method, path: path, expires: expires))
     }
 
     /// Whether `signature` (hex) is the signature for the request; compared in constant time.
@@ -30,10 +30,6 @@ struct URLSigner: Sendable {
     }
 
     private func mac(method: String, path: String, expires: Int64) -> [UInt8] {
-        let message = Array("\(method.uppercased())\n\(path)\n\(expires)".utf8)
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        _ = HMAC(EVP_sha256(), key, Int32(key.count), message, message.count, &output, &length)
-        return Array(output.prefix(Int(length)))
+        SigV4Digest.hmacSHA256(key: key, message: "\(method.uppercased())\n\(path)\n\(expires)")
     }
 }

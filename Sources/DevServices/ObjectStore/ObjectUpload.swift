@@ -1,4 +1,5 @@
 import EmbeddedHTTP
+import S3
 import Foundation
 import Glibc
 import WireFormat
@@ -14,7 +15,7 @@ final class ObjectUpload: HTTPBodyReceiver {
     private let maxSize: Int64?
     private let partialPath: String
     private var descriptor: Int32
-    private let digest = SHA256Digest()
+    private let digest = SHA256Hasher()
     private var size: Int64 = 0
     private var writeFailed = false
     private var tooLarge = false

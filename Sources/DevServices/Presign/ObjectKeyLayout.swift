@@ -1,3 +1,5 @@
+import S3
+
 /// How the presign service lays out object keys: `{batchId}/{fileId}/{safe name}`.
 ///
 /// Ids are kept as they are when they only use `A–Z a–z 0–9 . _ -` and do not start with a dot; otherwise unsafe
@@ -13,7 +15,7 @@ public enum ObjectKeyLayout {
     /// An id as a key segment: unchanged when safe, else sanitised and suffixed with a short hash of the id.
     static func segment(_ id: String) -> String {
         let safe = sanitised(id)
-        return safe == id ? id : "\(safe.isEmpty ? "_" : safe)-\(SHA256Digest.hex(of: Array(id.utf8)).prefix(8))"
+        return safe == id ? id : "\(safe.isEmpty ? "_" : safe)-\(SHA256Hasher.hex(of: Array(id.utf8)).prefix(8))"
     }
 
     /// A display name as a key segment.
