@@ -45,12 +45,8 @@ final class ChildProcess: Sendable {
 
     /// Waits for the exit; nil when it did not exit in time.
     func waitForExit(timeout: Duration) async -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else { return nil }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return process.terminationStatus
+        let process = self.process
+        return await withTimeout(timeout) { await process.exitStatus() }
     }
 
     var standardOutput: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }

@@ -47,7 +47,15 @@ public func waitFor<T: Sendable>(
     _ what: String, timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
     _ operation: @escaping @Sendable () async -> T
 ) async -> T? {
-    let first = await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+    let first = await withTimeout(timeout, operation)
+    if first == nil { Issue.record("timed out after \(timeout) waiting for \(what)", sourceLocation: sourceLocation) }
+    return first
+}
+
+/// `operation`'s value, or nil when `timeout` passes first (the operation is then cancelled and left behind): the
+/// wait `waitFor` makes, for a caller to whom running out of time is an answer rather than a failure.
+public func withTimeout<T: Sendable>(_ timeout: Duration, _ operation: @escaping @Sendable () async -> T) async -> T? {
+    await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
         let answer = Locked<CheckedContinuation<T?, Never>?>(continuation)
         let resume = { @Sendable (value: T?) in
             answer.update { pending -> CheckedContinuation<T?, Never>? in
@@ -70,6 +78,4 @@ public func waitFor<T: Sendable>(
         // Ended before its timer was kept: nothing is left to time.
         if answer.value == nil { timer.value?.cancel() }
     }
-    if first == nil { Issue.record("timed out after \(timeout) waiting for \(what)", sourceLocation: sourceLocation) }
-    return first
 }
