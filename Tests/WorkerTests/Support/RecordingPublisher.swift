@@ -5,42 +5,28 @@ import TestSupport
 
 /// Keeps published events in order; delivery is immediate.
 final class RecordingPublisher: EventPublisher {
-    private let state = Mutex<[(event: WorkerEvent, sequence: UInt64)]>([])
-    private let waiters = Mutex<[(predicate: @Sendable ([WorkerEvent]) -> Bool, continuation: CheckedContinuation<Void, Never>)]>([])
+    private let log = RecordLog<Published>()
+
+    struct Published: Sendable {
+        let event: WorkerEvent
+        let sequence: UInt64
+    }
 
     func publish(_ event: WorkerEvent, sequence: UInt64) {
-        let events = state.withLock { state in
-            state.append((event, sequence))
-            return state.map(\.event)
-        }
-        let ready = waiters.withLock { waiters in
-            let ready = waiters.filter { $0.predicate(events) }
-            waiters.removeAll { $0.predicate(events) }
-            return ready
-        }
-        ready.forEach { $0.continuation.resume() }
+        log.append(Published(event: event, sequence: sequence))
     }
 
     func whenDelivered(_ action: @escaping @Sendable () -> Void) { action() }
 
-    var events: [WorkerEvent] { state.withLock { $0.map(\.event) } }
-    var published: [(event: WorkerEvent, sequence: UInt64)] { state.withLock { $0 } }
+    var events: [WorkerEvent] { log.elements.map(\.event) }
+    var published: [(event: WorkerEvent, sequence: UInt64)] { log.elements.map { ($0.event, $0.sequence) } }
 
     var types: [String] { events.map(\.type) }
 
     /// Returns once the published events satisfy `predicate` — or after 30 s, with an issue recorded.
     func wait(sourceLocation: SourceLocation = #_sourceLocation, until predicate: @escaping @Sendable ([WorkerEvent]) -> Bool) async {
-        await waitFor("the published events to satisfy the condition", sourceLocation: sourceLocation) { await self.reach(predicate) }
-    }
-
-    private func reach(_ predicate: @escaping @Sendable ([WorkerEvent]) -> Bool) async {
-        await withCheckedContinuation { continuation in
-            let satisfied = waiters.withLock { waiters in
-                if predicate(events) { return true }
-                waiters.append((predicate, continuation))
-                return false
-            }
-            if satisfied { continuation.resume() }
+        await log.wait("the published events to satisfy the condition", sourceLocation: sourceLocation) { published in
+            predicate(published.map(\.event))
         }
     }
 
