@@ -13,7 +13,7 @@ public struct KafkaMessageSender: MessageSender {
 
     public func send(_ message: OutgoingMessage) async throws -> String? {
         do {
-            let body = try message.request.encoded()
+            let body = message.request.encoded()
             // The HTTP API gets the sender as `onBehalfOf`; on the topic it travels as a header of that name.
             var headers = message.sender.map { [KafkaHeader("onBehalfOf", $0)] } ?? []
             if let trace = message.trace { headers += trace.kafkaHeaders }

@@ -9,9 +9,9 @@ import WireFormat
 ///
 /// The same JSON goes to the `attache.messages` topic in `kafka` mode. `parentId`, `tags` and `data.text` are left
 /// out when absent (tags also when empty).
-public struct MediaMessageRequest: Sendable, Hashable, Encodable {
+public struct MediaMessageRequest: Sendable, Hashable {
     /// One attachment as the message carries it.
-    public struct AttachmentReference: Sendable, Hashable, Encodable {
+    public struct AttachmentReference: Sendable, Hashable {
         /// The hosted file URL (the presign answer's `fileUrl`).
         public var url: String
         /// The display name.
@@ -41,7 +41,7 @@ public struct MediaMessageRequest: Sendable, Hashable, Encodable {
     }
 
     /// The message's `data`.
-    public struct Payload: Sendable, Hashable, Encodable {
+    public struct Payload: Sendable, Hashable {
         /// The caption; only the first message of a drain has one.
         public var text: String?
         /// The job's `message.metadata` with `batchId` added.
@@ -85,27 +85,40 @@ public struct MediaMessageRequest: Sendable, Hashable, Encodable {
         self.data = data
     }
 
-    private enum Keys: String, CodingKey {
-        case receiver, receiverType, category, type, muid, parentId, tags, data
-    }
-
-    /// Writes the documented message shape (`docs/wire-format.md#http-messages`), with `category` fixed to `message`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(receiver, forKey: .receiver)
-        try container.encode(receiverType, forKey: .receiverType)
-        try container.encode("message", forKey: .category)
-        try container.encode(type, forKey: .type)
-        try container.encode(muid, forKey: .muid)
-        try container.encodeIfPresent(parentId, forKey: .parentId)
-        if !tags.isEmpty { try container.encode(tags, forKey: .tags) }
-        try container.encode(data, forKey: .data)
-    }
-
-    /// The JSON bytes, keys sorted so the same message always encodes the same way.
-    public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+    /// The JSON bytes of the documented message shape (`docs/wire-format.md#http-messages`), with `category` fixed to
+    /// `message`, keys sorted so the same message always encodes the same way.
+    public func encoded() -> Data {
+        var json = JSONWriter(capacity: 512)
+        json.beginObject()
+        json.field("category", "message")
+        json.key("data")
+        json.beginObject()
+        json.key("attachments")
+        json.beginArray()
+        for attachment in data.attachments {
+            json.beginObject()
+            json.field("extension", attachment.extension)
+            json.field("mimeType", attachment.mimeType)
+            json.field("name", attachment.name)
+            json.field("size", attachment.size)
+            json.field("url", attachment.url)
+            json.endObject()
+        }
+        json.endArray()
+        json.key("metadata")
+        json.value(.object(data.metadata))
+        if let text = data.text { json.field("text", text) }
+        json.endObject()
+        json.field("muid", muid)
+        if let parentId { json.field("parentId", parentId) }
+        json.field("receiver", receiver)
+        json.field("receiverType", receiverType.rawValue)
+        if !tags.isEmpty {
+            json.key("tags")
+            json.value(.array(tags.map(JSONValue.string)))
+        }
+        json.field("type", type.rawValue)
+        json.endObject()
+        return Data(json.bytes)
     }
 }

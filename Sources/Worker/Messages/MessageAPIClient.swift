@@ -48,7 +48,7 @@ public struct MessageAPIClient: Sendable {
         ]
         if let sender { headers.append(HTTPHeader("onBehalfOf", sender)) }
         if let trace { headers += trace.httpHeaders }
-        let request = HTTPRequest(method: "POST", url: url, headers: headers, body: try message.encoded(), timeout: timeout)
+        let request = HTTPRequest(method: "POST", url: url, headers: headers, body: message.encoded(), timeout: timeout)
         let response = try await client.send(request)
         guard response.isSuccess else {
             throw refusal(response, request: request)
