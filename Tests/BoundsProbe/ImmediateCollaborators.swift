@@ -101,14 +101,14 @@ struct ImmediateCollaborators {
         }
     }
 
-    /// The largest multipart upload S3 allows: 10,000 parts, with a key of S3's 1,024 bytes and ids and ETags longer
-    /// than S3's.
+    /// The largest multipart upload S3 allows: 10,000 parts, with a key of S3's 1,024 bytes and an upload id and ETags
+    /// at the longest Attache keeps.
     static func multipart(_ transfer: UploadTransfer) -> MultipartUpload {
         let parts = (1...10_000).map {
-            MultipartUpload.Part(number: $0, etag: "\"" + String(repeating: "e", count: 32) + "-\($0)\"",
+            MultipartUpload.Part(number: $0, etag: String(repeating: "e", count: MultipartUpload.maxETagBytes),
                                  sha256: String(repeating: "5", count: 64))
         }
-        return MultipartUpload(key: WireError.cut(transfer.target.fileURL, toBytes: 1024), uploadId: String(repeating: "u", count: 256),
+        return MultipartUpload(key: WireError.cut(transfer.target.fileURL, toBytes: 1024), uploadId: String(repeating: "u", count: MultipartUpload.maxUploadIdBytes),
                                partSize: 8 << 20, sha256: transfer.staged.sha256, parts: parts)
     }
 

@@ -5,6 +5,7 @@ import UploadEngine
 
 import HTTPTransport
 import TestSupport
+import WireFormat
 
 /// Multipart uploads that outlive their attempt (DESIGN §12), against moto: a recorded upload is never aborted by
 /// a failure or a cancel, the next attempt sends only the missing parts into it, and an upload that cannot be
@@ -147,6 +148,22 @@ import TestSupport
         #expect(setup.transport.count(.create) == 1 && setup.transport.count(.abort) == 1)
         #expect((1...4).allSatisfy { setup.transport.count(.part($0)) == 0 })
         #expect(try await S3MotoTransferTests.openUploads(setup.fixture).isEmpty)
+    }
+
+    @Test func aPartETagAttacheCannotKeepFailsTheUploadForGood() async throws {
+        let setup = try await S3StorageTests.setUp(size: Self.size) { call in
+            call.operation == .part(1)
+                ? .answerAfterSending(HTTPResponse(status: 200, headers: [HTTPHeader("ETag", String(repeating: "e", count: 257))]))
+                : nil
+        }
+        defer { setup.fixture.cleanUp() }
+        let reports = Reports()
+
+        let error = await #expect(throws: UploadError.self) { try await Self.upload(setup, setup.transfer, into: reports) }
+
+        #expect(error?.isRetryable == false && error?.message.contains("ETag of 257 bytes") == true)
+        #expect(reports.stored.value.allSatisfy { $0.parts.allSatisfy { $0.number != 1 && $0.etag.utf8.count <= 256 } },
+                "nothing over the limit was recorded")
     }
 
     @Test func aRecordedUploadThatFailsIsLeftForTheNextAttempt() async throws {

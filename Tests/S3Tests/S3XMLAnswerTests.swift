@@ -39,6 +39,20 @@ import HTTPTransport
         } throws: { ($0 as? S3Error)?.code == .malformedResponse }
     }
 
+    /// Storage's upload id goes into the batch's snapshot: over its byte limit, or with a control character, it is
+    /// refused for good rather than kept.
+    @Test(arguments: [String(repeating: "u", count: 1025), "id\tx"])
+    func anUploadIdAttacheCannotKeepIsRefused(uploadId: String) {
+        let body = "<InitiateMultipartUploadResult><UploadId>\(uploadId)</UploadId></InitiateMultipartUploadResult>"
+        #expect {
+            try S3InitiateMultipartUploadResult(status: 200, body: Self.data(body))
+        } throws: { ($0 as? S3Error).map { $0.code == .malformedResponse && !$0.isRetryable } == true }
+        let longest = String(repeating: "u", count: 1024)
+        #expect((try? S3InitiateMultipartUploadResult(
+            status: 200, body: Self.data("<InitiateMultipartUploadResult><UploadId>\(longest)</UploadId></InitiateMultipartUploadResult>")))?
+            .uploadId == longest)
+    }
+
     @Test func completeMultipartUploadAnswerIsParsed() throws {
         let body = Self.data(
             """

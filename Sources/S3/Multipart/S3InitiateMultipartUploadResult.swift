@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTransport
+import UploadEngine
 
 /// S3's answer to CreateMultipartUpload: the upload id every part and the completion refer to.
 public struct S3InitiateMultipartUploadResult: Sendable, Hashable {
@@ -23,6 +24,10 @@ public struct S3InitiateMultipartUploadResult: Sendable, Hashable {
         let document = try S3XMLElement.answer(status: status, body: body, root: "InitiateMultipartUploadResult")
         guard let uploadId = document.childText("UploadId"), !uploadId.isEmpty else {
             throw S3Error(.malformedResponse, "the InitiateMultipartUploadResult has no UploadId", retryable: true)
+        }
+        guard MultipartUpload.isKeepable(uploadId, maxBytes: MultipartUpload.maxUploadIdBytes) else {
+            throw S3Error(.malformedResponse, "the UploadId storage answered takes \(uploadId.utf8.count) bytes or holds control "
+                          + "characters; at most \(MultipartUpload.maxUploadIdBytes) printable bytes are kept")
         }
         self.init(bucket: document.childText("Bucket") ?? "", key: document.childText("Key") ?? "", uploadId: uploadId)
     }

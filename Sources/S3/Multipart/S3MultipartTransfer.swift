@@ -179,6 +179,11 @@ struct S3MultipartTransfer: Sendable {
                     .s3UploadFailed, "storage accepted part \(number) without an ETag (\(request.redactedURL))",
                     retryable: true)
             }
+            guard MultipartUpload.isKeepable(etag, maxBytes: MultipartUpload.maxETagBytes) else {
+                throw UploadError(
+                    .s3UploadFailed, "storage answered part \(number) with an ETag of \(etag.utf8.count) bytes or with control "
+                        + "characters; at most \(MultipartUpload.maxETagBytes) printable bytes are kept", retryable: false)
+            }
             return MultipartUpload.Part(number: number, etag: etag, sha256: digest)
         }
     }

@@ -20,6 +20,18 @@ public struct MultipartUpload: Sendable, Hashable {
         }
     }
 
+    /// The most bytes storage's upload id may take (S3's are about 100): what storage answers goes into the batch's
+    /// snapshot, so it is bounded like every string a record supplies (DESIGN §2.1); a longer one is refused.
+    public static let maxUploadIdBytes = 1024
+    /// The most bytes a part's `ETag` may take (S3's: a quoted 32-digit MD5, 34 bytes); a longer one is refused.
+    public static let maxETagBytes = 256
+
+    /// Whether storage's `value` fits `maxBytes` and holds no control character: the test an upload id and an ETag
+    /// pass before they are kept.
+    public static func isKeepable(_ value: String, maxBytes: Int) -> Bool {
+        !value.isEmpty && value.utf8.count <= maxBytes && value.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x7F }
+    }
+
     /// The object key the upload writes.
     public var key: String
     /// Storage's id of the upload.
