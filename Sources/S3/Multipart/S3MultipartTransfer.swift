@@ -50,14 +50,15 @@ struct S3MultipartTransfer: Sendable {
     /// - Throws: `UploadError`, or `CancellationError`; an upload nobody records has been aborted either way.
     func run() async throws {
         if let previous {
-            if let resumable = resumable(previous), try await isStored(resumable) {
+            if let resumable = resumable(previous) {
                 do {
-                    try await finish(resumable)
-                    return
-                } catch is UploadGone {
-                    // Aborted behind the attempt's back: the file starts again on a new upload.
-                }
-            } else if resumable(previous) == nil {
+                    // Aborted behind the attempt's back (not stored, or gone meanwhile): a new upload below.
+                    if try await isStored(resumable) {
+                        try await finish(resumable)
+                        return
+                    }
+                } catch is UploadGone {}
+            } else {
                 await storage.abort(previous)
             }
         }
