@@ -34,13 +34,18 @@ let package = Package(
         // The libmicrohttpd server wrapper shared by the dev services and the worker's admin endpoints.
         .target(name: "EmbeddedHTTP", dependencies: ["WireFormat", "CMicroHTTPD"]),
         .target(name: "DevServices", dependencies: ["WireFormat", "EmbeddedHTTP", "S3"]),
+        // The records Attache reads and writes on Kafka: jobs and controls decoded within their bounds, CloudEvents encoded,
+        // dead-letter headers. Shared by the worker, the dashboard and the operator commands.
+        .target(name: "Records", dependencies: ["WireFormat", "UploadEngine", "KafkaIO"]),
+        // Sources and staging (DESIGN.md §5): URL, path and inline sources, the source cache, sniffing, location stripping.
+        .target(name: "Staging", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "S3", "CLinux"]),
         .target(name: "Worker", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "S3", "KafkaIO", "EmbeddedHTTP", "BatchStore",
-                                               "CLinux"]),
+                                               "Records", "Staging", "CLinux"]),
         // What the command line builds and presents, kept out of the executable so it can be unit-tested: job and
         // control records, the changelog read back into batches, dead letters, event watching.
-        .target(name: "OperatorTools", dependencies: ["Worker", "KafkaIO", "UploadEngine", "WireFormat"]),
+        .target(name: "OperatorTools", dependencies: ["Records", "KafkaIO", "UploadEngine", "WireFormat"]),
         // The live dashboard: its model of the topics, the event stream to browsers and the page embedded as Swift strings.
-        .target(name: "Dashboard", dependencies: ["OperatorTools", "Worker", "KafkaIO", "EmbeddedHTTP", "UploadEngine", "WireFormat"]),
+        .target(name: "Dashboard", dependencies: ["OperatorTools", "Records", "KafkaIO", "EmbeddedHTTP", "UploadEngine", "WireFormat"]),
         .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "UploadEngine", "WireFormat", "OperatorTools", "S3", "HTTPTransport",
                                                           "Dashboard", "EmbeddedHTTP"]),
 
@@ -51,7 +56,7 @@ let package = Package(
         .systemLibrary(name: "CProcessSpawn", path: "Tests/CProcessSpawn"),
         // Runs a record through the decoder and the engine and measures every event and snapshot it leads to: shared
         // by a unit test (the worst case) and a fuzz target (`FuzzEventBounds`). Never in a product.
-        .target(name: "BoundsProbe", dependencies: ["Worker", "UploadEngine", "KafkaIO"], path: "Tests/BoundsProbe"),
+        .target(name: "BoundsProbe", dependencies: ["Worker", "UploadEngine", "KafkaIO", "Records"], path: "Tests/BoundsProbe"),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
         .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "WireFormat", "TestSupport"]),
@@ -64,10 +69,12 @@ let package = Package(
         // Runs the real `attache` binary against `attache dev-broker`, driven by kcat.
         .testTarget(name: "EndToEndTests", dependencies: ["DevServices", "EmbeddedHTTP", "HTTPTransport", "KafkaIO", "S3", "TestSupport"],
                     exclude: ["Support/mock_kafka.py"]),
-        .testTarget(name: "TransferIntegrationTests", dependencies: ["WireFormat", "UploadEngine", "TestSupport", "HTTPTransport", "S3", "DevServices", "EmbeddedHTTP", "Worker"]),
-        .testTarget(name: "OperatorToolsTests", dependencies: ["OperatorTools", "Worker", "KafkaIO", "UploadEngine", "WireFormat", "TestSupport"]),
-        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "OperatorTools", "Worker", "EmbeddedHTTP", "UploadEngine", "WireFormat", "TestSupport"]),
-        .testTarget(name: "WorkerTests", dependencies: ["Worker", "CLinux", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "S3", "UploadEngine", "WireFormat", "TestSupport", "BoundsProbe"]),
+        .testTarget(name: "TransferIntegrationTests", dependencies: ["WireFormat", "UploadEngine", "TestSupport", "HTTPTransport", "S3", "DevServices", "EmbeddedHTTP", "Worker", "Staging"]),
+        .testTarget(name: "OperatorToolsTests", dependencies: ["OperatorTools", "KafkaIO", "UploadEngine", "WireFormat", "TestSupport", "Records"]),
+        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "OperatorTools", "EmbeddedHTTP", "UploadEngine", "WireFormat", "TestSupport", "Records"]),
+        .testTarget(name: "RecordsTests", dependencies: ["Records", "KafkaIO", "UploadEngine", "WireFormat", "TestSupport", "BoundsProbe"]),
+        .testTarget(name: "StagingTests", dependencies: ["Staging", "HTTPTransport", "S3", "EmbeddedHTTP", "UploadEngine", "WireFormat", "TestSupport", "CLinux"]),
+        .testTarget(name: "WorkerTests", dependencies: ["Worker", "CLinux", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "S3", "UploadEngine", "WireFormat", "TestSupport", "BoundsProbe", "Records", "Staging"]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -78,14 +85,14 @@ let package = Package(
 if Context.environment["ATTACHE_FUZZ"] == "1" {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ("FuzzJSONParser", ["WireFormat"]),
-        ("FuzzJobDecoder", ["Worker", "UploadEngine", "WireFormat"]),
-        ("FuzzLocationMetadata", ["Worker"]),
-        ("FuzzContentSignature", ["Worker"]),
+        ("FuzzJobDecoder", ["Records", "UploadEngine", "WireFormat"]),
+        ("FuzzLocationMetadata", ["Staging"]),
+        ("FuzzContentSignature", ["Staging"]),
         ("FuzzPresignAnswer", ["Worker", "WireFormat"]),
         ("FuzzS3Error", ["HTTPTransport"]),
         ("FuzzConfiguration", ["Worker"]),
         ("FuzzBatchSnapshot", ["UploadEngine"]),
-        ("FuzzEventBounds", ["BoundsProbe", "Worker", "UploadEngine", "KafkaIO", "WireFormat"]),
+        ("FuzzEventBounds", ["BoundsProbe", "Records", "Worker", "UploadEngine", "KafkaIO", "WireFormat"]),
     ]
     package.targets += [
         .systemLibrary(name: "LibFuzzerDriver", path: "Fuzz/LibFuzzerDriver"),

@@ -1,9 +1,9 @@
 import Foundation
 import OperatorTools
+import Records
 import Testing
 import UploadEngine
 import WireFormat
-import Worker
 
 /// `attache control`: the record a worker decodes into the control asked for, and clear refusals before anything
 /// is produced.

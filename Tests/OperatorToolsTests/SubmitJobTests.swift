@@ -1,9 +1,9 @@
 import Foundation
 import OperatorTools
-import Testing
+import Records
 import TestSupport
+import Testing
 import UploadEngine
-import Worker
 
 /// `attache submit`: one job the worker decodes as asked, sources chosen per input, ids unique, refusals clear.
 @Suite struct SubmitJobTests {

@@ -1,8 +1,9 @@
 import Foundation
+@testable import Records
 import Synchronization
+import TestSupport
 import Testing
 import UploadEngine
-import TestSupport
 @testable import Worker
 
 @Suite(.timeLimit(.minutes(1))) struct BatchRegistryTests {

@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
+@testable import Records
 import Synchronization
+import TestSupport
 import Testing
 import UploadEngine
-import TestSupport
 @testable import Worker
 
 /// A record is let go only once its batch has settled as the registry saw it: its events published and the send on

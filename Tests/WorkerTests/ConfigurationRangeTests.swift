@@ -1,7 +1,9 @@
 import Foundation
 import HTTPTransport
+@testable import Records
 import Testing
 import UploadEngine
+import WireFormat
 @testable import Worker
 
 /// Every numeric key at the edge of 64 bits (`docs/contract.md` §7): the start either accepts the value or stops

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WireFormat
 @testable import Worker
 
 /// `attache config print`: every key's effective value, where it came from, and credentials never shown.

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import S3
+import Testing
+import WireFormat
 @testable import Worker
 
 @Suite struct ConfigurationTests {

@@ -1,6 +1,7 @@
 import BoundsProbe
 import Foundation
 import KafkaIO
+@testable import Records
 import Testing
 import UploadEngine
 @testable import Worker

@@ -1,8 +1,9 @@
 import Foundation
 import KafkaIO
+@testable import Records
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 @testable import Worker
 
 /// The events publisher's promise: a barrier runs only once every event published before it was delivered, on

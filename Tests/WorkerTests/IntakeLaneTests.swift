@@ -1,3 +1,4 @@
+@testable import Records
 import Testing
 import UploadEngine
 @testable import Worker

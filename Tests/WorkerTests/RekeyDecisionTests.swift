@@ -1,4 +1,5 @@
 import Foundation
+@testable import Records
 import Testing
 import UploadEngine
 @testable import Worker

@@ -1,8 +1,9 @@
 import Foundation
+@testable import Records
 import Synchronization
+import TestSupport
 import Testing
 import UploadEngine
-import TestSupport
 @testable import Worker
 
 /// Handing batches over at a revoke: nothing applied after it, nothing left waiting for a commit that cannot come.

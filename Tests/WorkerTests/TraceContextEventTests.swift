@@ -1,9 +1,11 @@
 import Foundation
 import KafkaIO
-import Testing
-import TestSupport
-import UploadEngine
+@testable import Records
 @testable import Worker
+import TestSupport
+import Testing
+import UploadEngine
+
 
 /// Trace context on the Kafka side: read from a job record's headers, written as event attributes and headers.
 @Suite struct TraceContextEventTests {

@@ -1,5 +1,6 @@
 import Foundation
 import FuzzSupport
+import WireFormat
 @testable import Worker
 
 /// Feeds arbitrary text to the configuration's value parsers and arbitrary files and environment values to

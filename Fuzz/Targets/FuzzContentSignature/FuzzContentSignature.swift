@@ -1,5 +1,5 @@
 import FuzzSupport
-@testable import Worker
+@testable import Staging
 
 /// Feeds arbitrary leading bytes to `ContentSignature.sniff` and arbitrary declared types to the compatibility
 /// rules. A recognised format is compatible with its own mime type, however it is cased or parameterised, maps back

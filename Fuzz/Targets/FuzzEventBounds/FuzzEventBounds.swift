@@ -1,6 +1,7 @@
 import BoundsProbe
 import Foundation
 import FuzzSupport
+import Records
 import UploadEngine
 import Worker
 

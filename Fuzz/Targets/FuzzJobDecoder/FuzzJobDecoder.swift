@@ -1,8 +1,8 @@
 import Foundation
 import FuzzSupport
+import Records
 import UploadEngine
 import WireFormat
-import Worker
 
 /// Feeds arbitrary record values to `JobDecoder.decode`, which must answer every one (never trap), reject whatever is
 /// not JSON, and only accept commands whose strings are within their ``RecordField`` limits and rules: a file whose

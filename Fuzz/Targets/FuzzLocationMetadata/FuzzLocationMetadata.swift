@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-@testable import Worker
+@testable import Staging
 
 /// One scratch file for the whole run, unlinked at once: the stripper reads through a descriptor.
 let scratch: Int32 = {

@@ -1,5 +1,5 @@
 import WireFormat
-import Worker
+import Records
 
 /// A batch's page: its row's fields, then every tracked file (state, bytes, error, attachment), its messages and its
 /// timeline, newest first (`GET /api/batches/ID`).

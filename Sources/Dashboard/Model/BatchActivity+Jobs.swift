@@ -1,5 +1,5 @@
 import UploadEngine
-import Worker
+import Records
 
 extension BatchActivity {
     /// Folds an upload job of the batch in: what only the job says (receiver, sender, file names, types and sizes),

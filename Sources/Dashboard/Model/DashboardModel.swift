@@ -1,6 +1,6 @@
 import Foundation
 import OperatorTools
-import Worker
+import Records
 
 /// Everything the dashboard shows, folded from the records it reads: batches (bounded to the newest
 /// `DashboardLimits.maxBatches`), errors by code, throughput per worker, workers seen and dead letters.

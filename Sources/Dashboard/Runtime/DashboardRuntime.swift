@@ -1,6 +1,6 @@
 import Foundation
 import KafkaIO
-import Worker
+import UploadEngine
 
 /// One dashboard, its parts wired together: the hub, the HTTP server on `dashboard.listen`, the feed from the
 /// topics and — with controls allowed — the producer of control records. What `attache dashboard` and
@@ -14,28 +14,18 @@ public final class DashboardRuntime: Sendable {
     /// Starts serving at once (the page shows the history as it is read); the feed runs in ``run(waiting:)``.
     ///
     /// - Parameters:
-    ///   - configuration: topics, limits and `dashboard.*` as validated; `listen` overrides `dashboard.listen`.
+    ///   - settings: where to listen, the topics, the limits and `dashboard.*` as validated.
     ///   - kafka: the Kafka client settings the feed and the control producer use.
     ///   - allowControls: offer the control buttons and take control requests.
-    ///   - token: the token every request needs; overrides `dashboard.token`.
     ///   - since: skip records older than this.
     /// - Throws: `EmbeddedHTTPError` when the address cannot be listened on; `KafkaError` for a refused property.
-    public init(configuration: AttacheConfiguration, kafka: KafkaConfiguration, listen: String? = nil, allowControls: Bool,
-                token: String? = nil, since: Date?) throws {
-        let address = listen ?? configuration.dashboard.listen
-        guard let (host, port) = AttacheConfiguration.hostAndPort(address) else {
-            throw ConfigurationError(key: "dashboard.listen", "'\(address)' is not host:port")
-        }
-        let settings = configuration.dashboard
+    public init(settings: DashboardSettings, kafka: KafkaConfiguration, allowControls: Bool, since: Date?) throws {
         hub = DashboardHub(limits: DashboardLimits(maxBatches: settings.maxBatches), streams: StreamLimits(maxClients: settings.maxClients),
                            controls: allowControls)
-        let topics = configuration.kafka
-        controls = allowControls ? try KafkaControlSink(kafka: kafka, jobsTopic: topics.jobsTopic) : nil
-        server = try DashboardServer(host: host, port: port, hub: hub, controls: controls,
-                                     access: DashboardAccess(allowedHosts: settings.allowedHosts, token: token ?? settings.token))
-        feed = DashboardFeed(kafka: kafka, folder: FeedRecordFolder(
-            topics: FeedTopics(events: topics.eventsTopic, jobs: topics.jobsTopic, deadLetters: topics.dlqTopic),
-            limits: configuration.limits, since: since), hub: hub)
+        controls = allowControls ? try KafkaControlSink(kafka: kafka, jobsTopic: settings.topics.jobs) : nil
+        server = try DashboardServer(host: settings.host, port: settings.port, hub: hub, controls: controls,
+                                     access: DashboardAccess(allowedHosts: settings.allowedHosts, token: settings.token))
+        feed = DashboardFeed(kafka: kafka, folder: FeedRecordFolder(topics: settings.topics, limits: settings.limits, since: since), hub: hub)
     }
 
     /// The page's address: `http://host:port/`.

@@ -1,7 +1,7 @@
 import Foundation
 import KafkaIO
 import UploadEngine
-import Worker
+import Records
 
 /// The batches the changelog topic holds (DESIGN §4.1), as a compacted reader sees them: the latest snapshot per key,
 /// a tombstone removing its key. Fed records in offset order per partition; pure, so it is tested without Kafka.

@@ -1,5 +1,6 @@
 import Foundation
 import KafkaIO
+import Records
 import WireFormat
 
 /// A record of the dead-letter topic: the invalid record's key, value and headers as they were, with the worker's
@@ -35,12 +36,12 @@ public struct DeadLetter: Sendable, Hashable {
 
     /// `topic/partition/offset` of the record that was refused, when the headers say.
     public var source: String? {
-        guard let topic = header("attache.source.topic") else { return nil }
-        return "\(topic)/\(header("attache.source.partition") ?? "?")/\(header("attache.source.offset") ?? "?")"
+        guard let topic = header(DeadLetterRecord.Header.sourceTopic) else { return nil }
+        return "\(topic)/\(header(DeadLetterRecord.Header.sourcePartition) ?? "?")/\(header(DeadLetterRecord.Header.sourceOffset) ?? "?")"
     }
 
     /// Why the worker refused it.
-    public var error: String? { header("attache.error") }
+    public var error: String? { header(DeadLetterRecord.Header.error) }
 
     /// The key as text (bytes that are not UTF-8 escaped).
     public var keyText: String { key.map(Self.printable) ?? "(no key)" }

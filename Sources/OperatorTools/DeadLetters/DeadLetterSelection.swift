@@ -1,6 +1,6 @@
 import Foundation
 import WireFormat
-import Worker
+import Records
 
 /// Which dead letters `attache dlq list|replay` takes: `--since`, `--match`, `--limit`, checked before anything is read.
 public struct DeadLetterSelection: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import UploadEngine
 import WireFormat
-import Worker
+import Records
 
 /// The one upload job `attache submit` produces (DESIGN §2.1, §9): URLs become `url` sources, local files inline
 /// `data` — or, with a path root, `path` sources relative to it —, file ids come from the names, made unique.

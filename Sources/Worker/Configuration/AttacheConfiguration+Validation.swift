@@ -1,7 +1,8 @@
-import UploadEngine
 import EmbeddedHTTP
 import Foundation
 import HTTPTransport
+import Records
+import UploadEngine
 
 extension AttacheConfiguration {
     /// Checks what the keys cannot check alone: required values, ranges, and settings that depend on each other.

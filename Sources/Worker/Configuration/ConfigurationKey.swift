@@ -1,4 +1,5 @@
 import Foundation
+import WireFormat
 
 /// One configuration key: its dotted path, how a value for it is parsed into the configuration, and how its
 /// effective value is written back in the form the file accepts (for `attache config print`).

@@ -1,3 +1,5 @@
+import Records
+
 /// Where a worker's events go: the events topic in production, a recorder in tests.
 ///
 /// Implementers keep the order of events with the same batch id (they share a record key) and must not block:

@@ -1,5 +1,6 @@
 import Foundation
 import KafkaIO
+import Records
 import Synchronization
 
 /// Publishes worker events to the events topic as CloudEvents, keyed by batch id, and tells when everything

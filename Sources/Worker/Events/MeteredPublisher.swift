@@ -1,3 +1,5 @@
+import Records
+
 /// Counts engine events into the metrics on their way out.
 struct MeteredPublisher: EventPublisher {
     let inner: any EventPublisher

@@ -1,5 +1,6 @@
 import Foundation
 import KafkaIO
+import Records
 import Synchronization
 import UploadEngine
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTransport
 import KafkaIO
 import S3
+import Staging
 import UploadEngine
 
 /// The collaborators a worker is built from, made from its configuration.

@@ -1,6 +1,7 @@
 import BatchStore
 import Foundation
 import KafkaIO
+import Records
 import S3
 import UploadEngine
 

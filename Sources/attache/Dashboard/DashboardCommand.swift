@@ -60,9 +60,9 @@ enum DashboardCommand {
         }
         let runtime: DashboardRuntime
         do {
-            runtime = try DashboardRuntime(configuration: client.configuration, kafka: client.kafka(clientID: "attache-dashboard"),
-                                           listen: arguments.options["listen"], allowControls: arguments.options["allow-controls"] != nil,
-                                           token: token, since: since)
+            runtime = try DashboardRuntime(settings: DashboardSettings(client.configuration, listen: arguments.options["listen"], token: token),
+                                           kafka: client.kafka(clientID: "attache-dashboard"),
+                                           allowControls: arguments.options["allow-controls"] != nil, since: since)
         } catch {
             Console.error("dashboard", "\(error)")
             return 1

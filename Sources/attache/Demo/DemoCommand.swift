@@ -143,9 +143,10 @@ enum DemoCommand {
         let kafka = KafkaConfiguration(bootstrapServers: configuration.kafka.brokers, clientID: "attache-demo-dashboard")
         let runtime: DashboardRuntime
         do {
-            runtime = try DashboardRuntime(configuration: configuration, kafka: kafka, allowControls: true, since: nil)
+            runtime = try DashboardRuntime(settings: DashboardSettings(configuration), kafka: kafka, allowControls: true, since: nil)
         } catch {
-            runtime = try DashboardRuntime(configuration: configuration, kafka: kafka, listen: "127.0.0.1:0", allowControls: true, since: nil)
+            runtime = try DashboardRuntime(settings: DashboardSettings(configuration, listen: "127.0.0.1:0"), kafka: kafka, allowControls: true,
+                                           since: nil)
         }
         return (runtime, Task { try? await runtime.run() })
     }

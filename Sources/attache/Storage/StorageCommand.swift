@@ -3,6 +3,7 @@ import HTTPTransport
 import OperatorTools
 import S3
 import UploadEngine
+import WireFormat
 import Worker
 
 /// `attache storage sweep [--older-than D] [--yes]`: the incomplete multipart uploads under `presign.s3.prefix` that

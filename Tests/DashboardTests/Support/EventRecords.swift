@@ -1,7 +1,7 @@
 import Foundation
 import OperatorTools
+import Records
 import UploadEngine
-import Worker
 import WireFormat
 
 /// CloudEvents and jobs as workers and backends write them, built for the model's tests.

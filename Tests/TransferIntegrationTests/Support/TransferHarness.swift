@@ -1,9 +1,10 @@
 import DevServices
 import Foundation
 import HTTPTransport
+import Staging
+import TestSupport
 import Testing
 import UploadEngine
-import TestSupport
 import Worker
 
 /// What one integration test runs: the embedded services on loopback, one shared `HTTPClient`, the Worker's

@@ -1,7 +1,8 @@
 import Foundation
+@testable import Records
+import TestSupport
 import Testing
 import UploadEngine
-import TestSupport
 @testable import Worker
 
 /// The registry over durable state: records wait for their snapshot, replays are not applied twice, batches not

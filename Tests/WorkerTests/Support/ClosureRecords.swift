@@ -1,4 +1,5 @@
 import KafkaIO
+@testable import Records
 import Synchronization
 import UploadEngine
 @testable import Worker

@@ -1,6 +1,7 @@
-import Testing
+@testable import Records
 import Synchronization
 import TestSupport
+import Testing
 @testable import Worker
 
 /// Keeps published events in order; delivery is immediate.

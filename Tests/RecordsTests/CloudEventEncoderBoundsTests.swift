@@ -1,0 +1,111 @@
+import Foundation
+@testable import Records
+import Testing
+import UploadEngine
+
+
+/// Every event fits `events.maxBytes` (`docs/contract.md`, "Bounds"), whatever a record, a server or a source put in
+/// it: an event the producer refused would stop the worker, and every worker taking the partition after it.
+@Suite struct CloudEventEncoderBoundsTests {
+    private static let maxBytes = 64 * 1024
+    private let encoder = CloudEventEncoder(workerId: "worker-7", maxBytes: Self.maxBytes)
+    private static let huge = String(repeating: "é\"\\\u{1}", count: 40_000)
+
+    private static func attachment(_ fileId: String, url: String = "https://cdn.test/f", name: String = "a.jpg") -> UploadEngine.Attachment {
+        UploadEngine.Attachment(fileId: fileId, name: name, url: url, mimeType: "image/jpeg; p=\(huge.prefix(500))",
+                                size: 1, sha256: "ab")
+    }
+
+    private static func upload(_ kind: UploadEvent.Kind, fileId: String? = "f1") -> WorkerEvent {
+        .upload(UploadEvent(batchId: "b1", requestId: "r1", fileId: fileId, kind: kind))
+    }
+
+    private static let hugeError = UploadError(UploadErrorCode(huge), huge, retryable: true)
+
+    /// One adversarial event of every type.
+    static let adversarial: [(String, WorkerEvent)] = [
+        ("progress", upload(.progress(loaded: .max, total: .max, percent: .max), fileId: huge)),
+        ("uploaded", upload(.uploaded(attachment("f1", url: "https://cdn.test/" + huge, name: huge)))),
+        ("rejected", upload(.rejected(hugeError))),
+        ("failed", upload(.failed(hugeError, attempt: .max, willRetry: true))),
+        ("removed", upload(.removed, fileId: huge)),
+        ("completed", upload(.completed(UploadResult(
+            batchId: "b1",
+            successful: (0..<500).map { .init(fileId: "s\($0)", attachment: attachment("s\($0)", url: "https://cdn.test/\($0)?" + huge.prefix(500))) },
+            rejected: (0..<100).map { .init(fileId: "r\($0)", error: WireError(hugeError)) }, rejectedTotal: 1_000_000,
+            failed: (0..<500).map { .init(fileId: "x\($0)", error: WireError(hugeError)) })), fileId: nil)),
+        ("message.sent", upload(.messageSent(muid: "m1", type: .image, fileIds: (0..<50_000).map { "file-\($0)" }, responseId: huge),
+                                fileId: nil)),
+        ("message.failed", upload(.messageFailed(muid: "m1", error: hugeError, attempt: 1, willRetry: false), fileId: nil)),
+        ("job.invalid", .jobInvalid(batchId: huge, requestId: huge, reason: huge, topic: huge, partition: 0, offset: 1)),
+    ]
+
+    @Test(arguments: adversarial)
+    func anAdversarialEventStillFitsAndStaysValidJSON(name: String, event: WorkerEvent) throws {
+        let bytes = encoder.encode(event, sequence: 1)
+        #expect(bytes.count <= Self.maxBytes, "\(name): \(bytes.count) bytes")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        #expect(json["type"] as? String == event.type)
+        #expect(json["data"] is [String: Any])
+    }
+
+    @Test func theDefaultBudgetIsUnderKafkasDefaultMessageLimit() {
+        let encoder = CloudEventEncoder(workerId: "w")
+        #expect(encoder.maxBytes == 900 * 1024)
+        for (name, event) in Self.adversarial {
+            #expect(encoder.encode(event, sequence: 1).count <= 900 * 1024, "\(name)")
+        }
+    }
+
+    @Test func aSummarisedEventKeepsItsIdentityAndSaysWhatWasSummarised() throws {
+        let event = Self.upload(.uploaded(Self.attachment("f1", url: "https://cdn.test/" + Self.huge)))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(encoder.encode(event, sequence: 3))) as? [String: Any])
+        let data = try #require(json["data"] as? [String: Any])
+        #expect(data["batchId"] as? String == "b1")
+        #expect(data["requestId"] as? String == "r1")
+        #expect(data["fileId"] as? String == "f1")
+        let attachment = try #require(data["attachment"] as? [String: Any])
+        #expect(attachment["sha256"] as? String == "ab", "small fields of the attachment survive")
+        #expect((attachment["url"] as? String)?.hasSuffix("…") == true, "the long URL was cut")
+    }
+
+    @Test func aLongListIsReplacedByItsSummary() throws {
+        let event = WorkerEvent.upload(UploadEvent(batchId: "b1", requestId: "r1", fileId: nil,
+                                                   kind: .messageSent(muid: "m1", type: .file, fileIds: (0..<50_000).map { "file-\($0)" },
+                                                                      responseId: "42")))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(encoder.encode(event, sequence: 1))) as? [String: Any])
+        let data = try #require(json["data"] as? [String: Any])
+        let summary = try #require((data["fileIds"] as? [String: Any])?["summarised"] as? [String: Any])
+        #expect(summary["count"] as? Int == 50_000)
+        #expect(data["muid"] as? String == "m1")
+        #expect((data["response"] as? [String: Any])?["id"] as? String == "42")
+    }
+
+    @Test func anEventThatFitsIsLeftWhole() throws {
+        let event = Self.upload(.rejected(UploadError(.invalidFileObject, "bad")))
+        let bytes = encoder.encode(event, sequence: 1)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        let error = try #require((json["data"] as? [String: Any])?["error"] as? [String: Any])
+        #expect(error["message"] as? String == "bad")
+        #expect(error["code"] as? String == "ERR_INVALID_FILE_OBJECT")
+    }
+
+    @Test func errorMessagesAreCutToOneKibibyte() throws {
+        let event = Self.upload(.failed(UploadError(.s3UploadFailed, String(repeating: "x", count: 5000)), attempt: 1, willRetry: true))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(encoder.encode(event, sequence: 1))) as? [String: Any])
+        let message = try #require(((json["data"] as? [String: Any])?["error"] as? [String: Any])?["message"] as? String)
+        #expect(message.utf8.count <= WireError.messageLimit)
+        #expect(message.hasSuffix("…"))
+    }
+
+    @Test func completedCarriesRejectedTotal() throws {
+        let result = UploadResult(batchId: "b", rejected: [.init(fileId: "f", error: WireError(UploadError(.fileDataEmpty, "x")))],
+                                  rejectedTotal: 250)
+        let bytes = encoder.encode(Self.upload(.completed(result), fileId: nil), sequence: 1)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        let encoded = try #require((json["data"] as? [String: Any])?["result"] as? [String: Any])
+        #expect(encoded["rejectedTotal"] as? Int == 250)
+        let decoded = try JSONDecoder().decode(UploadResult.self, from: JSONSerialization.data(withJSONObject: encoded))
+        #expect(decoded == result)
+    }
+}
