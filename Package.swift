@@ -23,10 +23,10 @@ let package = Package(
         // UUIDs, RFC 3339 times.
         .target(name: "WireFormat"),
         .target(name: "UploadEngine", dependencies: ["WireFormat"]),
-        // libcurl transfers, the address policy and download guard, the presigned-URL uploader and its storage error table
-        // (which reads the `<Error>` document every S3-compatible store answers with).
-        .target(name: "HTTPTransport", dependencies: ["UploadEngine", "WireFormat", "CCurl", "CLinux"]),
-        // S3 on top of the transport: SigV4 signing and SHA-256, the S3 presigner, multipart uploads, S3Storage, S3Error.
+        // libcurl transfers, the one table of retryable statuses, the address policy and download guard. Nothing of the engine.
+        .target(name: "HTTPTransport", dependencies: ["WireFormat", "CCurl", "CLinux"]),
+        // Storage on top of the transport: SigV4 signing and SHA-256, the S3 presigner, multipart uploads, S3Storage, the
+        // presigned-URL uploader (the engine's `Uploader`) and the `<Error>` answers every S3-compatible store gives.
         .target(name: "S3", dependencies: ["HTTPTransport", "UploadEngine", "WireFormat", "CCrypto"]),
         .target(name: "KafkaIO", dependencies: ["CRdKafka", "CLinux"]),
         // The local SQLite copy of the batch-state changelog (DESIGN.md §4.1).
@@ -89,7 +89,7 @@ if Context.environment["ATTACHE_FUZZ"] == "1" {
         ("FuzzLocationMetadata", ["Staging"]),
         ("FuzzContentSignature", ["Staging"]),
         ("FuzzPresignAnswer", ["Worker", "WireFormat"]),
-        ("FuzzS3Error", ["HTTPTransport"]),
+        ("FuzzS3Error", ["S3"]),
         ("FuzzConfiguration", ["Worker"]),
         ("FuzzBatchSnapshot", ["UploadEngine"]),
         ("FuzzEventBounds", ["BoundsProbe", "Records", "Worker", "UploadEngine", "KafkaIO", "WireFormat"]),

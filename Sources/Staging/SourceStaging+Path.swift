@@ -1,5 +1,6 @@
 import CLinux
 import Foundation
+import HTTPTransport
 import UploadEngine
 
 /// `path` sources: a regular file that resolves, symlinks included, inside `sources.root`, read in place.

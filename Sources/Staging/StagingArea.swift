@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTransport
 import UploadEngine
 
 /// The staging directory: every staged file gets a generated name (never the user's) and mode 0600.

@@ -1,8 +1,9 @@
 import Foundation
 import KafkaIO
-@testable import Records
 import Testing
 import UploadEngine
+import WireFormat
+@testable import Records
 
 
 /// A job record's headers are input too (DESIGN §2.1): `traceparent` is carried only in its 55-character form — a

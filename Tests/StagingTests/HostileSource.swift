@@ -1,7 +1,8 @@
 import Foundation
-@testable import Staging
+import HTTPTransport
 import Testing
 import UploadEngine
+@testable import Staging
 
 /// One hostile or malformed source and the exact error staging it must give; the table in `docs/sources.md`
 /// lists the same cases, row for row.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WireFormat
 @testable import UploadEngine
 
 /// W3C trace context: which `traceparent` values are taken, and how a request's context reaches its events, its

@@ -1,10 +1,11 @@
 import Foundation
 import KafkaIO
-@testable import Records
-@testable import Worker
 import TestSupport
 import Testing
 import UploadEngine
+import WireFormat
+@testable import Records
+@testable import Worker
 
 
 /// Trace context on the Kafka side: read from a job record's headers, written as event attributes and headers.

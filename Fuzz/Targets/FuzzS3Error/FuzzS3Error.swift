@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-import HTTPTransport
+import S3
 
 /// Feeds arbitrary bodies to `S3ErrorResponse(status:body:)` and arbitrary text through `S3XMLElement.escape`. An
 /// error answer has a code or a message and classifies without trapping; escaped text parses back to itself.

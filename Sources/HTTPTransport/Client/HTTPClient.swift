@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import UploadEngine
 
 /// An HTTP client on libcurl multi loops: small JSON exchanges, streaming uploads and downloads.
 ///
@@ -89,24 +88,27 @@ public final class HTTPClient: Sendable {
         beforeStart: (@Sendable () throws -> Void)? = nil,
         progress: (@Sendable (_ sent: Int64, _ total: Int64) -> Void)? = nil
     ) async throws -> HTTPResponse {
-        try await upload(.copy(path: path), range: range, request: request, beforeStart: beforeStart, progress: progress)
+        try await upload(.file(path: path, range: range), request: request, beforeStart: beforeStart, progress: progress)
     }
 
-    /// Streams staged bytes as the request body, like `upload(fromFile:…)`: a staging copy is opened by its path,
-    /// an open source read in place, its size being the size it was staged with.
+    /// Streams a body read in place as the request body, like `upload(fromFile:…)`: its size is the one it reports,
+    /// whatever the file underneath has grown to since.
     public func upload(
-        _ bytes: StagedBytes, range: Range<Int64>? = nil, request: HTTPRequest,
+        reading body: any RandomAccessBody, range: Range<Int64>? = nil, request: HTTPRequest,
         beforeStart: (@Sendable () throws -> Void)? = nil,
         progress: (@Sendable (_ sent: Int64, _ total: Int64) -> Void)? = nil
+    ) async throws -> HTTPResponse {
+        try await upload(.source(body, range: range), request: request, beforeStart: beforeStart, progress: progress)
+    }
+
+    private func upload(
+        _ body: TransferSpec.Body, request: HTTPRequest, beforeStart: (@Sendable () throws -> Void)?,
+        progress: (@Sendable (_ sent: Int64, _ total: Int64) -> Void)?
     ) async throws -> HTTPResponse {
         var request = request
         request.body = nil
         let sink = TransferSpec.Sink.memory(limit: TransferSpec.diagnosticBodyLimit, truncate: true)
         let report: TransferSpec.Progress = progress.map { .upload($0) } ?? .none
-        let body: TransferSpec.Body = switch bytes {
-        case .copy(let path): .file(path: path, range: range)
-        case .source(let source): .source(source, range: range)
-        }
         return try await run(spec(request, body: body, sink: sink, progress: report), beforeStart: beforeStart)
     }
 

@@ -1,4 +1,4 @@
-import UploadEngine
+import WireFormat
 
 extension HTTPRequest {
     /// Throws `.invalidHeader` when a header name or value, or the method, holds a control character.

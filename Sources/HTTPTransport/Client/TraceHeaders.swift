@@ -1,4 +1,3 @@
-import UploadEngine
 import WireFormat
 
 extension TraceContext {

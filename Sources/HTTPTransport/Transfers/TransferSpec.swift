@@ -1,5 +1,4 @@
 import Foundation
-import UploadEngine
 
 /// Everything the transfer thread needs to run one request; built by `HTTPClient` on the caller's task.
 struct TransferSpec: Sendable {
@@ -10,7 +9,7 @@ struct TransferSpec: Sendable {
         /// A file streamed from disk, whole or the bytes of `range`; opened and read on the transfer thread.
         case file(path: String, range: Range<Int64>?)
         /// A source kept open, read in place on the transfer thread: its staged size, or the bytes of `range`.
-        case source(any OpenSourceFile, range: Range<Int64>?)
+        case source(any RandomAccessBody, range: Range<Int64>?)
     }
 
     /// Where the response body goes.

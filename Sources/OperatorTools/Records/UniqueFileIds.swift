@@ -1,4 +1,5 @@
 import UploadEngine
+import WireFormat
 
 /// File ids made from names, unique within one job: a repeated name gets `-2`, `-3`… before its extension.
 struct UniqueFileIds {

@@ -1,5 +1,6 @@
 import KafkaIO
 import UploadEngine
+import WireFormat
 
 /// Everything a worker publishes on the events topic.
 public enum WorkerEvent: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import Foundation
 import UploadEngine
+import WireFormat
 
 extension RecordField {
     /// What is wrong with `value` as this field, or nil: more bytes than ``maxBytes``, or characters the field may

@@ -1,6 +1,7 @@
 import Foundation
 import KafkaIO
 import UploadEngine
+import WireFormat
 
 extension TraceContext {
     /// The trace context a job record's `traceparent` / `tracestate` headers carry, by the header rules of DESIGN

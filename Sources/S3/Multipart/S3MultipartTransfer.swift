@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTransport
 import UploadEngine
+import WireFormat
 
 /// One multipart upload of a staged file: CreateMultipartUpload (or an earlier attempt's upload, resumed), the
 /// parts storage does not have yet, CompleteMultipartUpload.

@@ -1,4 +1,5 @@
 import Foundation
+import WireFormat
 
 extension UploadBatch {
     /// Adds files to the batch (the reference's `uploadAttachments`): validates each in input order, queues the

@@ -1,4 +1,5 @@
 import Foundation
+import WireFormat
 
 /// One upload batch as a pure state machine: the rules of `docs/contract.md` with no I/O and no clock of its own.
 ///

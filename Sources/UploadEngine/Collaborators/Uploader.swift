@@ -1,3 +1,5 @@
+import WireFormat
+
 /// One upload attempt's inputs.
 public struct UploadTransfer: Sendable, Hashable {
     public var target: UploadTarget

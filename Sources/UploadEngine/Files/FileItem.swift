@@ -1,4 +1,5 @@
 import Foundation
+import WireFormat
 
 /// Where a file's bytes come from, as decoded from a job record.
 public enum FileSource: Sendable, Hashable {

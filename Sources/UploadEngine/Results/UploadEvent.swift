@@ -1,3 +1,5 @@
+import WireFormat
+
 /// Something that happened to a batch, in the order it happened. The worker publishes each as a CloudEvent.
 public struct UploadEvent: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {

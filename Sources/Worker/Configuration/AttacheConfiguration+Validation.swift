@@ -3,6 +3,7 @@ import Foundation
 import HTTPTransport
 import Records
 import UploadEngine
+import WireFormat
 
 extension AttacheConfiguration {
     /// Checks what the keys cannot check alone: required values, ranges, and settings that depend on each other.

@@ -1,6 +1,7 @@
 import DevServices
 import Foundation
 import HTTPTransport
+import S3
 import Staging
 import TestSupport
 import Testing

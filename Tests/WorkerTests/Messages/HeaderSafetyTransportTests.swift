@@ -6,6 +6,7 @@ import TestSupport
 
 @testable import Worker
 import HTTPTransport
+import S3
 import WireFormat
 
 /// The HTTP layer's last line of defence (`docs/contract.md`, "Header safety"): a request that would carry a control

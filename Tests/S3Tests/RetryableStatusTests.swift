@@ -1,4 +1,5 @@
 import HTTPTransport
+import S3
 import Testing
 
 /// The one table of retryable HTTP statuses, and the rows storage adds to it.

@@ -4,6 +4,7 @@ import Testing
 import UploadEngine
 
 @testable import HTTPTransport
+@testable import S3
 
 /// Upload classifications from raw loopback sockets: reset, refused, stalled.
 @Suite(.timeLimit(.minutes(1))) struct CurlUploaderSocketFaultTests {

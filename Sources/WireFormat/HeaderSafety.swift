@@ -1,5 +1,3 @@
-import WireFormat
-
 /// The one rule for text that may end up in an HTTP or Kafka header: no control character at all.
 ///
 /// A CR or LF in a header value ends the line and starts a header of the sender's choosing; a NUL cuts the value

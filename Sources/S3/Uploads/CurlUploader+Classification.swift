@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTransport
 import UploadEngine
 
 /// How a storage failure becomes an `UploadError`: the one table for single `PUT`s, multipart steps and S3's own

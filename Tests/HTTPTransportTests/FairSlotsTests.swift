@@ -1,5 +1,5 @@
 import Testing
-import UploadEngine
+import HTTPTransport
 import TestSupport
 
 /// The first-come-first-served cap shared by HTTP transfers and staging copies.

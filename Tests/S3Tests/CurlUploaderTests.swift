@@ -3,6 +3,7 @@ import Testing
 import UploadEngine
 
 @testable import HTTPTransport
+@testable import S3
 import TestSupport
 import WireFormat
 

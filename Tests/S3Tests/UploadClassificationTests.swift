@@ -3,6 +3,7 @@ import Testing
 import UploadEngine
 
 @testable import HTTPTransport
+@testable import S3
 
 @Suite struct UploadClassificationTests {
     static let request = HTTPRequest(method: "PUT", url: "https://bucket.s3.invalid/k?X-Amz-Credential=AKIA&X-Amz-Signature=ff")

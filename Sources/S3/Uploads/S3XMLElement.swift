@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTransport
 
 #if canImport(FoundationXML)
 import FoundationXML
