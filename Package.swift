@@ -22,13 +22,15 @@ let package = Package(
         // Wire-format values every layer speaks: JSON (value, parser, writer, field reader), HTTP header fields, name-based
         // UUIDs, RFC 3339 times.
         .target(name: "WireFormat"),
-        .target(name: "UploadEngine", dependencies: ["WireFormat"]),
+        // The one first-in-first-out queue, shared by the engine and the Kafka clients, which may not import each other.
+        .target(name: "FIFOQueueModule"),
+        .target(name: "UploadEngine", dependencies: ["WireFormat", "FIFOQueueModule"]),
         // libcurl transfers, the one table of retryable statuses, the address policy and download guard. Nothing of the engine.
         .target(name: "HTTPTransport", dependencies: ["WireFormat", "CCurl", "CLinux"]),
         // Storage on top of the transport: SigV4 signing and SHA-256, the S3 presigner, multipart uploads, S3Storage, the
         // presigned-URL uploader (the engine's `Uploader`) and the `<Error>` answers every S3-compatible store gives.
         .target(name: "S3", dependencies: ["HTTPTransport", "UploadEngine", "WireFormat", "CCrypto"]),
-        .target(name: "KafkaIO", dependencies: ["CRdKafka", "CLinux"]),
+        .target(name: "KafkaIO", dependencies: ["FIFOQueueModule", "CRdKafka", "CLinux"]),
         // The local SQLite copy of the batch-state changelog (DESIGN.md §4.1).
         .target(name: "BatchStore", dependencies: ["CSQLite"]),
         // The libmicrohttpd server wrapper shared by the dev services and the worker's admin endpoints.
@@ -40,12 +42,12 @@ let package = Package(
         // Sources and staging (DESIGN.md §5): URL, path and inline sources, the source cache, sniffing, location stripping.
         .target(name: "Staging", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "S3", "CLinux"]),
         .target(name: "Worker", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "S3", "KafkaIO", "EmbeddedHTTP", "BatchStore",
-                                               "Records", "Staging", "CLinux"]),
+                                               "Records", "Staging", "CLinux", "FIFOQueueModule"]),
         // What the command line builds and presents, kept out of the executable so it can be unit-tested: job and
         // control records, the changelog read back into batches, dead letters, event watching.
         .target(name: "OperatorTools", dependencies: ["Records", "KafkaIO", "UploadEngine", "WireFormat"]),
         // The live dashboard: its model of the topics, the event stream to browsers and the page embedded as Swift strings.
-        .target(name: "Dashboard", dependencies: ["OperatorTools", "Records", "KafkaIO", "EmbeddedHTTP", "UploadEngine", "WireFormat"]),
+        .target(name: "Dashboard", dependencies: ["OperatorTools", "Records", "KafkaIO", "EmbeddedHTTP", "UploadEngine", "WireFormat", "FIFOQueueModule"]),
         .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "UploadEngine", "WireFormat", "OperatorTools", "S3", "HTTPTransport",
                                                           "Dashboard", "EmbeddedHTTP"]),
 
@@ -59,6 +61,7 @@ let package = Package(
         .target(name: "BoundsProbe", dependencies: ["Worker", "UploadEngine", "KafkaIO", "Records"], path: "Tests/BoundsProbe"),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
+        .testTarget(name: "FIFOQueueTests", dependencies: ["FIFOQueueModule"]),
         .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "WireFormat", "TestSupport"]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "UploadEngine", "WireFormat", "TestSupport"]),
         .testTarget(name: "S3Tests", dependencies: ["S3", "HTTPTransport", "UploadEngine", "WireFormat", "TestSupport"]),

@@ -1,4 +1,5 @@
 import Dispatch
+import FIFOQueueModule
 import Foundation
 import KafkaIO
 import Synchronization

@@ -1,3 +1,5 @@
+import FIFOQueueModule
+
 /// The contiguous-completion watermark of one partition: where it is safe to commit when records finish out of
 /// order.
 ///

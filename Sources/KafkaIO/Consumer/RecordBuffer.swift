@@ -1,4 +1,5 @@
 import Dispatch
+import FIFOQueueModule
 import Synchronization
 
 /// The bounded hand-over between the consumer's poll thread and the task reading records.

@@ -1,3 +1,5 @@
+import FIFOQueueModule
+
 /// Where a batch's files are, by id: the index that keeps intake O(1) per file instead of a scan of the batch.
 ///
 /// Invariants the batch keeps (it is the only writer): `live` holds exactly the ids of its entries that are not
@@ -11,15 +13,14 @@ struct FileDirectory: Sendable {
     private(set) var rejected: [String: [Int]] = [:]
     /// The slots of every held rejection.
     private var rejectedSlots: Set<Int> = []
-    /// Slots in the order they were rejected, oldest from `rejectionHead` on; may hold slots no longer rejected.
-    private var rejectionOrder: [Int] = []
-    private var rejectionHead = 0
+    /// Slots in the order they were rejected, oldest first; may hold slots no longer rejected.
+    private var rejectionOrder = FIFOQueue<Int>()
 
     /// Rejected files still held as entries.
     var rejectedCount: Int { rejectedSlots.count }
 
     /// Slots in the rejection queue, stale ones included: stays proportional to `rejectedCount`.
-    var rejectionQueueLength: Int { rejectionOrder.count - rejectionHead }
+    var rejectionQueueLength: Int { rejectionOrder.count }
 
     mutating func addLive(_ fileId: String, slot: Int) {
         live[fileId] = slot
@@ -31,9 +32,8 @@ struct FileDirectory: Sendable {
         rejectionOrder.append(slot)
         // Replaced rejections linger in the queue; dropping them once they outnumber the held ones keeps its size
         // proportional to what it holds, at O(1) amortised per rejection.
-        if rejectionOrder.count - rejectionHead > 2 * rejectedSlots.count + 64 {
-            rejectionOrder = rejectionOrder[rejectionHead...].filter { rejectedSlots.contains($0) }
-            rejectionHead = 0
+        if rejectionOrder.count > 2 * rejectedSlots.count + 64 {
+            rejectionOrder.removeAll { !rejectedSlots.contains($0) }
         }
     }
 
@@ -64,14 +64,10 @@ struct FileDirectory: Sendable {
 
     /// The slot of the oldest rejection still held.
     mutating func oldestRejection() -> Int? {
-        while rejectionHead < rejectionOrder.count, !rejectedSlots.contains(rejectionOrder[rejectionHead]) {
-            rejectionHead += 1
+        while let front = rejectionOrder.first, !rejectedSlots.contains(front) {
+            rejectionOrder.dropFirst(1)
         }
-        if rejectionHead > 64, rejectionHead * 2 > rejectionOrder.count {
-            rejectionOrder.removeSubrange(..<rejectionHead)
-            rejectionHead = 0
-        }
-        return rejectionHead < rejectionOrder.count ? rejectionOrder[rejectionHead] : nil
+        return rejectionOrder.first
     }
 
     /// Forgets the rejection in `slot` under `fileId`.

@@ -1,3 +1,4 @@
+import FIFOQueueModule
 import Foundation
 import KafkaIO
 import Records

@@ -1,4 +1,5 @@
 import BatchStore
+import FIFOQueueModule
 import Foundation
 import KafkaIO
 import Synchronization

@@ -1,5 +1,5 @@
 import Testing
-@testable import KafkaIO
+@testable import FIFOQueueModule
 
 /// The one queue: order kept across pops and compactions, a burst's storage given back once emptied.
 @Suite struct FIFOQueueTests {

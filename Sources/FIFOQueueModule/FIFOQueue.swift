@@ -2,8 +2,9 @@
 /// stays in the storage until it is at least half of it (and 1,024 elements), then goes in one move; an emptied
 /// queue gives a large storage back, so memory follows what is queued, not the largest burst ever seen.
 ///
-/// The one queue of the Kafka clients and the worker: the record buffer, the offset watermark's slots, and the
-/// event publisher's barriers.
+/// The one queue of the package: the Kafka record buffer and offset watermark's slots, the event publisher's
+/// barriers, the changelog writer's pending snapshots, the dashboard's stream deltas and a batch's rejection order.
+/// A module of its own because the engine and the Kafka clients both need it and neither may import the other.
 public struct FIFOQueue<Element: Sendable>: Sendable {
     private var storage: [Element] = []
     private var head = 0
