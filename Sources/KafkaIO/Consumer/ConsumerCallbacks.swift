@@ -32,19 +32,20 @@ extension ConsumerShared {
 extension ConsumerShared {
     /// Commits every position of `partitions` (`nil`: all owned) the broker has not confirmed — including ones
     /// whose asynchronous commit is still in flight or failed — and waits for the answer, trying a retryable
-    /// refusal (coordinator moving, request timed out) up to three times. For the rebalance callback and closing,
-    /// where partitions must not be released before their watermarks are stored. Runs on the poll thread.
+    /// refusal (coordinator moving, request timed out) up to three times, waiting by ``CommitBackoff``. For the
+    /// rebalance callback and closing, where partitions must not be released before their watermarks are stored.
+    /// Runs on the poll thread, which is why it sleeps rather than suspends.
     func commitBeforeRelease(_ partitions: Set<TopicPartition>?, client: OpaquePointer) -> KafkaError? {
         var failure: KafkaError?
-        for attempt in 0..<3 {
+        for attempt in 1...3 {
             let positions = state.withLock { $0.ledger.takeCommitPositions(of: partitions, .unconfirmed) }
             guard !positions.isEmpty else { return nil }
             failure = commitSynchronously(positions, client: client)
             state.withLock { state in
                 if failure == nil { state.ledger.commitConfirmed(positions) } else { state.ledger.commitFailed(positions) }
             }
-            guard let error = failure, error.isRetryable, attempt < 2 else { break }
-            Thread.sleep(forTimeInterval: 0.1 * Double(attempt + 1))
+            guard let error = failure, error.isRetryable, attempt < 3 else { break }
+            Thread.sleep(forTimeInterval: Double(CommitBackoff.delay(afterAttempt: attempt).clampedMilliseconds) / 1000)
         }
         return failure
     }

@@ -99,15 +99,16 @@ public final class KafkaConsumer: Sendable {
     /// - Throws: the last ``KafkaError`` when the commit failed for good or kept failing for `retryFor`.
     public func commit(retryFor: Duration = .seconds(10)) async throws {
         let deadline = ContinuousClock.now + retryFor
-        var delay = Duration.milliseconds(50)
+        var attempt = 1
         while true {
             let promise = CompletionPromise<Void>()
             guard shared.send(.commit(promise)) else { throw KafkaError(.closed, "the consumer is closed") }
+            let delay = CommitBackoff.delay(afterAttempt: attempt)
             do {
                 return try await promise.value()
             } catch let error as KafkaError where error.isRetryable && ContinuousClock.now + delay < deadline {
                 try await Task.sleep(for: delay)
-                delay = min(delay * 2, .milliseconds(500))
+                attempt += 1
             }
         }
     }
