@@ -68,9 +68,9 @@ let package = Package(
         .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO", "TestSupport"]),
         .testTarget(name: "BatchStoreTests", dependencies: ["BatchStore", "TestSupport"]),
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "TestSupport"]),
-        .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "TestSupport"]),
+        .testTarget(name: "DevServicesTests", dependencies: ["DevServices", "TestSupport", "WireFormat"]),
         // Runs the real `attache` binary against `attache dev-broker`, driven by kcat.
-        .testTarget(name: "EndToEndTests", dependencies: ["DevServices", "EmbeddedHTTP", "HTTPTransport", "KafkaIO", "S3", "TestSupport"],
+        .testTarget(name: "EndToEndTests", dependencies: ["DevServices", "EmbeddedHTTP", "HTTPTransport", "KafkaIO", "S3", "TestSupport", "WireFormat"],
                     exclude: ["Support/mock_kafka.py"]),
         .testTarget(name: "TransferIntegrationTests", dependencies: ["WireFormat", "UploadEngine", "TestSupport", "HTTPTransport", "S3", "DevServices", "EmbeddedHTTP", "Worker", "Staging"]),
         .testTarget(name: "OperatorToolsTests", dependencies: ["OperatorTools", "KafkaIO", "UploadEngine", "WireFormat", "TestSupport", "Records"]),

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 @testable import DevServices
+import WireFormat
 
 @Suite struct EmbeddedServicesTests {
     @Test func presignUploadAndSendWorkEndToEndAcrossTheThreeServers() async throws {
@@ -10,19 +11,20 @@ import Testing
         let file = try TemporaryFile(count: 2 << 20)
         defer { file.remove() }
 
-        let presign = try await Curl.run(["--data-binary", try jsonText([
+        let size = JSONValue.int(Int64(file.bytes.count))
+        let presign = try await Curl.run(["--data-binary", jsonText([
             "batchId": "b1", "receiver": ["id": "u1", "type": "user"], "sender": "u7",
-            "files": [["fileId": "f1", "name": "clip.mp4", "mimeType": "video/mp4", "size": file.bytes.count]],
+            "files": [["fileId": "f1", "name": "clip.mp4", "mimeType": "video/mp4", "size": size]],
         ]), services.presignURL])
-        let target = try #require((presign.json?["files"] as? [[String: Any]])?.first)
+        let target = try #require(presign.json?["files"]?.arrayValue?.first)
         let upload = try await Curl.run([
-            "-T", file.url.path, "-H", "content-type: video/mp4", try #require(target["uploadUrl"] as? String),
+            "-T", file.url.path, "-H", "content-type: video/mp4", try #require(target["uploadUrl"]?.stringValue),
         ])
-        let fileURL = try #require(target["fileUrl"] as? String)
-        let send = try await Curl.run(["-H", "apikey: k", "-H", "onBehalfOf: u7", "--data-binary", try jsonText([
+        let fileURL = try #require(target["fileUrl"]?.stringValue)
+        let send = try await Curl.run(["-H", "apikey: k", "-H", "onBehalfOf: u7", "--data-binary", jsonText([
             "receiver": "u1", "receiverType": "user", "category": "message", "type": "video", "muid": "m1",
-            "data": ["attachments": [["url": fileURL, "name": "clip.mp4", "mimeType": "video/mp4",
-                                      "extension": "mp4", "size": file.bytes.count]]],
+            "data": ["attachments": [["url": .string(fileURL), "name": "clip.mp4", "mimeType": "video/mp4",
+                                      "extension": "mp4", "size": size]]],
         ]), services.messagesURL])
 
         #expect(upload.status == 200)

@@ -2,11 +2,12 @@ import Foundation
 import TestSupport
 import Testing
 @testable import DevServices
+import WireFormat
 
 @Suite struct MessageCaptureTests {
     private static func message(muid: String, type: String = "image") throws -> String {
-        try jsonText([
-            "receiver": "uid-1", "receiverType": "user", "category": "message", "type": type, "muid": muid,
+        jsonText([
+            "receiver": "uid-1", "receiverType": "user", "category": "message", "type": .string(type), "muid": .string(muid),
             "parentId": 1234, "tags": ["t1"],
             "data": [
                 "text": "Trip photos", "metadata": ["batchId": "trip-42", "trip": 42],
@@ -30,10 +31,10 @@ import Testing
         let result = try await Self.send(capture, try Self.message(muid: "m-1"))
 
         #expect(result.status == 200)
-        let data = try #require(result.json?["data"] as? [String: Any])
-        #expect(data["id"] as? String == "1")
-        #expect(data["muid"] as? String == "m-1")
-        #expect(data["sender"] as? String == "uid-7")
+        let data = try #require(result.json?["data"])
+        #expect(data["id"] == "1")
+        #expect(data["muid"] == "m-1")
+        #expect(data["sender"] == "uid-7")
         let request = try #require(capture.requests.first)
         #expect(request.apiKey == "key-1")
         #expect(request.onBehalfOf == "uid-7")
@@ -47,8 +48,7 @@ import Testing
         #expect(message.data.metadata?["batchId"] == .string("trip-42"))
         #expect(message.data.metadata?["trip"] == .int(42))
         #expect(message.data.attachments.map(\.name) == ["a.jpg"])
-        let raw = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
-        #expect(raw["muid"] as? String == "m-1")
+        #expect(try JSONParser.parse(request.body)["muid"] == "m-1")
     }
 
     @Test func repeatedMuidIsADuplicateAnsweredWithTheOriginalId() async throws {
@@ -59,10 +59,10 @@ import Testing
         let again = try await Self.send(capture, try Self.message(muid: "m-1"))
         let other = try await Self.send(capture, try Self.message(muid: "m-2", type: "file"))
 
-        #expect((first.json?["data"] as? [String: Any])?["id"] as? String == "1")
+        #expect(first.json?["data"]?["id"] == "1")
         #expect(again.status == 200)
-        #expect((again.json?["data"] as? [String: Any])?["id"] as? String == "1")
-        #expect((other.json?["data"] as? [String: Any])?["id"] as? String == "2")
+        #expect(again.json?["data"]?["id"] == "1")
+        #expect(other.json?["data"]?["id"] == "2")
         #expect(capture.requests.map(\.outcome) == [.accepted(id: "1"), .duplicate(id: "1"), .accepted(id: "2")])
         #expect(capture.messages.compactMap(\.message?.muid) == ["m-1", "m-2"])
         #expect(capture.duplicates.count == 1)
@@ -79,7 +79,7 @@ import Testing
 
         #expect(missing.status == 401)
         #expect(wrong.status == 401)
-        #expect((wrong.json?["error"] as? [String: Any])?["code"] as? String == "AUTH_ERR_APIKEY_NOT_FOUND")
+        #expect(wrong.json?["error"]?["code"] == "AUTH_ERR_APIKEY_NOT_FOUND")
         #expect(right.status == 200)
         #expect(capture.requests.map(\.outcome) == [.unauthorized, .unauthorized, .accepted(id: "1")])
     }

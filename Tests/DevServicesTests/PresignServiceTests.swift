@@ -2,14 +2,15 @@ import Foundation
 import TestSupport
 import Testing
 @testable import DevServices
+import WireFormat
 
 @Suite struct PresignServiceTests {
     private static func request(batchId: String = "trip-42", receiver: String = "uid-1",
                                 files: [(id: String, name: String, mime: String, size: Int)]) throws -> String {
-        try jsonText([
-            "batchId": batchId, "receiver": ["id": receiver, "type": "user"], "sender": "uid-7",
+        jsonText([
+            "batchId": .string(batchId), "receiver": ["id": .string(receiver), "type": "user"], "sender": "uid-7",
             "parentMessageId": "1234",
-            "files": files.map { ["fileId": $0.id, "name": $0.name, "mimeType": $0.mime, "size": $0.size] },
+            "files": .array(files.map { ["fileId": .string($0.id), "name": .string($0.name), "mimeType": .string($0.mime), "size": .int(Int64($0.size))] }),
         ])
     }
 
@@ -17,9 +18,9 @@ import Testing
         try await Curl.run(["-H", "Content-Type: application/json", "--data-binary", body, service.url])
     }
 
-    private static func answers(_ result: Curl.Result) throws -> [String: [String: Any]] {
-        let files = try #require(result.json?["files"] as? [[String: Any]])
-        return Dictionary(uniqueKeysWithValues: files.map { ($0["fileId"] as? String ?? "", $0) })
+    private static func answers(_ result: Curl.Result) throws -> [String: JSONValue] {
+        let files = try #require(result.json?["files"]?.arrayValue)
+        return Dictionary(uniqueKeysWithValues: files.map { ($0["fileId"]?.stringValue ?? "", $0) })
     }
 
     @Test func presignedURLsUploadIntoTheStoreAndFileURLsServeTheBytes() async throws {
@@ -37,17 +38,17 @@ import Testing
         #expect(result.status == 200)
         let answers = try Self.answers(result)
         let f1 = try #require(answers["f1"])
-        #expect(f1["method"] as? String == "PUT")
-        #expect(f1["headers"] as? [String: String] == ["content-type": "image/jpeg"])
-        #expect(try f1["fileUrl"] as? String == store.url(forKey: "trip-42/f1/photo_1.jpg"))
-        let expiresAt = try Date.ISO8601FormatStyle().parse(try #require(f1["expiresAt"] as? String))
+        #expect(f1["method"] == "PUT")
+        #expect(f1["headers"] == ["content-type": "image/jpeg"])
+        #expect(try f1["fileUrl"]?.stringValue == store.url(forKey: "trip-42/f1/photo_1.jpg"))
+        let expiresAt = try Date.ISO8601FormatStyle().parse(try #require(f1["expiresAt"]?.stringValue))
         #expect(abs(expiresAt.timeIntervalSinceNow - 900) < 60)
-        #expect(answers["f2"]?["uploadUrl"] as? String != nil)
+        #expect(answers["f2"]?["uploadUrl"]?.stringValue != nil)
 
         let upload = try await Curl.run([
-            "-T", file.url.path, "-H", "content-type: image/jpeg", try #require(f1["uploadUrl"] as? String),
+            "-T", file.url.path, "-H", "content-type: image/jpeg", try #require(f1["uploadUrl"]?.stringValue),
         ])
-        let download = try await Curl.run([try #require(f1["fileUrl"] as? String)])
+        let download = try await Curl.run([try #require(f1["fileUrl"]?.stringValue)])
 
         #expect(upload.status == 200)
         #expect(Array(download.body) == file.bytes)
@@ -78,8 +79,8 @@ import Testing
         #expect(result.status == 200)
         #expect(answers["ok"]?["uploadUrl"] != nil)
         #expect(answers["text"]?["uploadUrl"] != nil)
-        #expect((answers["type"]?["error"] as? [String: Any])?["code"] as? String == "ERR_FILE_TYPE_NOT_ALLOWED")
-        #expect((answers["size"]?["error"] as? [String: Any])?["code"] as? String == "ERR_FILE_SIZE_EXCEEDED")
+        #expect(answers["type"]?["error"]?["code"] == "ERR_FILE_TYPE_NOT_ALLOWED")
+        #expect(answers["size"]?["error"]?["code"] == "ERR_FILE_SIZE_EXCEEDED")
         #expect(answers["type"]?["uploadUrl"] == nil)
         #expect(service.calls.first?.files.compactMap(\.refusal?.code)
             == ["ERR_FILE_TYPE_NOT_ALLOWED", "ERR_FILE_SIZE_EXCEEDED"])
@@ -99,7 +100,7 @@ import Testing
 
         let answers = try Self.answers(refused)
         for id in ["f1", "f2"] {
-            #expect((answers[id]?["error"] as? [String: Any])?["code"] as? String == "ERR_RECEIVER_NOT_ALLOWED")
+            #expect(answers[id]?["error"]?["code"] == "ERR_RECEIVER_NOT_ALLOWED")
         }
         #expect(try Self.answers(allowed)["f1"]?["uploadUrl"] != nil)
     }
@@ -114,7 +115,7 @@ import Testing
         let noReceiver = try await Self.presign(service, #"{"batchId":"b","files":[]}"#)
 
         #expect(notJSON.status == 400)
-        #expect((notJSON.json?["error"] as? [String: Any])?["code"] as? String == "ERR_BAD_REQUEST")
+        #expect(notJSON.json?["error"]?["code"] == "ERR_BAD_REQUEST")
         #expect(noReceiver.status == 400)
         #expect(service.calls.isEmpty)
     }
@@ -145,12 +146,12 @@ import Testing
         ]))
         let answers = try Self.answers(result)
         let f1 = try #require(answers["f1"])
-        let expiresAt = try Date.ISO8601FormatStyle().parse(try #require(f1["expiresAt"] as? String))
+        let expiresAt = try Date.ISO8601FormatStyle().parse(try #require(f1["expiresAt"]?.stringValue))
         let upload = try await Curl.run([
-            "-X", "PUT", "--data-binary", "hello", try #require(f1["uploadUrl"] as? String),
+            "-X", "PUT", "--data-binary", "hello", try #require(f1["uploadUrl"]?.stringValue),
         ])
         let other = try await Curl.run([
-            "-X", "PUT", "--data-binary", "hello", try #require(answers["f2"]?["uploadUrl"] as? String),
+            "-X", "PUT", "--data-binary", "hello", try #require(answers["f2"]?["uploadUrl"]?.stringValue),
         ])
 
         #expect(expiresAt < Date())
@@ -169,8 +170,8 @@ import Testing
         let first = try await Self.presign(service, try Self.request(files: [("f1", "a.txt", "text/plain", 5)]))
         let second = try await Self.presign(service, try Self.request(files: [("f1", "a.txt", "text/plain", 5)]))
 
-        #expect(try Self.answers(first)["f1"]?["uploadUrl"] as? String == "ht!tp://bad url")
-        #expect(try (Self.answers(second)["f1"]?["uploadUrl"] as? String)?.hasPrefix(store.baseURL) == true)
+        #expect(try Self.answers(first)["f1"]?["uploadUrl"] == "ht!tp://bad url")
+        #expect(try Self.answers(second)["f1"]?["uploadUrl"]?.stringValue?.hasPrefix(store.baseURL) == true)
     }
 
     @Test func wholeBatchFailureFailsMultiFileCallsWhileOneFileCallsSucceed() async throws {
@@ -206,9 +207,9 @@ import Testing
 
         let answers = try Self.answers(result)
         #expect(answers["f1"]?["uploadUrl"] != nil)
-        let error = try #require(answers["f2"]?["error"] as? [String: Any])
-        #expect(error["code"] as? String == "ERR_VIRUS_FOUND")
-        #expect(error["message"] as? String == "infected")
+        let error = try #require(answers["f2"]?["error"])
+        #expect(error["code"] == "ERR_VIRUS_FOUND")
+        #expect(error["message"] == "infected")
     }
 
     @Test func transportFaultsApplyToThePresignEndpoint() async throws {

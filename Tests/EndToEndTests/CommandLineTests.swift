@@ -2,6 +2,7 @@ import DevServices
 import Foundation
 import TestSupport
 import Testing
+import WireFormat
 
 /// The operator commands (`config`, `submit`, `control`, `batch`) as the real binary, against `attache dev-broker`
 /// and a worker of their own on topics of their own.
@@ -170,17 +171,17 @@ import Testing
         _ = try await completed(environment, batchId, "attache.message.sent", count: 2)
         #expect(messages(environment, batchId: batchId).map(\.type) == ["image", "file"])
 
-        let shown = try await eventually("the changelog to hold both files", timeout: .seconds(30)) { () -> [String: Any]? in
+        let shown = try await eventually("the changelog to hold both files", timeout: .seconds(30)) { () -> [String: JSONValue]? in
             let show = try await Self.attache(["batch", "show", batchId, "--json"], environment: kafka)
-            guard show.status == 0, let object = try JSONSerialization.jsonObject(with: Data(show.output.utf8)) as? [String: Any],
-                  (object["sent"] as? [Any])?.count == 2 else { return nil }
+            guard show.status == 0, let object = try JSONParser.parse(show.output.utf8).objectValue,
+                  object["sent"]?.arrayValue?.count == 2 else { return nil }
             return object
         }
-        #expect(shown["status"] as? String == "idle")
-        #expect(shown["count"] as? Int == 2)
-        #expect((shown["attachments"] as? [[String: Any]])?.compactMap { $0["fileId"] as? String } == ["\(batchId)-photo.jpg", "notes.pdf"])
-        #expect(shown["send"] as? String == "auto")
-        #expect(shown["receiver"] as? [String: String] == ["id": "uid-1", "type": "user"])
+        #expect(shown["status"] == "idle")
+        #expect(shown["count"] == 2)
+        #expect(shown["attachments"]?.arrayValue?.compactMap { $0["fileId"]?.stringValue } == ["\(batchId)-photo.jpg", "notes.pdf"])
+        #expect(shown["send"] == "auto")
+        #expect(shown["receiver"] == ["id": "uid-1", "type": "user"])
 
         let text = try await Self.attache(["batch", "show", batchId], environment: kafka)
         #expect(text.status == 0 && text.output.contains("  status       idle") && text.output.contains("sent (2 messages"))
@@ -236,8 +237,8 @@ import Testing
     }
 
     /// Every line of `output` as a JSON object (nil when one is not).
-    private func jsonLines(_ output: String) -> [[String: Any]]? {
-        let objects = output.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    private func jsonLines(_ output: String) -> [[String: JSONValue]]? {
+        let objects = output.split(separator: "\n").map { (try? JSONParser.parse($0.utf8))?.objectValue }
         return objects.contains { $0 == nil } ? nil : objects.compactMap { $0 }
     }
 
@@ -263,8 +264,8 @@ import Testing
     private func check(_ watched: (status: Int32, output: String, error: String), batchId: String) throws {
         #expect(!watched.output.contains("\u{1B}"), "no escape codes off a terminal")
         let events = try #require(jsonLines(watched.output))
-        #expect(events.allSatisfy { $0["subject"] as? String == batchId && $0["specversion"] as? String == "1.0" })
-        let types = events.compactMap { $0["type"] as? String }
+        #expect(events.allSatisfy { $0["subject"]?.stringValue == batchId && $0["specversion"] == "1.0" })
+        let types = events.compactMap { $0["type"]?.stringValue }
         #expect(types.contains("attache.file.uploaded") && types.contains("attache.batch.completed"))
         #expect(types.last == "attache.message.sent", "idle with its sends done: \(types)")
     }
@@ -290,7 +291,7 @@ import Testing
         let fineLines = fine.output.split(separator: "\n").map(String.init)
         let batchId = try #require(fineLines.first)
         let events = try #require(jsonLines(fineLines.dropFirst().joined(separator: "\n")))
-        #expect(events.contains { $0["type"] as? String == "attache.batch.completed" && $0["subject"] as? String == batchId })
+        #expect(events.contains { $0["type"] == "attache.batch.completed" && $0["subject"]?.stringValue == batchId })
         #expect(messages(environment, batchId: batchId).count == 1)
 
         let rejected = try await Self.attache(["submit", "--to", "user:uid-1", "--send", "none", "--watch", good.path, empty.path],

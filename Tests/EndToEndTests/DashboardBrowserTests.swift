@@ -2,6 +2,7 @@ import DevServices
 import Foundation
 import Testing
 import TestSupport
+import WireFormat
 
 /// `attache dashboard` in headless Chromium against a real run: `attache dev-broker`, a worker, the dev services and
 /// a mix of batches — uploads (one trickled, so its bar moves), a rejection, a failure for good and a dead letter.
@@ -40,11 +41,11 @@ import TestSupport
         return dashboard
     }
 
-    private func job(_ batchId: String, receiver: String, tenant: String? = nil, files: [[String: Any]]) -> (key: String, value: String) {
-        var job: [String: Any] = ["kind": "upload", "batchId": batchId,
-                                  "receiver": ["id": receiver, "type": receiver.hasPrefix("group-") ? "group" : "user"], "sender": "uid-7",
-                                  "files": files, "message": ["send": "auto", "caption": "from the dashboard test"]]
-        if let tenant { job["tenant"] = tenant }
+    private func job(_ batchId: String, receiver: String, tenant: String? = nil, files: [JSONValue]) -> (key: String, value: String) {
+        var job: [String: JSONValue] = ["kind": "upload", "batchId": .string(batchId),
+                                        "receiver": ["id": .string(receiver), "type": receiver.hasPrefix("group-") ? "group" : "user"], "sender": "uid-7",
+                                        "files": .array(files), "message": ["send": "auto", "caption": "from the dashboard test"]]
+        if let tenant { job["tenant"] = .string(tenant) }
         return (batchId, Jobs.json(job))
     }
 
@@ -96,8 +97,8 @@ import TestSupport
         // The link with the token sets the cookie and lands on / without it.
         try await browser.navigate("\(base)/?token=\(token)")
         _ = try await browser.waitFor("the first snapshot", "document.documentElement.dataset.ready")
-        #expect(try await browser.evaluate("location.href") as? String == "\(base)/")
-        #expect(try await browser.evaluate("document.cookie") as? String == "", "the cookie is HttpOnly")
+        #expect(try await browser.evaluate("location.href")?.stringValue == "\(base)/")
+        #expect(try await browser.evaluate("document.cookie")?.stringValue == "", "the cookie is HttpOnly")
 
         let jpeg = { (seed: Int, size: Int) in Jobs.inline("photo-\(seed)", name: "photo-\(seed).jpg", mimeType: "image/jpeg",
                                                             bytes: Jobs.bytes(magic: Jobs.jpeg, size: size, seed: seed)) }
@@ -126,32 +127,32 @@ import TestSupport
         let partWay = try await browser.waitFor("the trickled file part way", "(\(bar) > 0 && \(bar) < 100) ? \(bar) : 0", timeout: .seconds(40))
         _ = try await browser.waitFor("the trickled file at 100 %", "\(bar) === 100 && document.querySelector('tr.file[data-file=\"\(run.slowFile)\"]').dataset.state === 'uploaded'",
                                       timeout: .seconds(30))
-        let width = try await browser.evaluate(#"document.querySelector('tr.file[data-file="\#(run.slowFile)"] .bar i').style.width"#) as? String
-        #expect(width == "100%", "seen part way at \(partWay) %")
+        let width = try await browser.evaluate(#"document.querySelector('tr.file[data-file="\#(run.slowFile)"] .bar i').style.width"#)?.stringValue
+        #expect(width == "100%", "seen part way at \(partWay.scalarText ?? "?") %")
         _ = try await browser.waitFor("the batch's message", "document.querySelector('#batch tr[data-muid]') !== null")
         try await browser.screenshot(to: Self.screenshots.appendingPathComponent("batch.png").path)
 
         // The overview: counts per batch, the rejection's code, the failure and the dead letter.
         try await browser.evaluate("location.hash = '#/'")
-        #expect(try await browser.waitFor("the trip's row", "\(row(run.trip)) === '4/0/0/0' ? 'ok' : ''") as? String == "ok")
-        #expect(try await browser.waitFor("the rejection's row", "\(row(run.rejected)) === '1/0/1/0' ? 'ok' : ''") as? String == "ok")
-        #expect(try await browser.waitFor("the failure's row", "\(row(run.failing)) === '0/1/0/0' ? 'ok' : ''") as? String == "ok")
+        #expect(try await browser.waitFor("the trip's row", "\(row(run.trip)) === '4/0/0/0' ? 'ok' : ''").stringValue == "ok")
+        #expect(try await browser.waitFor("the rejection's row", "\(row(run.rejected)) === '1/0/1/0' ? 'ok' : ''").stringValue == "ok")
+        #expect(try await browser.waitFor("the failure's row", "\(row(run.failing)) === '0/1/0/0' ? 'ok' : ''").stringValue == "ok")
         let codes = try await browser.waitFor("the codes in the errors panel",
                                               "[...document.querySelectorAll('#errors-legend [data-code]')].map(e => e.dataset.code).sort().join(',')")
-        #expect(codes as? String == "ERR_FILE_DATA_EMPTY,ERR_S3_UPLOAD_FAILED")
-        let latest = try await browser.evaluate("document.getElementById('errors-latest').textContent") as? String ?? ""
+        #expect(codes.stringValue == "ERR_FILE_DATA_EMPTY,ERR_S3_UPLOAD_FAILED")
+        let latest = try await browser.evaluate("document.getElementById('errors-latest').textContent")?.stringValue ?? ""
         #expect(latest.contains("ERR_FILE_DATA_EMPTY") && latest.contains("\(run.rejected) / blank"))
         let dead = try await browser.waitFor("the dead letter",
-                                             #"[...document.querySelectorAll('#dead-list .dead-letter')].map(e => e.textContent).join('\n')"#) as? String ?? ""
+                                             #"[...document.querySelectorAll('#dead-list .dead-letter')].map(e => e.textContent).join('\n')"#).stringValue ?? ""
         #expect(dead.contains("\(run.jobs)/") && dead.contains("key poison-\(run.tag)") && dead.contains("not valid JSON"))
-        #expect(try await browser.waitFor("every batch", "document.querySelectorAll('.vrow').length === 12 ? 'ok' : ''") as? String == "ok")
+        #expect(try await browser.waitFor("every batch", "document.querySelectorAll('.vrow').length === 12 ? 'ok' : ''").stringValue == "ok")
         // The tenant filter: only the trip's batch is acme's.
         try await browser.evaluate("(() => { const f = document.getElementById('f-tenant'); f.value = 'ACME-\(run.tag)'; f.dispatchEvent(new Event('input')); })()")
-        #expect(try await browser.waitFor("acme's batch alone", "(() => { const rows = [...document.querySelectorAll('.vrow')]; return rows.length === 1 && rows[0].dataset.id === '\(run.trip)' ? 'ok' : ''; })()") as? String == "ok")
+        #expect(try await browser.waitFor("acme's batch alone", "(() => { const rows = [...document.querySelectorAll('.vrow')]; return rows.length === 1 && rows[0].dataset.id === '\(run.trip)' ? 'ok' : ''; })()").stringValue == "ok")
         try await browser.evaluate("(() => { const f = document.getElementById('f-tenant'); f.value = ''; f.dispatchEvent(new Event('input')); })()")
         _ = try await browser.waitFor("every batch again", "document.querySelectorAll('.vrow').length === 12 ? 'ok' : ''")
         let workers = try await browser.evaluate("[...document.querySelectorAll('#workers-list tr[data-worker]')].map(e => e.dataset.worker).join(',')")
-        #expect(workers as? String == "worker-\(run.tag)")
+        #expect(workers?.stringValue == "worker-\(run.tag)")
         try await browser.evaluate("document.getElementById('vscroll').scrollTop = 0")
         try await Task.sleep(for: .milliseconds(300))
         try await browser.screenshot(to: Self.screenshots.appendingPathComponent("overview.png").path)
@@ -160,8 +161,8 @@ import TestSupport
         try await browser.navigate("http://127.0.0.1:\(readOnlyPort)/#/batch/\(run.failing)")
         let failedRow = #"document.querySelector('tr.file[data-file="\#(run.flakyFile)"]')"#
         _ = try await browser.waitFor("the failed file, read-only", "\(failedRow) && \(failedRow).dataset.state === 'failed'")
-        #expect(try await browser.evaluate("document.querySelectorAll('button[data-control]').length") as? Int == 0)
-        #expect(try await browser.evaluate("document.getElementById('mode').textContent") as? String == "read-only")
+        #expect(try await browser.evaluate("document.querySelectorAll('button[data-control]').length")?.wholeNumber == 0)
+        #expect(try await browser.evaluate("document.getElementById('mode').textContent")?.stringValue == "read-only")
         let refused = try await Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "--data-binary",
                                           #"{"kind":"retry","batchId":"\#(run.failing)","fileId":"\#(run.flakyFile)"}"#,
                                           "http://127.0.0.1:\(readOnlyPort)/api/control"])
@@ -170,9 +171,9 @@ import TestSupport
         // With controls: Retry produces a retry record, and the file (its fault spent) is stored.
         try await browser.navigate("\(base)/#/batch/\(run.failing)")
         _ = try await browser.waitFor("the Retry button", #"document.querySelector('tr.file[data-file="\#(run.flakyFile)"] button[data-control="retry"]')"# + " !== null")
-        #expect(try await browser.evaluate(#"document.querySelectorAll('button[data-control="remove"]').length"#) as? Int == 1)
+        #expect(try await browser.evaluate(#"document.querySelectorAll('button[data-control="remove"]').length"#)?.wholeNumber == 1)
         try await browser.evaluate(#"document.querySelector('button[data-control="retry"]').click()"#)
-        #expect(try await browser.waitFor("the control sent", "document.documentElement.dataset.lastControl") as? String == "retry:\(run.flakyFile)")
+        #expect(try await browser.waitFor("the control sent", "document.documentElement.dataset.lastControl").stringValue == "retry:\(run.flakyFile)")
         let retry = #"{"kind":"retry","batchId":"\#(run.failing)","fileId":"\#(run.flakyFile)"}"#
         let controls = try await eventually("the retry record on the jobs topic") {
             let records = try await Kcat.consume(brokers: environment.brokers, topic: run.jobs).filter { $0.key == run.failing && $0.value == retry }
@@ -188,15 +189,15 @@ import TestSupport
         _ = try await browser.waitFor("the lost connection", "document.getElementById('conn').classList.contains('reconnecting')")
         dashboard = try await startDashboard(environment, run, port: port, controls: true, token: token, name: "dashboard-again-\(run.tag)")
         _ = try await browser.waitFor("a second snapshot", "Number(document.documentElement.dataset.snapshots) >= 2", timeout: .seconds(20))
-        #expect(try await browser.evaluate("document.getElementById('conn').textContent") as? String == "live")
-        #expect(try await browser.waitFor("the trip's row again", "\(row(run.trip)) === '4/0/0/0' ? 'ok' : ''") as? String == "ok")
-        #expect(try await browser.waitFor("the retried batch's row", "\(row(run.failing)) === '1/0/0/0' ? 'ok' : ''") as? String == "ok")
+        #expect(try await browser.evaluate("document.getElementById('conn').textContent")?.stringValue == "live")
+        #expect(try await browser.waitFor("the trip's row again", "\(row(run.trip)) === '4/0/0/0' ? 'ok' : ''").stringValue == "ok")
+        #expect(try await browser.waitFor("the retried batch's row", "\(row(run.failing)) === '1/0/0/0' ? 'ok' : ''").stringValue == "ok")
         // The restarted dashboard has a new CSRF token: the page picked it up on reconnecting, so its buttons still work.
         try await browser.evaluate("location.hash = '#/batch/\(run.trip)'")
         _ = try await browser.waitFor("the Send button", #"document.querySelector('#batch button[data-control="send"]') !== null"#)
         _ = try await browser.waitFor("the new CSRF token read", "document.documentElement.dataset.csrfSnapshot === document.documentElement.dataset.snapshots")
         try await browser.evaluate(#"document.querySelector('#batch button[data-control="send"]').click()"#)
-        #expect(try await browser.waitFor("the send control sent", "document.documentElement.dataset.lastControl !== 'retry:\(run.flakyFile)' ? document.documentElement.dataset.lastControl : ''") as? String == "send:")
+        #expect(try await browser.waitFor("the send control sent", "document.documentElement.dataset.lastControl !== 'retry:\(run.flakyFile)' ? document.documentElement.dataset.lastControl : ''").stringValue == "send:")
 
         dashboard.signal(SIGTERM)
         readOnly.signal(SIGTERM)

@@ -3,6 +3,7 @@ import Foundation
 import KafkaIO
 import TestSupport
 import Testing
+import WireFormat
 
 /// Poison records against a dead-letter topic that is unkind: one that refuses every record, and records the
 /// producer's defaults would refuse. Neither may wedge the partition, and a copy that does go out is exact.
@@ -40,7 +41,7 @@ import Testing
         let invalid = try await eventually("the invalid record's event", timeout: .seconds(90)) {
             try await self.events(cluster, events).first { $0.type == "attache.job.invalid" }
         }
-        let outcome = try #require(invalid.data["dlq"] as? String)
+        let outcome = try #require(invalid.data["dlq"]?.stringValue)
         #expect(outcome.hasPrefix("failed: "), "the event says the dead letter did not go out: \(outcome)")
         _ = try await eventually("the job behind it to complete", timeout: .seconds(60)) {
             try await self.events(cluster, events).contains { $0.subject == "after" && $0.type == "attache.batch.completed" } ? true : nil
@@ -80,7 +81,7 @@ import Testing
         let invalid = try await eventually("the invalid record's event", timeout: .seconds(60)) {
             try await self.events(cluster, events).first { $0.type == "attache.job.invalid" }
         }
-        #expect(invalid.data["dlq"] as? String == "ok")
+        #expect(invalid.data["dlq"] == "ok")
         let consumer = try KafkaConsumer(configuration: KafkaConfiguration(bootstrapServers: cluster.bootstrapServers,
                                                                            groupID: "\(dlq)-reader", properties: [:]),
                                          topics: [dlq])

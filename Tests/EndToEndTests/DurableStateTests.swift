@@ -4,6 +4,7 @@ import KafkaIO
 import S3
 import TestSupport
 import Testing
+import WireFormat
 
 /// Batches outlive the worker that holds them (DESIGN §4.1): the real binary handing batches over in a rolling
 /// deploy, restarting on its staging directory, and refusing a changelog that does not match the jobs topic.
@@ -48,7 +49,7 @@ import Testing
             let all = try await events(brokers, topics.events)
             let manualDone = all.contains { $0.subject == manual && $0.type == "attache.batch.completed" }
             let joinedSent = all.contains { $0.subject == joined && $0.type == "attache.message.sent" }
-            let failed = all.contains { $0.subject == failing && $0.type == "attache.file.failed" && ($0.data["willRetry"] as? Bool) == false }
+            let failed = all.contains { $0.subject == failing && $0.type == "attache.file.failed" && $0.data["willRetry"] == false }
             return manualDone && joinedSent && failed ? true : nil
         }
         let before = try await events(brokers, topics.events)
@@ -84,7 +85,7 @@ import Testing
         let log = "\nfirst:\n\(first.standardError)\nsecond:\n\(second.standardError)"
         // The manual send went out, with the file the first worker uploaded.
         let manualSent = after.filter { $0.subject == manual && $0.type == "attache.message.sent" }
-        #expect(manualSent.map { $0.data["fileIds"] as? [String] ?? [] } == [["m1"]], "\(log)")
+        #expect(manualSent.map { $0.data["fileIds"]?.strings ?? [] } == [["m1"]], "\(log)")
         #expect(manualSent.allSatisfy { $0.sequence > lastSequence }, "the sequence continues across owners")
         // The joined batch: a live id is refused, capacity counts the earlier file, the result is the whole batch.
         let joinedEvents = after.filter { $0.subject == joined }
@@ -92,7 +93,7 @@ import Testing
         #expect(rejected.map(\.0) == ["j1", "j3"], "\(log)")
         #expect(rejected.map(\.1) == ["ERR_INVALID_FILE_OBJECT", "ERR_FILE_COUNT_EXCEEDED"])
         #expect(joinedEvents.last { $0.type == "attache.batch.completed" }?.fileIds(in: "successful") == ["j1", "j2"])
-        #expect(joinedEvents.filter { $0.type == "attache.message.sent" }.map { $0.data["fileIds"] as? [String] ?? [] } == [["j2"]],
+        #expect(joinedEvents.filter { $0.type == "attache.message.sent" }.map { $0.data["fileIds"]?.strings ?? [] } == [["j2"]],
                 "what was sent before the deploy is not sent again")
         // The failed file, retried on the new owner, staged again from the job record that carried it.
         #expect(environment.services.store.object(forKey: "\(failing)/f1/f1.pdf")?.sha256 == SHA256Hasher.hex(of: f1))

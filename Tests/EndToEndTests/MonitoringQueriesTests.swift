@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import WireFormat
 
 /// `deploy/grafana/attache.json` and `deploy/prometheus/alerts.yml` ask only for metrics a worker really exports:
 /// a real worker on `attache dev-broker --services` is scraped once it has taken a job (so its per-partition commit
@@ -62,19 +63,20 @@ import Testing
 
     /// Every `expr` of every panel, and the query of every templating variable, with where it is.
     private static func dashboardQueries() throws -> [(String, String)] {
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: dashboard)) as? [String: Any] ?? [:]
+        let json = try JSONParser.parse(Data(contentsOf: dashboard))
         var queries: [(String, String)] = []
-        for panel in json["panels"] as? [[String: Any]] ?? [] where panel["type"] as? String != "row" {
-            let targets = panel["targets"] as? [[String: Any]] ?? []
-            #expect(!targets.isEmpty, "panel \(panel["title"] ?? "?") has no query")
+        for panel in json["panels"]?.arrayValue ?? [] where panel["type"] != "row" {
+            let title = panel["title"]?.stringValue ?? "?"
+            let targets = panel["targets"]?.arrayValue ?? []
+            #expect(!targets.isEmpty, "panel \(title) has no query")
             for target in targets {
-                queries.append(("panel '\(panel["title"] ?? "?")'", target["expr"] as? String ?? ""))
+                queries.append(("panel '\(title)'", target["expr"]?.stringValue ?? ""))
             }
         }
-        let variables = (json["templating"] as? [String: Any])?["list"] as? [[String: Any]] ?? []
-        for variable in variables where variable["type"] as? String == "query" {
-            let query = (variable["query"] as? [String: Any])?["query"] as? String ?? variable["query"] as? String ?? ""
-            queries.append(("variable $\(variable["name"] ?? "?")", query))
+        let variables = json["templating"]?["list"]?.arrayValue ?? []
+        for variable in variables where variable["type"] == "query" {
+            let query = variable["query"]?["query"]?.stringValue ?? variable["query"]?.stringValue ?? ""
+            queries.append(("variable $\(variable["name"]?.stringValue ?? "?")", query))
         }
         return queries
     }

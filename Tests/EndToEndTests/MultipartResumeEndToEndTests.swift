@@ -2,6 +2,7 @@ import Foundation
 import S3
 import TestSupport
 import Testing
+import WireFormat
 
 /// Large files survive anything (DESIGN §12): the real binary's multipart uploads into moto, handed from one worker
 /// to the next by a `kill -9` or a clean rolling deploy, resume on the new owner with only the parts storage lacks;
@@ -382,23 +383,23 @@ extension MultipartResumeEndToEndTests {
         /// - Throws: when the file was rejected or failed for good instead.
         func progress(by worker: ChildProcess) async throws -> [Int] {
             let events = try await events()
-            if let refusal = events.first(where: { $0.type == "attache.file.rejected" || ($0.type == "attache.file.failed" && $0.data["willRetry"] as? Bool == false) }) {
+            if let refusal = events.first(where: { $0.type == "attache.file.rejected" || ($0.type == "attache.file.failed" && $0.data["willRetry"] == false) }) {
                 throw EndToEndFailure("\(refusal.type): \(refusal.data)")
             }
             return events.filter { $0.type == "attache.file.progress" && $0.fileId == fileId && $0.source == "attache/\(worker.name)" }
-                .compactMap { ($0.data["loaded"] as? NSNumber)?.intValue }
+                .compactMap { $0.data["loaded"]?.wholeNumber.map(Int.init) }
         }
 
         /// The file's multipart upload as the batch's last snapshot in the changelog records it.
         /// - Throws: when the snapshot says the file was rejected or failed.
         func recordedUpload() async throws -> (uploadId: String, parts: Set<Int>)? {
             guard let last = try await Kcat.consume(brokers: brokers, topic: topics.batches).last(where: { $0.key == batchId }),
-                  let snapshot = try? JSONSerialization.jsonObject(with: Data(last.value.utf8)) as? [String: Any],
-                  let file = (snapshot["files"] as? [[String: Any]])?.first(where: { $0["fileId"] as? String == fileId })
+                  let snapshot = try? JSONParser.parse(last.value.utf8),
+                  let file = snapshot["files"]?.arrayValue?.first(where: { $0["fileId"]?.stringValue == fileId })
             else { return nil }
-            if ["rejected", "failed"].contains(file["state"] as? String) { throw EndToEndFailure("the file was given up: \(file)") }
-            guard let upload = file["multipart"] as? [String: Any], let uploadId = upload["uploadId"] as? String else { return nil }
-            let parts = (upload["parts"] as? [[String: Any]] ?? []).compactMap { ($0["number"] as? NSNumber)?.intValue }
+            if ["rejected", "failed"].contains(file["state"]?.stringValue) { throw EndToEndFailure("the file was given up: \(file)") }
+            guard let upload = file["multipart"], let uploadId = upload["uploadId"]?.stringValue else { return nil }
+            let parts = (upload["parts"]?.arrayValue ?? []).compactMap { $0["number"]?.wholeNumber.map(Int.init) }
             return (uploadId, Set(parts))
         }
 
@@ -420,7 +421,7 @@ extension MultipartResumeEndToEndTests {
             let uploaded = try await events().filter { $0.type == "attache.file.uploaded" && $0.fileId == fileId }
             #expect(uploaded.map(\.source) == ["attache/\(owner.name)"], "one file.uploaded, from the new owner\(log)")
             #expect(try await events().allSatisfy { $0.type != "attache.file.failed" }, "no attempt failed on the way")
-            #expect((uploaded.first?.data["attachment"] as? [String: Any])?["sha256"] as? String == sha256)
+            #expect(uploaded.first?.data["attachment"]?["sha256"]?.stringValue == sha256)
             #expect(try await bucket.sha256(ofObject: key) == sha256, "the stored bytes")
             #expect(try await bucket.openUploads().isEmpty, "no incomplete upload left")
         }

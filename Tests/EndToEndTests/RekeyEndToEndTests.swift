@@ -2,6 +2,7 @@ import Foundation
 import KafkaIO
 import TestSupport
 import Testing
+import WireFormat
 
 /// DESIGN §2.1 "A job's record key is its batchId": a job or control that names a `batchId` under another key, or
 /// none, is produced again to the jobs topic keyed by its batch id (value and headers unchanged, plus
@@ -10,12 +11,11 @@ import Testing
     static let worker = Task { try await OwnTopicsWorker.start("rekey") }
 
     /// The jobs topic's records keyed `key`, as kcat's JSON envelopes.
-    private func jobsRecords(keyed key: String) async throws -> [[String: Any]] {
+    private func jobsRecords(keyed key: String) async throws -> [JSONValue] {
         let environment = try await EndToEndEnvironment.shared.value
         let worker = try await Self.worker.value
         return try await Kcat.envelopes(brokers: environment.brokers, topic: worker.jobsTopic).compactMap { line in
-            guard let envelope = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  envelope["key"] as? String == key else { return nil }
+            guard let envelope = try? JSONParser.parse(line.utf8), envelope["key"]?.stringValue == key else { return nil }
             return envelope
         }
     }
@@ -34,8 +34,8 @@ import Testing
 
         let copies = try await jobsRecords(keyed: batchId)
         let copy = try #require(copies.only, "one copy keyed by the batch id")
-        #expect(copy["payload"] as? String == value, "the value unchanged")
-        let headers = copy["headers"] as? [String] ?? []
+        #expect(copy["payload"]?.stringValue == value, "the value unchanged")
+        let headers = copy["headers"]?.strings ?? []
         #expect(headers == ["x-origin", "backend", "attache.rekeyed-from", "\(worker.jobsTopic)/\(original.partition)/\(original.offset)"])
 
         let committed = try await eventually("the original's commit", timeout: .seconds(30)) {
@@ -57,7 +57,7 @@ import Testing
         #expect(records.compactMap { ReceivedEvent(json: $0.value) }.filter { $0.type == "attache.message.sent" }.count == 1)
         let copies = try await jobsRecords(keyed: batchId)
         #expect(copies.count == 2, "the job as produced, and the control's copy")
-        #expect(copies.contains { ($0["headers"] as? [String] ?? []).contains("attache.rekeyed-from") })
+        #expect(copies.contains { ($0["headers"]?.strings ?? []).contains("attache.rekeyed-from") })
     }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import KafkaIO
 import TestSupport
 import Testing
+import WireFormat
 
 /// The published wire contract (`docs/schemas`, `docs/asyncapi.yaml`) held against the docs and against the real
 /// worker: every record and HTTP body an end-to-end run writes validates against its schema, and the schemas agree
@@ -65,7 +66,7 @@ import Testing
             // Uploaded (inline and path), rejected at intake and by the presign service, failed once then uploaded,
             // failed for good; sent as two messages, the first send failing once.
             (key: mixed, value: Jobs.json([
-                "kind": "upload", "batchId": mixed, "requestId": "req-\(topics.run)", "receiver": ["id": "uid-1", "type": "user"],
+                "kind": "upload", "batchId": .string(mixed), "requestId": .string("req-\(topics.run)"), "receiver": ["id": "uid-1", "type": "user"],
                 "sender": "uid-7", "parentMessageId": 1234, "concurrency": 2,
                 "files": [
                     Jobs.inline("photo", name: "photo.jpg", mimeType: "image/jpeg", bytes: Jobs.bytes(magic: Jobs.jpeg, size: 30_000, seed: 2)),
@@ -102,7 +103,7 @@ import Testing
         }
         try await wait(manual, "attache.batch.completed")
         try await Kcat.produce(brokers: brokers, topic: topics.jobs, [
-            (key: manual, value: Jobs.json(["kind": "configure", "batchId": manual, "concurrency": 3])),
+            (key: manual, value: Jobs.json(["kind": "configure", "batchId": .string(manual), "concurrency": 3])),
             (key: manual, value: Jobs.control("remove", batchId: manual, fileId: "b")),
             (key: manual, value: Jobs.control("send", batchId: manual)),
             (key: manual, value: Jobs.control("retry", batchId: manual, fileId: "nobody")),
@@ -138,16 +139,15 @@ import Testing
         }
 
         // The run covered what the schemas describe, so a green check below means something.
-        func values(_ file: String) -> [[String: Any]] {
+        func values(_ file: String) -> [[String: JSONValue]] {
             (collected[file] ?? []).compactMap { line in
-                guard let envelope = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                      let payload = envelope["payload"] as? String else { return nil }
-                return try? JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any]
+                guard let envelope = try? JSONParser.parse(line.utf8), let payload = envelope["payload"]?.stringValue else { return nil }
+                return (try? JSONParser.parse(payload.utf8))?.objectValue
             }
         }
-        let types = Set(values("events").compactMap { $0["type"] as? String })
+        let types = Set(values("events").compactMap { $0["type"]?.stringValue })
         #expect(types == Self.eventTypes, "event types seen: \(types.sorted())")
-        let states = Set(values("batches").flatMap { ($0["files"] as? [[String: Any]] ?? []).compactMap { $0["state"] as? String } })
+        let states = Set(values("batches").flatMap { ($0["files"]?.arrayValue ?? []).compactMap { $0["state"]?.stringValue } })
         #expect(states == ["pending", "uploaded", "failed", "rejected"], "snapshot file states seen: \(states.sorted())")
         #expect(collected["dead-letters"]?.count == 4)
         #expect(collected["messages"]?.count == 1)

@@ -3,6 +3,7 @@ import Foundation
 import S3
 import TestSupport
 import Testing
+import WireFormat
 
 /// The real `attache worker` binary against `attache dev-broker` over TCP, driven with kcat, uploading to the
 /// loopback object store and sending to the loopback message API.
@@ -53,15 +54,15 @@ import Testing
 
         let events = try await waitFor(environment, batchId, "attache.message.sent", count: 2)
         #expect(events.map(\.sequence) == Array(1...events.count), "sequence counts the batch's events")
-        #expect(events.filter { $0.type != "attache.batch.completed" && $0.fileId != nil }.allSatisfy { $0.data["requestId"] as? String == "req-e2e-1" })
+        #expect(events.filter { $0.type != "attache.batch.completed" && $0.fileId != nil }.allSatisfy { $0.data["requestId"] == "req-e2e-1" })
         for (fileId, name, bytes) in [("photo", "photo.jpg", photo), ("notes", "notes.pdf", notes)] {
             let stored = try #require(environment.services.store.object(forKey: "\(batchId)/\(fileId)/\(name)"))
             #expect(stored.sha256 == SHA256Hasher.hex(of: bytes))
             let uploaded = try #require(events.first { $0.type == "attache.file.uploaded" && $0.fileId == fileId })
-            #expect((uploaded.data["attachment"] as? [String: Any])?["sha256"] as? String == stored.sha256)
+            #expect(uploaded.data["attachment"]?["sha256"]?.stringValue == stored.sha256)
             let progress = events.filter { $0.type == "attache.file.progress" && $0.fileId == fileId }
-            #expect(progress.last?.data["loaded"] as? Int == bytes.count)
-            #expect(progress.last?.data["percent"] as? Int == 100)
+            #expect(progress.last?.data["loaded"]?.wholeNumber == Int64(bytes.count))
+            #expect(progress.last?.data["percent"]?.wholeNumber == 100)
         }
         let sent = messages(environment, batchId: batchId)
         #expect(sent.map(\.type) == ["image", "file"])
@@ -96,7 +97,7 @@ import Testing
         ], send: "manual"))])
         let first = try await waitFor(environment, batchId, "attache.batch.completed")
         let failures = first.filter { $0.type == "attache.file.failed" }
-        #expect(failures.map { $0.data["willRetry"] as? Bool } == [true, true, false])
+        #expect(failures.map { $0.data["willRetry"]?.boolValue } == [true, true, false])
         #expect(failures.allSatisfy { $0.errorCode == "ERR_S3_UPLOAD_FAILED" })
         #expect(first.last?.fileIds(in: "failed") == ["flaky"])
 
@@ -139,7 +140,7 @@ import Testing
         let uploaded = events.filter { $0.type == "attache.file.uploaded" }
         #expect(uploaded.count == 2)
         #expect(Set(uploaded.map(\.id)).count == 2, "a consumer deduplicating by id would drop the second upload")
-        let sent = events.filter { $0.type == "attache.message.sent" }.compactMap { $0.data["muid"] as? String }
+        let sent = events.filter { $0.type == "attache.message.sent" }.compactMap { $0.data["muid"]?.stringValue }
         #expect(Set(sent).count == 2)
         let delivered = messages(environment, batchId: batchId)
         #expect(delivered.count == 2, "the chat API drops a message whose muid it has seen: the new file would never arrive")
@@ -188,7 +189,7 @@ import Testing
             return events.count >= 3 ? events : nil
         }
         // Different keys land on different partitions, so only the per-record pairing is ordered.
-        #expect(invalid.sorted { $0.subject < $1.subject }.map { $0.data["reason"] as? String }
+        #expect(invalid.sorted { $0.subject < $1.subject }.map { $0.data["reason"]?.stringValue }
                 == ["the record is not valid JSON", "unknown kind 'explode'", "receiver is required"])
         #expect(worker.isRunning)
 

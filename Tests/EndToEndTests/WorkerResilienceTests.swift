@@ -4,6 +4,7 @@ import KafkaIO
 import S3
 import TestSupport
 import Testing
+import WireFormat
 
 /// Workers stopped and killed mid-run: nothing finished is lost, nothing unfinished is committed.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct WorkerResilienceTests {
@@ -119,9 +120,9 @@ import Testing
             newest[record.key] = record.value
         }
         return Set(newest.compactMap { batchId, value -> String? in
-            guard let snapshot = try? JSONSerialization.jsonObject(with: Data(value.utf8)) as? [String: Any],
-                let files = snapshot["files"] as? [[String: Any]],
-                files.contains(where: { $0["fileId"] as? String == "f" && $0["state"] as? String == "uploaded" })
+            guard let snapshot = try? JSONParser.parse(value.utf8),
+                let files = snapshot["files"]?.arrayValue,
+                files.contains(where: { $0["fileId"] == "f" && $0["state"] == "uploaded" })
             else { return nil }
             return batchId
         })

@@ -2,6 +2,7 @@ import Foundation
 import OperatorTools
 import Testing
 import UploadEngine
+import WireFormat
 
 /// `attache batch`: the changelog folded to the latest snapshot per batch, and a batch presented with the reference's
 /// getters.
@@ -47,11 +48,37 @@ import UploadEngine
     }
 
     @Test func theJSONCarriesTheSameFields() throws {
-        let object = try #require(try JSONSerialization.jsonObject(with: try view().json) as? [String: Any])
-        #expect(object["status"] as? String == "idle")
-        #expect(object["count"] as? Int == 4)
-        #expect((object["attachments"] as? [[String: Any]])?.compactMap { $0["fileId"] as? String } == ["up", "doc"])
-        #expect(((object["failed"] as? [[String: Any]])?.first?["error"] as? [String: Any])?["code"] as? String == "ERR_SOURCE_FETCH_FAILED")
+        let view = try view()
+        let object = try JSONParser.parse(view.json)
+        #expect(object["status"] == "idle")
+        #expect(object["count"] == 4)
+        #expect(object["attachments"]?.arrayValue?.compactMap { $0["fileId"]?.stringValue } == ["up", "doc"])
+        #expect(object["failed"]?.arrayValue?.first?["error"]?["code"] == "ERR_SOURCE_FETCH_FAILED")
+        #expect(object["receiver"] == ["id": "u1", "type": "user"])
+        #expect(object["caption"] == "Trip" && object["sender"] == nil, "an absent field is left out")
+        #expect(object["sent"] == [["muid": "dad9ad95-33cf-5628-b466-d61e4b08031c", "fileIds": ["up"]]])
+        #expect(object["attachmentsByType"]?["video"] == [])
+        #expect(object["rejected"] == [["fileId": "bad", "error": ["code": "ERR_FILE_DATA_EMPTY", "message": "the file has no data", "retryable": false]]])
+    }
+
+    @Test func attachmentsInTheJSONHaveTheMembersOfAnUploadedEvent() throws {
+        let view = try view()
+        let up: JSONValue = ["fileId": "up", "name": "up.png", "url": "https://cdn.test/up", "mimeType": "image/png",
+                             "extension": "png", "size": 1000, "type": "image", "sha256": "sha-up"]
+        let object = try JSONParser.parse(view.json)
+        #expect(object["attachments"]?.arrayValue?.first == up)
+        #expect(object["attachmentsByType"]?["image"] == [up])
+        var sealed = view
+        sealed.attachments[0].encryption = "aws:kms"
+        #expect(try JSONParser.parse(sealed.json)["attachments"]?.arrayValue?.first?["encryption"] == "aws:kms")
+    }
+
+    @Test func theJSONIsIndentedWithSortedKeys() throws {
+        let text = String(decoding: try view().json, as: UTF8.self)
+        #expect(text.hasPrefix("{\n  \"attachments\": [\n    {\n      \"extension\": \"png\",\n      \"fileId\": \"up\","))
+        let topLevel = text.split(separator: "\n").filter { $0.hasPrefix("  \"") }.map { $0.dropFirst(3).prefix { $0 != "\"" } }
+        #expect(topLevel == topLevel.sorted())
+        #expect(topLevel.count == 16)
     }
 
     @Test func theLatestSnapshotWinsAndATombstoneRemovesTheBatch() throws {

@@ -2,7 +2,7 @@ import Foundation
 @testable import Records
 import Testing
 import UploadEngine
-
+import WireFormat
 
 /// Every event fits `events.maxBytes` (`docs/contract.md`, "Bounds"), whatever a record, a server or a source put in
 /// it: an event the producer refused would stop the worker, and every worker taking the partition after it.
@@ -44,9 +44,9 @@ import UploadEngine
     func anAdversarialEventStillFitsAndStaysValidJSON(name: String, event: WorkerEvent) throws {
         let bytes = encoder.encode(event, sequence: 1)
         #expect(bytes.count <= Self.maxBytes, "\(name): \(bytes.count) bytes")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
-        #expect(json["type"] as? String == event.type)
-        #expect(json["data"] is [String: Any])
+        let json = try JSONParser.parse(bytes)
+        #expect(json["type"]?.stringValue == event.type)
+        #expect(json["data"]?.objectValue != nil)
     }
 
     @Test func theDefaultBudgetIsUnderKafkasDefaultMessageLimit() {
@@ -59,41 +59,37 @@ import UploadEngine
 
     @Test func aSummarisedEventKeepsItsIdentityAndSaysWhatWasSummarised() throws {
         let event = Self.upload(.uploaded(Self.attachment("f1", url: "https://cdn.test/" + Self.huge)))
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(encoder.encode(event, sequence: 3))) as? [String: Any])
-        let data = try #require(json["data"] as? [String: Any])
-        #expect(data["batchId"] as? String == "b1")
-        #expect(data["requestId"] as? String == "r1")
-        #expect(data["fileId"] as? String == "f1")
-        let attachment = try #require(data["attachment"] as? [String: Any])
-        #expect(attachment["sha256"] as? String == "ab", "small fields of the attachment survive")
-        #expect((attachment["url"] as? String)?.hasSuffix("…") == true, "the long URL was cut")
+        let data = try #require(try JSONParser.parse(encoder.encode(event, sequence: 3))["data"])
+        #expect(data["batchId"] == "b1")
+        #expect(data["requestId"] == "r1")
+        #expect(data["fileId"] == "f1")
+        let attachment = try #require(data["attachment"])
+        #expect(attachment["sha256"] == "ab", "small fields of the attachment survive")
+        #expect(attachment["url"]?.stringValue?.hasSuffix("…") == true, "the long URL was cut")
     }
 
     @Test func aLongListIsReplacedByItsSummary() throws {
         let event = WorkerEvent.upload(UploadEvent(batchId: "b1", requestId: "r1", fileId: nil,
                                                    kind: .messageSent(muid: "m1", type: .file, fileIds: (0..<50_000).map { "file-\($0)" },
                                                                       responseId: "42")))
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(encoder.encode(event, sequence: 1))) as? [String: Any])
-        let data = try #require(json["data"] as? [String: Any])
-        let summary = try #require((data["fileIds"] as? [String: Any])?["summarised"] as? [String: Any])
-        #expect(summary["count"] as? Int == 50_000)
-        #expect(data["muid"] as? String == "m1")
-        #expect((data["response"] as? [String: Any])?["id"] as? String == "42")
+        let data = try #require(try JSONParser.parse(encoder.encode(event, sequence: 1))["data"])
+        let summary = try #require(data["fileIds"]?["summarised"])
+        #expect(summary["count"] == 50_000)
+        #expect(data["muid"] == "m1")
+        #expect(data["response"]?["id"] == "42")
     }
 
     @Test func anEventThatFitsIsLeftWhole() throws {
         let event = Self.upload(.rejected(UploadError(.invalidFileObject, "bad")))
         let bytes = encoder.encode(event, sequence: 1)
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
-        let error = try #require((json["data"] as? [String: Any])?["error"] as? [String: Any])
-        #expect(error["message"] as? String == "bad")
-        #expect(error["code"] as? String == "ERR_INVALID_FILE_OBJECT")
+        let error = try #require(try JSONParser.parse(bytes)["data"]?["error"])
+        #expect(error["message"] == "bad")
+        #expect(error["code"] == "ERR_INVALID_FILE_OBJECT")
     }
 
     @Test func errorMessagesAreCutToOneKibibyte() throws {
         let event = Self.upload(.failed(UploadError(.s3UploadFailed, String(repeating: "x", count: 5000)), attempt: 1, willRetry: true))
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(encoder.encode(event, sequence: 1))) as? [String: Any])
-        let message = try #require(((json["data"] as? [String: Any])?["error"] as? [String: Any])?["message"] as? String)
+        let message = try #require(try JSONParser.parse(encoder.encode(event, sequence: 1))["data"]?["error"]?["message"]?.stringValue)
         #expect(message.utf8.count <= WireError.messageLimit)
         #expect(message.hasSuffix("…"))
     }
@@ -102,10 +98,8 @@ import UploadEngine
         let result = UploadResult(batchId: "b", rejected: [.init(fileId: "f", error: WireError(UploadError(.fileDataEmpty, "x")))],
                                   rejectedTotal: 250)
         let bytes = encoder.encode(Self.upload(.completed(result), fileId: nil), sequence: 1)
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
-        let encoded = try #require((json["data"] as? [String: Any])?["result"] as? [String: Any])
-        #expect(encoded["rejectedTotal"] as? Int == 250)
-        let decoded = try JSONDecoder().decode(UploadResult.self, from: JSONSerialization.data(withJSONObject: encoded))
-        #expect(decoded == result)
+        let encoded = try #require(try JSONParser.parse(bytes)["data"]?["result"])
+        #expect(encoded["rejectedTotal"] == 250)
+        #expect(encoded == WireFormatJSON.result(result))
     }
 }

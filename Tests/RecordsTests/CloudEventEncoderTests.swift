@@ -9,8 +9,8 @@ import WireFormat
     private let encoder = CloudEventEncoder(workerId: "worker-7")
     private let time = Date(timeIntervalSince1970: 1_796_072_400.123)
 
-    private func object(_ bytes: [UInt8]) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+    private func object(_ bytes: [UInt8]) throws -> [String: JSONValue] {
+        try #require(try JSONParser.parse(bytes).objectValue)
     }
 
     private let attachment = UploadEngine.Attachment(fileId: "f1", name: "photo \"1\".JPG", url: "https://cdn.test/f1", mimeType: "image/jpeg", size: 48213, sha256: "ab12")
@@ -19,27 +19,27 @@ import WireFormat
         let event = WorkerEvent.upload(UploadEvent(batchId: "trip-42", requestId: "req-7f3", fileId: "f1",
                                                    kind: .progress(loaded: 1024, total: 48213, percent: 2)))
         let json = try object(encoder.encode(event, sequence: 17, time: time))
-        #expect(json["specversion"] as? String == "1.0")
-        #expect(json["source"] as? String == "attache/worker-7")
-        #expect(json["type"] as? String == "attache.file.progress")
-        #expect(json["subject"] as? String == "trip-42")
-        #expect(json["time"] as? String == "2026-11-30T21:00:00.123Z")
-        #expect(json["datacontenttype"] as? String == "application/json")
-        #expect(json["sequence"] as? String == "17")
-        #expect((json["id"] as? String)?.hasPrefix("worker-7-") == true)
-        let data = try #require(json["data"] as? [String: Any])
-        #expect(data["batchId"] as? String == "trip-42")
-        #expect(data["requestId"] as? String == "req-7f3")
-        #expect(data["fileId"] as? String == "f1")
-        #expect(data["loaded"] as? Int == 1024)
-        #expect(data["total"] as? Int == 48213)
-        #expect(data["percent"] as? Int == 2)
+        #expect(json["specversion"] == "1.0")
+        #expect(json["source"] == "attache/worker-7")
+        #expect(json["type"] == "attache.file.progress")
+        #expect(json["subject"] == "trip-42")
+        #expect(json["time"] == "2026-11-30T21:00:00.123Z")
+        #expect(json["datacontenttype"] == "application/json")
+        #expect(json["sequence"] == "17")
+        #expect(json["id"]?.stringValue?.hasPrefix("worker-7-") == true)
+        let data = try #require(json["data"])
+        #expect(data["batchId"] == "trip-42")
+        #expect(data["requestId"] == "req-7f3")
+        #expect(data["fileId"] == "f1")
+        #expect(data["loaded"] == 1024)
+        #expect(data["total"] == 48213)
+        #expect(data["percent"] == 2)
     }
 
     @Test func aNamedTenantIsAnExtensionAttributeAndADefaultedOneIsLeftOut() throws {
         var named = UploadEvent(batchId: "b", requestId: "r", fileId: "f", kind: .removed)
         named.tenant = "acme"
-        #expect(try object(encoder.encode(.upload(named), sequence: 1))["tenant"] as? String == "acme")
+        #expect(try object(encoder.encode(.upload(named), sequence: 1))["tenant"] == "acme")
         let plain = UploadEvent(batchId: "b", requestId: "r", fileId: "f", kind: .removed)
         #expect(try object(encoder.encode(.upload(plain), sequence: 1))["tenant"] == nil)
         // The batch stamps its job's tenant on every event it makes.
@@ -52,7 +52,7 @@ import WireFormat
 
     @Test func progressEventIdsAreUnique() throws {
         let event = WorkerEvent.upload(UploadEvent(batchId: "b", requestId: "r", fileId: "f", kind: .progress(loaded: 1, total: 2, percent: 50)))
-        let ids = try (0..<100).map { try object(encoder.encode(event, sequence: UInt64($0)))["id"] as? String }
+        let ids = try (0..<100).map { try object(encoder.encode(event, sequence: UInt64($0)))["id"]?.stringValue }
         #expect(Set(ids).count == 100)
     }
 
@@ -60,7 +60,7 @@ import WireFormat
         func id(_ kind: UploadEvent.Kind, fileId: String? = "f", identity: String, batchId: String = "b",
                 by encoder: CloudEventEncoder = CloudEventEncoder(workerId: "w1")) throws -> String? {
             try object(encoder.encode(.upload(UploadEvent(batchId: batchId, requestId: "r", fileId: fileId, kind: kind, identity: identity)),
-                                      sequence: 1))["id"] as? String
+                                      sequence: 1))["id"]?.stringValue
         }
         let removed = try id(.removed, identity: "3.1")
         #expect(removed == (try id(.removed, identity: "3.1", by: CloudEventEncoder(workerId: "another-worker"))),
@@ -78,63 +78,59 @@ import WireFormat
         var sealed = attachment
         sealed.encryption = "aws:kms"
         let encoded = try object(encoder.encode(.upload(UploadEvent(batchId: "b", requestId: "r", fileId: "f1", kind: .uploaded(sealed))), sequence: 1))
-        let data = try #require(encoded["data"] as? [String: Any])
-        #expect((data["attachment"] as? [String: Any])?["encryption"] as? String == "aws:kms")
+        #expect(encoded["data"]?["attachment"]?["encryption"] == "aws:kms")
         let plain = try object(encoder.encode(.upload(UploadEvent(batchId: "b", requestId: "r", fileId: "f1", kind: .uploaded(attachment))), sequence: 1))
-        #expect(((plain["data"] as? [String: Any])?["attachment"] as? [String: Any])?.keys.contains("encryption") == false)
+        #expect(plain["data"]?["attachment"]?.objectValue?.keys.contains("encryption") == false)
     }
 
     @Test func uploadedAndCompletedCarryTheContractsShapes() throws {
         let uploaded = try object(encoder.encode(.upload(UploadEvent(batchId: "b", requestId: "r", fileId: "f1", kind: .uploaded(attachment))), sequence: 1))
-        let data = try #require(uploaded["data"] as? [String: Any])
-        let decoded = try JSONDecoder().decode(UploadEngine.Attachment.self, from: JSONSerialization.data(withJSONObject: try #require(data["attachment"])))
-        #expect(decoded == attachment)
+        #expect(uploaded["data"]?["attachment"] == WireFormatJSON.attachment(attachment))
 
         let result = UploadResult(batchId: "b", successful: [.init(fileId: "f1", attachment: attachment)],
                                   rejected: [.init(fileId: "f2", error: WireError(UploadError(.fileDataEmpty, "the file has no data")))],
                                   failed: [.init(fileId: "f3", error: WireError(UploadError(.uploadStalled, "no progress\nfor 30s")))])
         let completed = try object(encoder.encode(.upload(UploadEvent(batchId: "b", requestId: "r", fileId: nil, kind: .completed(result))), sequence: 2))
-        #expect(completed["type"] as? String == "attache.batch.completed")
-        let completedData = try #require(completed["data"] as? [String: Any])
+        #expect(completed["type"] == "attache.batch.completed")
+        let completedData = try #require(completed["data"])
         #expect(completedData["fileId"] == nil)
-        let roundTrip = try JSONDecoder().decode(UploadResult.self, from: JSONSerialization.data(withJSONObject: try #require(completedData["result"])))
-        #expect(roundTrip == result)
+        #expect(completedData["result"] == WireFormatJSON.result(result))
     }
 
     @Test func failuresCarryCodeRetryabilityAttemptAndWillRetry() throws {
         let failed = try object(encoder.encode(.upload(UploadEvent(batchId: "b", requestId: "r", fileId: "f", kind:
             .failed(UploadError(.s3UploadFailed, "HTTP 503"), attempt: 2, willRetry: true))), sequence: 3))
-        let data = try #require(failed["data"] as? [String: Any])
-        let error = try #require(data["error"] as? [String: Any])
-        #expect(error["code"] as? String == "ERR_S3_UPLOAD_FAILED")
-        #expect(error["message"] as? String == "HTTP 503")
-        #expect(error["retryable"] as? Bool == true)
-        #expect(data["attempt"] as? Int == 2)
-        #expect(data["willRetry"] as? Bool == true)
+        let data = try #require(failed["data"])
+        let error = try #require(data["error"])
+        #expect(error["code"] == "ERR_S3_UPLOAD_FAILED")
+        #expect(error["message"] == "HTTP 503")
+        #expect(error["retryable"] == true)
+        #expect(data["attempt"] == 2)
+        #expect(data["willRetry"] == true)
 
         let rejected = try object(encoder.encode(.upload(UploadEvent(batchId: "b", requestId: "r", fileId: "f", kind:
             .rejected(UploadError(.fileSizeExceeded, "too big", retryable: false)))), sequence: 4))
-        #expect(((rejected["data"] as? [String: Any])?["error"] as? [String: Any])?["retryable"] as? Bool == false)
+        #expect(rejected["data"]?["error"]?["retryable"] == false)
     }
 
     @Test func messageAndInvalidJobEventsCarryTheirFields() throws {
         let sent = try object(encoder.encode(.upload(UploadEvent(batchId: "b", requestId: "r", fileId: nil,
                                                                  kind: .messageSent(muid: "m-1", type: .image, fileIds: ["f1", "f2"], responseId: "991"))),
                                              sequence: 5))
-        let sentData = try #require(sent["data"] as? [String: Any])
-        #expect(sent["type"] as? String == "attache.message.sent")
-        #expect(sentData["muid"] as? String == "m-1")
-        #expect(sentData["messageType"] as? String == "image")
-        #expect(sentData["fileIds"] as? [String] == ["f1", "f2"])
-        #expect((sentData["response"] as? [String: Any])?["id"] as? String == "991")
+        let sentData = try #require(sent["data"])
+        #expect(sent["type"] == "attache.message.sent")
+        #expect(sentData["muid"] == "m-1")
+        #expect(sentData["messageType"] == "image")
+        #expect(sentData["fileIds"] == ["f1", "f2"])
+        #expect(sentData["response"]?["id"] == "991")
 
         let invalid = try object(encoder.encode(.jobInvalid(batchId: "k", requestId: "attache.jobs/0/9", reason: "unknown kind 'x'",
                                                             topic: "attache.jobs", partition: 0, offset: 9), sequence: 6))
-        let invalidData = try #require(invalid["data"] as? [String: Any])
-        #expect(invalid["type"] as? String == "attache.job.invalid")
-        #expect(invalidData["reason"] as? String == "unknown kind 'x'")
-        #expect(invalidData["offset"] as? Int == 9)
-        #expect(invalidData["partition"] as? Int == 0)
+        let invalidData = try #require(invalid["data"])
+        #expect(invalid["type"] == "attache.job.invalid")
+        #expect(invalidData["reason"] == "unknown kind 'x'")
+        #expect(invalidData["offset"] == 9)
+        #expect(invalidData["partition"] == 0)
     }
 
     @Test func stringsAreEscaped() throws {
@@ -144,10 +140,9 @@ import WireFormat
         json.key("meta")
         json.value(.object(["n": .int(1), "list": .array([.bool(true), .null, .double(1.5)])]))
         json.endObject()
-        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(json.bytes)) as? [String: Any])
-        #expect(parsed["k"] as? String == "quote\" backslash\\ newline\n tab\t bell\u{7} é 🚀")
-        let meta = try #require(parsed["meta"] as? [String: Any])
-        #expect(meta["n"] as? Int == 1)
-        #expect((meta["list"] as? [Any])?.count == 3)
+        #expect(try JSONParser.parse(json.bytes) == [
+            "k": "quote\" backslash\\ newline\n tab\t bell\u{7} é 🚀",
+            "meta": ["n": 1, "list": [true, nil, 1.5]],
+        ])
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 @testable import Records
 import Testing
 import UploadEngine
-
+import WireFormat
 
 /// The one table of byte limits (DESIGN §2.1 "Every string a record supplies has a byte limit"), held where records
 /// are decoded: each field at its limit is taken, one byte over is refused — a job-level field makes the record
@@ -16,13 +16,14 @@ import UploadEngine
         return prefix + String(repeating: "é", count: room / 2) + (room.isMultiple(of: 2) ? "" : "a")
     }
 
-    private func decode(_ record: [String: Any], key: String? = nil) -> Result<JobCommand, InvalidJob> {
-        let value = try! JSONSerialization.data(withJSONObject: record)
-        return decoder.decode(value, from: JobDecoder.Provenance(topic: "attache.jobs", partition: 0, offset: 7, key: key))
+    private func decode(_ record: [String: JSONValue], key: String? = nil) -> Result<JobCommand, InvalidJob> {
+        var json = JSONWriter()
+        json.value(.object(record))
+        return decoder.decode(json.bytes, from: JobDecoder.Provenance(topic: "attache.jobs", partition: 0, offset: 7, key: key))
     }
 
-    private static func job(files: [[String: Any]] = []) -> [String: Any] {
-        ["receiver": ["id": "u1", "type": "user"], "files": files]
+    private static func job(files: [JSONValue] = []) -> [String: JSONValue] {
+        ["receiver": ["id": "u1", "type": "user"], "files": .array(files)]
     }
 
     @Test func theTableHoldsTheContractsLimits() {
@@ -33,9 +34,9 @@ import UploadEngine
 
     @Test(arguments: [RecordField.batchId, .requestId, .receiverId, .sender, .parentMessageId, .tenant])
     func aJobLevelFieldAtItsLimitIsTakenAndOneByteOverMakesTheRecordInvalid(field: RecordField) throws {
-        func record(_ value: String) -> [String: Any] {
+        func record(_ value: String) -> [String: JSONValue] {
             var record = Self.job()
-            if field == .receiverId { record["receiver"] = ["id": value, "type": "user"] } else { record[field.rawValue] = value }
+            if field == .receiverId { record["receiver"] = ["id": .string(value), "type": "user"] } else { record[field.rawValue] = .string(value) }
             return record
         }
         let atLimit = Self.text(bytes: field.maxBytes)
@@ -62,23 +63,23 @@ import UploadEngine
 
     @Test func aControlsFileIdOverItsLimitMakesTheControlInvalid() throws {
         let atLimit = Self.text(bytes: 128)
-        #expect(try decode(["kind": "retry", "batchId": "b", "fileId": atLimit]).get() == .retry(batchId: "b", fileId: atLimit))
-        #expect(decode(["kind": "remove", "batchId": "b", "fileId": atLimit + "a"])
+        #expect(try decode(["kind": "retry", "batchId": "b", "fileId": .string(atLimit)]).get() == .retry(batchId: "b", fileId: atLimit))
+        #expect(decode(["kind": "remove", "batchId": "b", "fileId": .string(atLimit + "a")])
                 == .failure(InvalidJob("fileId takes 129 bytes; at most 128 are allowed")))
     }
 
     @Test(arguments: [RecordField.fileId, .name, .mimeType, .url, .path])
     func aFileLevelFieldAtItsLimitIsTakenAndOneByteOverRejectsOnlyThatFile(field: RecordField) throws {
-        func file(_ id: String, bytes: Int) -> [String: Any] {
-            var file: [String: Any] = ["fileId": id, "name": "a.png", "mimeType": "image/png", "source": ["url": "https://files.test/a.png"]]
+        func file(_ id: String, bytes: Int) -> JSONValue {
+            var file: [String: JSONValue] = ["fileId": .string(id), "name": "a.png", "mimeType": "image/png", "source": ["url": "https://files.test/a.png"]]
             switch field {
-            case .fileId: file["fileId"] = Self.text(bytes: bytes)
-            case .name: file["name"] = Self.text(bytes: bytes, after: "a.png")
-            case .mimeType: file["mimeType"] = Self.text(bytes: bytes, after: "image/png; p=")
-            case .url: file["source"] = ["url": Self.text(bytes: bytes, after: "https://files.test/")]
-            default: file["source"] = ["path": Self.text(bytes: bytes, after: "inbox/")]
+            case .fileId: file["fileId"] = .string(Self.text(bytes: bytes))
+            case .name: file["name"] = .string(Self.text(bytes: bytes, after: "a.png"))
+            case .mimeType: file["mimeType"] = .string(Self.text(bytes: bytes, after: "image/png; p="))
+            case .url: file["source"] = ["url": .string(Self.text(bytes: bytes, after: "https://files.test/"))]
+            default: file["source"] = ["path": .string(Self.text(bytes: bytes, after: "inbox/"))]
             }
-            return file
+            return .object(file)
         }
         let record = Self.job(files: [file("at", bytes: field.maxBytes), file("over", bytes: field.maxBytes + 1),
                                       ["fileId": "plain", "source": ["data": "aGk="]]])
@@ -108,7 +109,7 @@ import UploadEngine
 
     @Test func aDerivedNameLongerThanANameMayBeKeepsItsEnd() throws {
         let segment = Self.text(bytes: 1000) + ".pdf"
-        let record = Self.job(files: [["fileId": "f", "source": ["path": "inbox/" + segment]]])
+        let record = Self.job(files: [["fileId": "f", "source": ["path": .string("inbox/" + segment)]]])
         guard case .upload(let job) = try decode(record).get() else { Issue.record("not an upload"); return }
         #expect(job.files[0].source == .path("inbox/" + segment), "the file is not refused for a name it did not give")
         #expect(job.files[0].name.utf8.count <= RecordField.name.maxBytes)

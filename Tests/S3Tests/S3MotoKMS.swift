@@ -22,8 +22,7 @@ enum S3MotoKMS {
             payloadHash: SigV4Digest.hex(SigV4Digest.sha256(body)))
         let answer = try await S3Curl.send(signer.authorize(request, body: body, at: Date()), in: directory)
         guard answer.status == 200,
-            let object = try JSONSerialization.jsonObject(with: answer.body) as? [String: Any],
-            let metadata = object["KeyMetadata"] as? [String: Any], let arn = metadata["Arn"] as? String
+            let arn = try JSONParser.parse(answer.body)["KeyMetadata"]?["Arn"]?.stringValue
         else { throw S3IntegrationFailure("KMS CreateKey answered \(answer.status): \(answer.text)") }
         return arn
     }

@@ -68,7 +68,7 @@ import WireFormat
         for status in [410, 403, 503, 300] { server.serve("/status/\(status)", [], status: status) }
         for target in ["file", "metadata"] { server.serve("/resign-to/\(target)", [], status: 403) }
         server.route("/resign") { _, body in
-            let asked = (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: String])?["url"] ?? ""
+            let asked = (try? JSONParser.parse(body))?["url"]?.stringValue ?? ""
             let fresh = asked.hasSuffix("/resign-to/file") ? "file:///etc/passwd"
                 : asked.hasSuffix("/resign-to/metadata") ? "http://169.254.169.254/latest/meta-data/" : asked
             return .init(status: 200, contentType: "application/json", body: Array("{\"url\": \"\(fresh)\"}".utf8))

@@ -67,6 +67,40 @@ import WireFormat
         #expect(String(decoding: list.bytes, as: UTF8.self) == "[3,-40,500]")
     }
 
+    @Test func anIndentedValueHasOneMemberPerLineSortedByName() throws {
+        let value: JSONValue = ["zeta": [1, "two", nil], "alpha": ["b": true, "a": 1.5], "empty": [:], "none": [], "text": "a/b\n"]
+        var json = JSONWriter()
+        json.indentedValue(value)
+        let text = String(decoding: json.bytes, as: UTF8.self)
+        #expect(text == """
+            {
+              "alpha": {
+                "a": 1.5,
+                "b": true
+              },
+              "empty": {},
+              "none": [],
+              "text": "a/b\\n",
+              "zeta": [
+                1,
+                "two",
+                null
+              ]
+            }
+            """)
+        #expect(try JSONParser.parse(json.bytes) == value)
+    }
+
+    @Test func anIndentedValueJoinsWhatIsWrittenAroundIt() {
+        var json = JSONWriter()
+        json.beginArray()
+        json.int(1)
+        json.indentedValue(["a": [2]])
+        json.indentedValue("scalar")
+        json.endArray()
+        #expect(String(decoding: json.bytes, as: UTF8.self) == "[1,{\n  \"a\": [\n    2\n  ]\n},\"scalar\"]")
+    }
+
     /// Escaping one byte at a time, the straightforward way the writer must agree with.
     private static func reference(_ text: String) -> String {
         var bytes: [UInt8] = [UInt8(ascii: "\"")]

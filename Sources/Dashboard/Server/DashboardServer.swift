@@ -145,7 +145,7 @@ private final class Routes: Sendable {
             }
             switch BlockingCall.run({ try await controls.produce(record) }) {
             case .success(let stored):
-                return JSONResponse.make(200, ["kind": record.kind.rawValue, "batchId": record.batchId, "stored": stored])
+                return JSONResponse.make(200, ["kind": .string(record.kind.rawValue), "batchId": .string(record.batchId), "stored": .string(stored)])
             case .failure(let error):
                 return JSONResponse.error(502, code: "not_produced", message: "the control record could not be produced: \(error)")
             }

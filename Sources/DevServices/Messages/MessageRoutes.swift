@@ -1,5 +1,6 @@
 import EmbeddedHTTP
 import Foundation
+import WireFormat
 
 /// The message capture's request handling; runs on connection threads.
 struct MessageRoutes: Sendable {
@@ -36,23 +37,18 @@ struct MessageRoutes: Sendable {
         }
         request.message = message
         let admitted = ledger.admit(request, message: message)
-        let reply = Reply(data: .init(id: admitted.id ?? "", muid: message.muid, receiver: message.receiver,
-                                      receiverType: message.receiverType, category: message.category,
-                                      type: message.type, sender: request.onBehalfOf))
-        return JSONResponse.make(200, reply)
+        return JSONResponse.make(200, Self.reply(id: admitted.id ?? "", to: message, sender: request.onBehalfOf))
     }
 
-    private struct Reply: Encodable {
-        struct Message: Encodable {
-            var id: String
-            var muid: String?
-            var receiver: String
-            var receiverType: String
-            var category: String
-            var type: String
-            var sender: String?
-        }
-
-        var data: Message
+    /// The answer, `{"data":{…}}`: the message as taken, with the id it was given (a repeated muid's first id);
+    /// `muid` and `sender` are left out when the request had none.
+    private static func reply(id: String, to message: CapturedMessage, sender: String?) -> JSONValue {
+        var data: [String: JSONValue] = [
+            "id": .string(id), "receiver": .string(message.receiver), "receiverType": .string(message.receiverType),
+            "category": .string(message.category), "type": .string(message.type),
+        ]
+        if let muid = message.muid { data["muid"] = .string(muid) }
+        if let sender { data["sender"] = .string(sender) }
+        return ["data": .object(data)]
     }
 }

@@ -1,5 +1,5 @@
 /// A per-file refusal: the `error` of a presign answer.
-public struct PresignRefusal: Sendable, Hashable, Codable {
+public struct PresignRefusal: Sendable, Hashable {
     /// The refusal code, e.g. `ERR_FILE_TYPE_NOT_ALLOWED`.
     public var code: String
     /// Why, for people.

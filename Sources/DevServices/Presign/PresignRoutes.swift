@@ -45,7 +45,7 @@ struct PresignRoutes: Sendable {
             records.append(record)
         }
         record(request, files: records, status: 200, traceparent: traceparent)
-        return JSONResponse.make(200, PresignWire.Response(files: answers))
+        return JSONResponse.make(200, PresignWire.Response(files: answers).json)
     }
 
     private func presign(_ file: PresignWire.Request.File, of request: PresignWire.Request,

@@ -46,36 +46,51 @@ enum PresignWire {
     }
 
     /// The 200 answer's body.
-    struct Response: Encodable {
+    struct Response {
         var files: [Answer]
+
+        /// The body as JSON.
+        var json: JSONValue { ["files": .array(files.map(\.json))] }
     }
 
     /// One file's entry of the answer: a target or a refusal.
-    enum Answer: Encodable {
+    enum Answer {
         case target(Target)
         case refusal(Refusal)
 
-        func encode(to encoder: any Encoder) throws {
+        /// The entry as JSON.
+        var json: JSONValue {
             switch self {
-            case .target(let target): try target.encode(to: encoder)
-            case .refusal(let refusal): try refusal.encode(to: encoder)
+            case .target(let target): target.json
+            case .refusal(let refusal): refusal.json
             }
         }
     }
 
     /// Where and how to upload a file.
-    struct Target: Encodable {
+    struct Target {
         var fileId: String
         var uploadUrl: String
         var method: String
         var headers: [String: String]
         var fileUrl: String
         var expiresAt: String
+
+        /// The target as JSON.
+        var json: JSONValue {
+            ["fileId": .string(fileId), "uploadUrl": .string(uploadUrl), "method": .string(method),
+             "headers": .object(headers.mapValues(JSONValue.string)), "fileUrl": .string(fileUrl), "expiresAt": .string(expiresAt)]
+        }
     }
 
     /// A file refused by policy or fault.
-    struct Refusal: Encodable {
+    struct Refusal {
         var fileId: String
         var error: PresignRefusal
+
+        /// The refusal as JSON.
+        var json: JSONValue {
+            ["fileId": .string(fileId), "error": ["code": .string(error.code), "message": .string(error.message)]]
+        }
     }
 }

@@ -1,17 +1,17 @@
 import Foundation
+import WireFormat
 
-/// JSON answers: a value encoded with sorted keys, and the `{"error":{"code","message"}}` shape.
+/// JSON answers: a value written with sorted keys, and the `{"error":{"code","message"}}` shape.
 public enum JSONResponse {
-    /// `value` encoded as JSON (sorted keys, slashes unescaped) with `status`.
-    public static func make(_ status: Int, _ value: some Encodable) -> ServerResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return ServerResponse(status: status, contentType: "application/json", body: Array(body))
+    /// `value` as JSON (members sorted by name, so the same answer is always the same bytes) with `status`.
+    public static func make(_ status: Int, _ value: JSONValue) -> ServerResponse {
+        var json = JSONWriter(capacity: 256)
+        json.value(value)
+        return ServerResponse(status: status, contentType: "application/json", body: json.bytes)
     }
 
     /// `{"error":{"code","message"}}` with `status`.
     public static func error(_ status: Int, code: String, message: String) -> ServerResponse {
-        make(status, ["error": ["code": code, "message": message]])
+        make(status, ["error": ["code": .string(code), "message": .string(message)]])
     }
 }

@@ -4,8 +4,8 @@ import WireFormat
 
 /// A batch as `attache batch show` presents it: the reference's getters (`getStatus`, `getAttachmentCount`,
 /// `getAttachments`, `getAttachmentsByType`, the rejected and failed files with their errors) and what was sent.
-public struct BatchView: Sendable, Codable, Hashable {
-    public struct Message: Sendable, Codable, Hashable {
+public struct BatchView: Sendable, Hashable {
+    public struct Message: Sendable, Hashable {
         public var muid: String
         public var fileIds: [String]
 
@@ -63,12 +63,53 @@ public struct BatchView: Sendable, Codable, Hashable {
         status == .idle ? "idle" : "in-progress"
     }
 
-    /// The view as JSON, keys sorted.
+    /// The view as JSON, indented, keys sorted (so two outputs diff line by line); `sender`, `caption` and
+    /// `updatedAt` are left out when there are none.
     public var json: Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        // Every member is a string, number, list or object of those: encoding cannot fail.
-        return (try? encoder.encode(self)) ?? Data("{}".utf8)
+        var members: [String: JSONValue] = [
+            "batchId": .string(batchId),
+            "receiver": ["id": .string(receiver.id), "type": .string(receiver.type.rawValue)],
+            "status": .string(status),
+            "count": .int(Int64(count)),
+            "concurrency": .int(Int64(concurrency)),
+            "send": .string(send),
+            "attachments": .array(attachments.map(Self.json)),
+            "attachmentsByType": .object(attachmentsByType.mapValues { .array($0.map(Self.json)) }),
+            "rejected": .array(rejected.map(Self.json)),
+            "rejectedTotal": .int(Int64(rejectedTotal)),
+            "failed": .array(failed.map(Self.json)),
+            "sent": .array(sent.map { ["muid": .string($0.muid), "fileIds": .array($0.fileIds.map(JSONValue.string))] }),
+            "captionSent": .bool(captionSent),
+            "unsent": .array(unsent.map(JSONValue.string)),
+        ]
+        if let sender { members["sender"] = .string(sender) }
+        if let caption { members["caption"] = .string(caption) }
+        if let updatedAt { members["updatedAt"] = .string(updatedAt) }
+        var json = JSONWriter(capacity: 4096)
+        json.indentedValue(.object(members))
+        return Data(json.bytes)
+    }
+
+    /// An attachment with the members an `attache.file.uploaded` event gives it, so a script reads both alike.
+    private static func json(_ attachment: Attachment) -> JSONValue {
+        var members: [String: JSONValue] = [
+            "fileId": .string(attachment.fileId),
+            "name": .string(attachment.name),
+            "url": .string(attachment.url),
+            "mimeType": .string(attachment.mimeType),
+            "extension": .string(attachment.extension),
+            "size": .int(attachment.size),
+            "type": .string(attachment.type.rawValue),
+            "sha256": .string(attachment.sha256),
+        ]
+        if let encryption = attachment.encryption { members["encryption"] = .string(encryption) }
+        return .object(members)
+    }
+
+    /// A rejected or failed file with its error as events carry it.
+    private static func json(_ failure: UploadResult.Failure) -> JSONValue {
+        ["fileId": .string(failure.fileId),
+         "error": ["code": .string(failure.error.code), "message": .string(failure.error.message), "retryable": .bool(failure.error.retryable)]]
     }
 
     /// The view for people: a header, then one section per getter.

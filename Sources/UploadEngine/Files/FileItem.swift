@@ -72,8 +72,8 @@ extension FileItem {
 }
 
 /// Who a batch's files are for: the conversation the presigner authorises and the messages go to.
-public struct Receiver: Sendable, Hashable, Codable {
-    public enum Kind: String, Sendable, Hashable, Codable { case user, group }
+public struct Receiver: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable { case user, group }
     public var id: String
     public var type: Kind
     public init(id: String, type: Kind) {

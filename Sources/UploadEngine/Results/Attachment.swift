@@ -1,5 +1,5 @@
 /// An uploaded file, ready to put on a media message.
-public struct Attachment: Sendable, Hashable, Codable {
+public struct Attachment: Sendable, Hashable {
     public var fileId: String
     public var name: String
     /// The hosted URL (the presign answer's `fileUrl`), never the upload URL.

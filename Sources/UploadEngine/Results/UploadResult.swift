@@ -1,6 +1,6 @@
 /// The whole batch's settled state, delivered at every transition to idle. Consumers recompute from it.
-public struct UploadResult: Sendable, Hashable, Codable {
-    public struct Success: Sendable, Hashable, Codable {
+public struct UploadResult: Sendable, Hashable {
+    public struct Success: Sendable, Hashable {
         public var fileId: String
         public var attachment: Attachment
         public init(fileId: String, attachment: Attachment) {
@@ -8,7 +8,7 @@ public struct UploadResult: Sendable, Hashable, Codable {
             self.attachment = attachment
         }
     }
-    public struct Failure: Sendable, Hashable, Codable {
+    public struct Failure: Sendable, Hashable {
         public var fileId: String
         public var error: WireError
         public init(fileId: String, error: WireError) {
@@ -36,24 +36,10 @@ public struct UploadResult: Sendable, Hashable, Codable {
         self.rejectedTotal = rejectedTotal ?? rejected.count
         self.failed = failed
     }
-
-    private enum CodingKeys: String, CodingKey {
-        case batchId, successful, rejected, rejectedTotal, failed
-    }
-
-    /// Reads a result; one written before `rejectedTotal` existed counts the rejections it lists.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        batchId = try container.decode(String.self, forKey: .batchId)
-        successful = try container.decode([Success].self, forKey: .successful)
-        rejected = try container.decode([Failure].self, forKey: .rejected)
-        rejectedTotal = try container.decodeIfPresent(Int.self, forKey: .rejectedTotal) ?? rejected.count
-        failed = try container.decode([Failure].self, forKey: .failed)
-    }
 }
 
 /// An error as it travels in events and results: `{code, message, retryable}`.
-public struct WireError: Sendable, Hashable, Codable {
+public struct WireError: Sendable, Hashable {
     public var code: String
     public var message: String
     public var retryable: Bool

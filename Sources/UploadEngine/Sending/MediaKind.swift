@@ -1,7 +1,7 @@
 import WireFormat
 
 /// The kind of media a file is, from its mime type's top level; it decides the message type and the send order.
-public enum MediaKind: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+public enum MediaKind: String, Sendable, Hashable, CaseIterable, Comparable {
     case image, video, audio, file
 
     /// `image/…` → image, `video/…` → video, `audio/…` → audio, anything else → file.

@@ -1,8 +1,8 @@
 /// Any JSON value, for the free-form parts of the wire formats (message metadata, configuration files).
 ///
 /// Integers are kept apart from other numbers so that ids and counts round-trip exactly. `JSONParser` is the one
-/// reader of JSON in the project; `Encodable` stays for the replies written with Foundation's encoder.
-public enum JSONValue: Sendable, Hashable, Encodable {
+/// reader of JSON in the project and `JSONWriter` the one writer.
+public enum JSONValue: Sendable, Hashable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -17,20 +17,6 @@ public enum JSONValue: Sendable, Hashable, Encodable {
     case array([JSONValue])
     /// An object (member order is not kept).
     case object([String: JSONValue])
-
-    /// Writes the value as JSON.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .null: try container.encodeNil()
-        case .bool(let value): try container.encode(value)
-        case .int(let value): try container.encode(value)
-        case .double(let value): try container.encode(value)
-        case .string(let value): try container.encode(value)
-        case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
-        }
-    }
 
     /// The member `key` of an object; nil for anything else.
     public subscript(key: String) -> JSONValue? {

@@ -119,6 +119,52 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    /// Writes any JSON value for people to read (a command's `--json` output): one member or element per line, two
+    /// spaces deeper per level, `"name": value`, empty containers as `{}` and `[]`. Members are sorted by name as
+    /// `value(_:)` sorts them, so two outputs can be diffed line by line.
+    public mutating func indentedValue(_ value: JSONValue) {
+        indentedValue(value, depth: 0)
+    }
+
+    private mutating func indentedValue(_ value: JSONValue, depth: Int) {
+        switch value {
+        case .array(let elements) where !elements.isEmpty:
+            beginArray()
+            for element in elements {
+                startLine(depth: depth + 1)
+                indentedValue(element, depth: depth + 1)
+            }
+            bytes.append(UInt8(ascii: "\n"))
+            indent(depth)
+            endArray()
+        case .object(let members) where !members.isEmpty:
+            beginObject()
+            for (name, member) in members.sorted(by: { $0.key < $1.key }) {
+                startLine(depth: depth + 1)
+                key(name)
+                bytes.append(UInt8(ascii: " "))
+                indentedValue(member, depth: depth + 1)
+            }
+            bytes.append(UInt8(ascii: "\n"))
+            indent(depth)
+            endObject()
+        default:
+            self.value(value)
+        }
+    }
+
+    /// Ends the previous member or element (its comma) and starts the next one on a new line at `depth`.
+    private mutating func startLine(depth: Int) {
+        separate()
+        bytes.append(UInt8(ascii: "\n"))
+        indent(depth)
+        needsComma = false
+    }
+
+    private mutating func indent(_ depth: Int) {
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
+    }
+
     /// Writes `"name": value`.
     public mutating func field(_ name: String, _ value: String) { key(name); string(value) }
     /// Writes `"name": value`.

@@ -112,7 +112,7 @@ enum DemoCommand {
         if let dashboard {
             // The story is told; the dashboard, the worker and the cluster stay for a look around.
             printMessages(services.messages.messages)
-            try printResult(result)
+            printResult(result)
             let status = verdict(result, retried: retried, messages: services.messages.messages)
             print("""
 
@@ -134,7 +134,7 @@ enum DemoCommand {
         try? await producer.close()
 
         printMessages(services.messages.messages)
-        try printResult(result)
+        printResult(result)
         return verdict(result, retried: retried, messages: services.messages.messages)
     }
 
@@ -161,13 +161,12 @@ enum DemoCommand {
         }
     }
 
-    private static func printResult(_ result: JSONValue?) throws {
+    private static func printResult(_ result: JSONValue?) {
         guard let result else { return }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let json = try encoder.encode(result)
+        var json = JSONWriter(capacity: 4096)
+        json.indentedValue(result)
         print("\nfinal UploadResult:")
-        print(String(decoding: json, as: UTF8.self))
+        print(String(decoding: json.bytes, as: UTF8.self))
     }
 
     /// The demo checks its own story: five uploads (one after a retry), one rejection, four messages in type order.

@@ -1,14 +1,17 @@
 import TestSupport
 import Foundation
+import WireFormat
 
-/// Reads curl's body as a JSON object, for assertions.
+/// Reads curl's body as JSON, for assertions; nil when it is not JSON.
 extension Curl.Result {
-    var json: [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
+    var json: JSONValue? {
+        try? JSONParser.parse(body)
     }
 }
 
-/// Encodes a JSON object for a request body.
-func jsonText(_ object: [String: Any]) throws -> String {
-    String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+/// The text of a request body.
+func jsonText(_ value: JSONValue) -> String {
+    var json = JSONWriter()
+    json.value(value)
+    return String(decoding: json.bytes, as: UTF8.self)
 }

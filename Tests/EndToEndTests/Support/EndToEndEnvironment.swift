@@ -1,5 +1,6 @@
 import DevServices
 import Foundation
+import WireFormat
 
 /// One broker (`attache dev-broker`), one set of loopback services and a source root, shared by the end-to-end suites:
 /// the mock cluster's first group rebalance costs seconds, so it is paid once.
@@ -79,30 +80,30 @@ struct ReceivedEvent {
     let sequence: Int
     /// The CloudEvents `source`: `attache/<worker id>`.
     let source: String
-    let data: [String: Any]
+    let data: [String: JSONValue]
     /// The distributed-tracing extension attributes, when the event has them.
     let traceparent: String?
     let tracestate: String?
 
     init?(json: String) {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
-              let type = object["type"] as? String, let subject = object["subject"] as? String,
-              let data = object["data"] as? [String: Any] else { return nil }
-        self.id = object["id"] as? String ?? ""
+        guard let object = try? JSONParser.parse(json.utf8),
+              let type = object["type"]?.stringValue, let subject = object["subject"]?.stringValue,
+              let data = object["data"]?.objectValue else { return nil }
+        self.id = object["id"]?.stringValue ?? ""
         self.type = type
         self.subject = subject
-        self.sequence = Int(object["sequence"] as? String ?? "") ?? -1
-        self.source = object["source"] as? String ?? ""
+        self.sequence = Int(object["sequence"]?.stringValue ?? "") ?? -1
+        self.source = object["source"]?.stringValue ?? ""
         self.data = data
-        self.traceparent = object["traceparent"] as? String
-        self.tracestate = object["tracestate"] as? String
+        self.traceparent = object["traceparent"]?.stringValue
+        self.tracestate = object["tracestate"]?.stringValue
     }
 
-    var fileId: String? { data["fileId"] as? String }
-    var errorCode: String? { (data["error"] as? [String: Any])?["code"] as? String }
-    var result: [String: Any]? { data["result"] as? [String: Any] }
+    var fileId: String? { data["fileId"]?.stringValue }
+    var errorCode: String? { data["error"]?["code"]?.stringValue }
+    var result: [String: JSONValue]? { data["result"]?.objectValue }
 
     func fileIds(in list: String) -> [String] {
-        (result?[list] as? [[String: Any]])?.compactMap { $0["fileId"] as? String } ?? []
+        result?[list]?.arrayValue?.compactMap { $0["fileId"]?.stringValue } ?? []
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import TestSupport
 import Testing
+import WireFormat
 
 /// Debian's Chromium, headless, driven over the DevTools protocol through a pipe (`--remote-debugging-pipe`): each
 /// message is JSON ended by a NUL byte, written to the browser's fd 3 and read from its fd 4 — no WebSocket client.
@@ -83,30 +84,32 @@ final class HeadlessChromium: @unchecked Sendable {
         fromBrowser = answers[0]
         Thread.detachNewThread { [self] in readAnswers() }
         let targets = try await call("Target.getTargets")
-        guard let page = (targets["targetInfos"] as? [[String: Any]])?.first(where: { $0["type"] as? String == "page" }),
-              let targetId = page["targetId"] as? String else { throw Failure(description: "chromium has no page") }
-        let attached = try await call("Target.attachToTarget", ["targetId": targetId, "flatten": true])
-        session = attached["sessionId"] as? String ?? ""
+        guard let page = targets["targetInfos"]?.arrayValue?.first(where: { $0["type"] == "page" }),
+              let targetId = page["targetId"]?.stringValue else { throw Failure(description: "chromium has no page") }
+        let attached = try await call("Target.attachToTarget", ["targetId": .string(targetId), "flatten": true])
+        session = attached["sessionId"]?.stringValue ?? ""
         _ = try await call("Page.enable", onPage: true)
-        _ = try await call("Emulation.setDeviceMetricsOverride", ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": false],
+        _ = try await call("Emulation.setDeviceMetricsOverride", ["width": .int(Int64(width)), "height": .int(Int64(height)), "deviceScaleFactor": 1, "mobile": false],
                            onPage: true)
     }
 
     /// Sends one command (to the page's session with `onPage`) and waits for its answer's `result`.
     @discardableResult
-    func call(_ method: String, _ parameters: [String: Any] = [:], onPage: Bool = false) async throws -> [String: Any] {
-        var message: [String: Any] = ["method": method, "params": parameters]
-        if onPage { message["sessionId"] = session }
-        let bytes = try JSONSerialization.data(withJSONObject: message)
+    func call(_ method: String, _ parameters: [String: JSONValue] = [:], onPage: Bool = false) async throws -> [String: JSONValue] {
+        var message: [String: JSONValue] = ["method": .string(method), "params": .object(parameters)]
+        if onPage { message["sessionId"] = .string(session) }
+        var json = JSONWriter()
+        json.value(.object(message))
+        let bytes = Data(json.bytes)
         // Bounded: a browser that stopped answering fails the test instead of hanging it.
         let answered = await TestSupport.waitFor("chromium to answer \(method)", timeout: .seconds(60)) { () -> Result<Data, any Error> in
             do { return .success(try await self.send(bytes)) } catch { return .failure(error) }
         }
         guard let answered else { throw Failure(description: "\(method): no answer within 60 s") }
         let answer = try answered.get()
-        guard let object = try JSONSerialization.jsonObject(with: answer) as? [String: Any] else { return [:] }
+        guard let object = try JSONParser.parse(answer).objectValue else { return [:] }
         if let error = object["error"] { throw Failure(description: "\(method): \(error)") }
-        return object["result"] as? [String: Any] ?? [:]
+        return object["result"]?.objectValue ?? [:]
     }
 
     /// Writes one command (its JSON without the id) and waits for the raw answer.
@@ -131,21 +134,21 @@ final class HeadlessChromium: @unchecked Sendable {
     }
 
     func navigate(_ url: String) async throws {
-        try await call("Page.navigate", ["url": url], onPage: true)
+        try await call("Page.navigate", ["url": .string(url)], onPage: true)
     }
 
     /// The value of a JavaScript expression in the page (a promise is awaited); nil for `undefined` or a thrown error.
     @discardableResult
-    func evaluate(_ expression: String) async throws -> Any? {
-        let result = try await call("Runtime.evaluate", ["expression": expression, "awaitPromise": true, "returnByValue": true], onPage: true)
+    func evaluate(_ expression: String) async throws -> JSONValue? {
+        let result = try await call("Runtime.evaluate", ["expression": .string(expression), "awaitPromise": true, "returnByValue": true], onPage: true)
         guard result["exceptionDetails"] == nil else { return nil }
-        return (result["result"] as? [String: Any])?["value"]
+        return result["result"]?["value"]
     }
 
     /// Polls `expression` until it is truthy (a non-empty string, a true, a non-zero number); returns its value.
-    func waitFor(_ what: String, _ expression: String, timeout: Duration = .seconds(20)) async throws -> Any {
+    func waitFor(_ what: String, _ expression: String, timeout: Duration = .seconds(20)) async throws -> JSONValue {
         let deadline = ContinuousClock.now + timeout
-        var last: Any?
+        var last: JSONValue?
         while ContinuousClock.now < deadline {
             last = try await evaluate(expression)
             if let value = last, Self.isTruthy(value) { return value }
@@ -157,7 +160,7 @@ final class HeadlessChromium: @unchecked Sendable {
     /// A PNG of the page as it is shown.
     func screenshot(to path: String) async throws {
         let result = try await call("Page.captureScreenshot", ["format": "png"], onPage: true)
-        guard let encoded = result["data"] as? String, let png = Data(base64Encoded: encoded) else {
+        guard let encoded = result["data"]?.stringValue, let png = Data(base64Encoded: encoded) else {
             throw Failure(description: "no screenshot")
         }
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -178,12 +181,14 @@ final class HeadlessChromium: @unchecked Sendable {
         waitpid(pid, &status, 0)
     }
 
-    private static func isTruthy(_ value: Any) -> Bool {
+    private static func isTruthy(_ value: JSONValue) -> Bool {
         switch value {
-        case let flag as Bool: flag
-        case let text as String: !text.isEmpty
-        case let number as NSNumber: number.doubleValue != 0
-        default: true
+        case .bool(let flag): flag
+        case .string(let text): !text.isEmpty
+        case .int(let number): number != 0
+        case .double(let number): number != 0
+        case .null: false
+        case .array, .object: true
         }
     }
 
@@ -198,8 +203,8 @@ final class HeadlessChromium: @unchecked Sendable {
             while let end = buffer.firstIndex(of: 0) {
                 let message = buffer[buffer.startIndex..<end]
                 buffer = Data(buffer[buffer.index(after: end)...])
-                guard let answer = try? JSONSerialization.jsonObject(with: message) as? [String: Any],
-                      let id = answer["id"] as? Int,
+                guard let answer = try? JSONParser.parse(message),
+                      let id = answer["id"]?.wholeNumber.flatMap({ Int(exactly: $0) }),
                       let continuation = state.withLock({ $0.waiting.removeValue(forKey: id) }) else { continue }
                 continuation.resume(returning: Data(message))
             }

@@ -1,33 +1,36 @@
 import Foundation
+import WireFormat
 
 /// Builders for job and control records as backends write them.
 enum Jobs {
-    static func json(_ object: [String: Any]) -> String {
-        String(decoding: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+    static func json(_ object: [String: JSONValue]) -> String {
+        var json = JSONWriter()
+        json.value(.object(object))
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 
-    static func upload(batchId: String, files: [[String: Any]], send: String = "auto", caption: String? = nil,
+    static func upload(batchId: String, files: [JSONValue], send: String = "auto", caption: String? = nil,
                        requestId: String? = nil, tenant: String? = nil) -> String {
-        var message: [String: Any] = ["send": send, "metadata": ["suite": "e2e"]]
-        if let caption { message["caption"] = caption }
-        var job: [String: Any] = ["kind": "upload", "batchId": batchId, "receiver": ["id": "uid-1", "type": "user"],
-                                  "sender": "uid-7", "files": files, "message": message]
-        if let requestId { job["requestId"] = requestId }
-        if let tenant { job["tenant"] = tenant }
+        var message: [String: JSONValue] = ["send": .string(send), "metadata": ["suite": "e2e"]]
+        if let caption { message["caption"] = .string(caption) }
+        var job: [String: JSONValue] = ["kind": "upload", "batchId": .string(batchId), "receiver": ["id": "uid-1", "type": "user"],
+                                        "sender": "uid-7", "files": .array(files), "message": .object(message)]
+        if let requestId { job["requestId"] = .string(requestId) }
+        if let tenant { job["tenant"] = .string(tenant) }
         return json(job)
     }
 
-    static func inline(_ fileId: String, name: String, mimeType: String, bytes: Data) -> [String: Any] {
-        ["fileId": fileId, "name": name, "mimeType": mimeType, "source": ["data": bytes.base64EncodedString()]]
+    static func inline(_ fileId: String, name: String, mimeType: String, bytes: Data) -> JSONValue {
+        ["fileId": .string(fileId), "name": .string(name), "mimeType": .string(mimeType), "source": ["data": .string(bytes.base64EncodedString())]]
     }
 
-    static func path(_ fileId: String, name: String, mimeType: String, path: String) -> [String: Any] {
-        ["fileId": fileId, "name": name, "mimeType": mimeType, "source": ["path": path]]
+    static func path(_ fileId: String, name: String, mimeType: String, path: String) -> JSONValue {
+        ["fileId": .string(fileId), "name": .string(name), "mimeType": .string(mimeType), "source": ["path": .string(path)]]
     }
 
     static func control(_ kind: String, batchId: String, fileId: String? = nil) -> String {
-        var control: [String: Any] = ["kind": kind, "batchId": batchId]
-        if let fileId { control["fileId"] = fileId }
+        var control: [String: JSONValue] = ["kind": .string(kind), "batchId": .string(batchId)]
+        if let fileId { control["fileId"] = .string(fileId) }
         return json(control)
     }
 
