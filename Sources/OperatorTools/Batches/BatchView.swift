@@ -1,4 +1,5 @@
 import Foundation
+import Records
 import UploadEngine
 import WireFormat
 
@@ -90,20 +91,13 @@ public struct BatchView: Sendable, Hashable {
         return Data(json.bytes)
     }
 
-    /// An attachment with the members an `attache.file.uploaded` event gives it, so a script reads both alike.
+    /// An attachment as an `attache.file.uploaded` event gives it — written by the events' own encoder, so a script
+    /// reads both alike.
     private static func json(_ attachment: Attachment) -> JSONValue {
-        var members: [String: JSONValue] = [
-            "fileId": .string(attachment.fileId),
-            "name": .string(attachment.name),
-            "url": .string(attachment.url),
-            "mimeType": .string(attachment.mimeType),
-            "extension": .string(attachment.extension),
-            "size": .int(attachment.size),
-            "type": .string(attachment.type.rawValue),
-            "sha256": .string(attachment.sha256),
-        ]
-        if let encryption = attachment.encryption { members["encryption"] = .string(encryption) }
-        return .object(members)
+        var writer = JSONWriter()
+        CloudEventEncoder.write(attachment, into: &writer)
+        // The encoder's own output: it always parses.
+        return (try? JSONParser.parse(writer.bytes)) ?? .null
     }
 
     /// A rejected or failed file with its error as events carry it.
