@@ -100,10 +100,11 @@ public struct BatchView: Sendable, Hashable {
         return (try? JSONParser.parse(writer.bytes)) ?? .null
     }
 
-    /// A rejected or failed file with its error as events carry it.
+    /// A rejected or failed file with its error as events carry it (written by the events' own encoder).
     private static func json(_ failure: UploadResult.Failure) -> JSONValue {
-        ["fileId": .string(failure.fileId),
-         "error": ["code": .string(failure.error.code), "message": .string(failure.error.message), "retryable": .bool(failure.error.retryable)]]
+        var writer = JSONWriter()
+        CloudEventEncoder.write(failure.error, into: &writer)
+        return ["fileId": .string(failure.fileId), "error": (try? JSONParser.parse(writer.bytes)) ?? .null]
     }
 
     /// The view for people: a header, then one section per getter.

@@ -154,7 +154,7 @@ public final class CloudEventEncoder: Sendable {
         json.endObject()
     }
 
-    static func write(_ error: WireError, into json: inout JSONWriter) {
+    public static func write(_ error: WireError, into json: inout JSONWriter) {
         json.beginObject()
         json.field("code", error.code)
         json.field("message", error.message)
