@@ -42,7 +42,7 @@ let package = Package(
         // Sources and staging (DESIGN.md §5): URL, path and inline sources, the source cache, sniffing, location stripping.
         .target(name: "Staging", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "S3", "CLinux"]),
         .target(name: "Worker", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "S3", "KafkaIO", "EmbeddedHTTP", "BatchStore",
-                                               "Records", "Staging", "CLinux", "FIFOQueueModule"]),
+                                               "Records", "Staging", "FIFOQueueModule"]),
         // What the command line builds and presents, kept out of the executable so it can be unit-tested: job and
         // control records, the changelog read back into batches, dead letters, event watching.
         .target(name: "OperatorTools", dependencies: ["Records", "KafkaIO", "UploadEngine", "WireFormat"]),
