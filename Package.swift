@@ -77,6 +77,7 @@ let package = Package(
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "OperatorTools", "EmbeddedHTTP", "UploadEngine", "WireFormat", "TestSupport", "Records"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "KafkaIO", "UploadEngine", "WireFormat", "TestSupport", "BoundsProbe"]),
         .testTarget(name: "StagingTests", dependencies: ["Staging", "HTTPTransport", "S3", "EmbeddedHTTP", "UploadEngine", "WireFormat", "TestSupport", "CLinux"]),
+        .testTarget(name: "PackageShapeTests"),
         .testTarget(name: "WorkerTests", dependencies: ["Worker", "CLinux", "BatchStore", "DevServices", "KafkaIO", "HTTPTransport", "S3", "UploadEngine", "WireFormat", "TestSupport", "BoundsProbe", "Records", "Staging"]),
     ],
     swiftLanguageModes: [.v6]
