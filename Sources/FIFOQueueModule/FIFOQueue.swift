@@ -5,35 +5,38 @@
 /// The one queue of the package: the Kafka record buffer and offset watermark's slots, the event publisher's
 /// barriers, the changelog writer's pending snapshots, the dashboard's stream deltas and a batch's rejection order.
 /// A module of its own because the engine and the Kafka clients both need it and neither may import the other.
+///
+/// Inlinable: a generic type is otherwise called through witness tables, unspecialised, from every other module — and
+/// the record buffer and the offset watermark are on every record's path.
 public struct FIFOQueue<Element: Sendable>: Sendable {
-    private var storage: [Element] = []
-    private var head = 0
+    @usableFromInline var storage: [Element] = []
+    @usableFromInline var head = 0
 
-    public init() {}
+    @inlinable public init() {}
 
-    public var count: Int { storage.count - head }
-    public var isEmpty: Bool { head == storage.count }
-    public var first: Element? { isEmpty ? nil : storage[head] }
+    @inlinable public var count: Int { storage.count - head }
+    @inlinable public var isEmpty: Bool { head == storage.count }
+    @inlinable public var first: Element? { isEmpty ? nil : storage[head] }
 
     /// The queued elements, front first.
-    public var elements: ArraySlice<Element> { storage[head...] }
+    @inlinable public var elements: ArraySlice<Element> { storage[head...] }
 
     /// The element `position` places behind the front (0 is the front).
-    public subscript(position: Int) -> Element {
+    @inlinable public subscript(position: Int) -> Element {
         get { storage[head + position] }
         set { storage[head + position] = newValue }
     }
 
-    public mutating func append(_ element: Element) {
+    @inlinable public mutating func append(_ element: Element) {
         storage.append(element)
     }
 
-    public mutating func append(contentsOf elements: some Sequence<Element>) {
+    @inlinable public mutating func append(contentsOf elements: some Sequence<Element>) {
         storage.append(contentsOf: elements)
     }
 
     /// Puts `element` in front of the others: a retry that keeps its place.
-    public mutating func prepend(_ element: Element) {
+    @inlinable public mutating func prepend(_ element: Element) {
         if head > 0 {
             head -= 1
             storage[head] = element
@@ -43,7 +46,7 @@ public struct FIFOQueue<Element: Sendable>: Sendable {
     }
 
     /// Removes and returns the front element; nil when empty.
-    public mutating func popFirst() -> Element? {
+    @inlinable public mutating func popFirst() -> Element? {
         guard !isEmpty else { return nil }
         let element = storage[head]
         dropFirst(1)
@@ -51,14 +54,14 @@ public struct FIFOQueue<Element: Sendable>: Sendable {
     }
 
     /// Removes and returns up to `maximum` elements from the front, in order.
-    public mutating func popFirst(_ maximum: Int) -> [Element] {
+    @inlinable public mutating func popFirst(_ maximum: Int) -> [Element] {
         let taken = Array(storage[head..<head + min(max(maximum, 0), count)])
         dropFirst(taken.count)
         return taken
     }
 
     /// Removes `k` elements (at most `count`) from the front.
-    public mutating func dropFirst(_ k: Int) {
+    @inlinable public mutating func dropFirst(_ k: Int) {
         head += min(max(k, 0), count)
         if head == storage.count {
             storage.removeAll(keepingCapacity: storage.capacity <= Self.keptCapacity)
@@ -70,26 +73,26 @@ public struct FIFOQueue<Element: Sendable>: Sendable {
     }
 
     /// Removes the elements `shouldBeRemoved` picks, keeping the rest in order.
-    public mutating func removeAll(where shouldBeRemoved: (Element) -> Bool) {
+    @inlinable public mutating func removeAll(where shouldBeRemoved: (Element) -> Bool) {
         storage = storage[head...].filter { !shouldBeRemoved($0) }
         head = 0
     }
 
-    public mutating func removeAll() {
+    @inlinable public mutating func removeAll() {
         storage.removeAll(keepingCapacity: storage.capacity <= Self.keptCapacity)
         head = 0
     }
 
     /// Storage an emptied queue keeps for the next burst; a larger one is given back.
-    static var keptCapacity: Int { 4096 }
+    @usableFromInline static var keptCapacity: Int { 4096 }
 }
 
 extension FIFOQueue: Equatable where Element: Equatable {
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.elements.elementsEqual(rhs.elements) }
+    @inlinable public static func == (lhs: Self, rhs: Self) -> Bool { lhs.elements.elementsEqual(rhs.elements) }
 }
 
 extension FIFOQueue: Hashable where Element: Hashable {
-    public func hash(into hasher: inout Hasher) {
+    @inlinable public func hash(into hasher: inout Hasher) {
         hasher.combine(count)
         for element in elements { hasher.combine(element) }
     }
