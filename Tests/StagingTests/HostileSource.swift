@@ -1,8 +1,6 @@
 import Foundation
-import HTTPTransport
 import Testing
 import UploadEngine
-@testable import Staging
 
 /// One hostile or malformed source and the exact error staging it must give; the table in `docs/sources.md`
 /// lists the same cases, row for row.

@@ -1,6 +1,5 @@
 import Foundation
 import WireFormat
-import Records
 
 /// Which dead letters `attache dlq list|replay` takes: `--since`, `--match`, `--limit`, checked before anything is read.
 public struct DeadLetterSelection: Sendable {

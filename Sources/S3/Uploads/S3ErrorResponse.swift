@@ -1,5 +1,4 @@
 import Foundation
-import HTTPTransport
 import UploadEngine
 
 /// An S3 `<Error>` document: `<Error><Code>AccessDenied</Code><Message>Request has expired</Message>…</Error>`.

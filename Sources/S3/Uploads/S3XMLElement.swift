@@ -1,5 +1,4 @@
 import Foundation
-import HTTPTransport
 
 #if canImport(FoundationXML)
 import FoundationXML
