@@ -47,7 +47,7 @@ let package = Package(
         // control records, the changelog read back into batches, dead letters, event watching.
         .target(name: "OperatorTools", dependencies: ["Records", "KafkaIO", "UploadEngine", "WireFormat"]),
         // The live dashboard: its model of the topics, the event stream to browsers and the page embedded as Swift strings.
-        .target(name: "Dashboard", dependencies: ["OperatorTools", "Records", "KafkaIO", "EmbeddedHTTP", "UploadEngine", "WireFormat", "FIFOQueueModule"]),
+        .target(name: "Dashboard", dependencies: ["Records", "KafkaIO", "EmbeddedHTTP", "UploadEngine", "WireFormat", "FIFOQueueModule"]),
         .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "UploadEngine", "WireFormat", "OperatorTools", "S3", "HTTPTransport",
                                                           "Dashboard", "EmbeddedHTTP"]),
 

@@ -1,6 +1,7 @@
 @testable import Dashboard
 import Foundation
 import OperatorTools
+import Records
 import Testing
 import WireFormat
 

@@ -1,9 +1,10 @@
 @testable import Dashboard
 import Foundation
 import OperatorTools
+import Records
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The dashboard's HTTP routes on a real server on loopback, driven by the curl CLI.
 @Suite struct DashboardServerTests {

@@ -1,5 +1,6 @@
 import Foundation
 import OperatorTools
+import Records
 import Testing
 import UploadEngine
 import WireFormat

@@ -1,6 +1,7 @@
 import Foundation
 import KafkaIO
 import OperatorTools
+import Records
 import Testing
 
 /// `attache dlq`: what a dead letter shows, which ones a selection takes, and what a replay produces.

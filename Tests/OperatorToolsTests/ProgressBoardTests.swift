@@ -1,5 +1,6 @@
 import Foundation
 import OperatorTools
+import Records
 import Testing
 
 /// The terminal view of `attache watch`: bars that follow the events, and lines that fit the terminal.

@@ -1,6 +1,6 @@
 import Foundation
 import KafkaIO
-import OperatorTools
+import Records
 
 /// Reads the dashboard's topics into its hub: each topic from its start up to the end offset it has now (the
 /// history, folded as it streams in, never held), then — once all three were read so far — everything appended

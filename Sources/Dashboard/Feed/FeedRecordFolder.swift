@@ -1,8 +1,7 @@
 import Foundation
 import KafkaIO
-import OperatorTools
-import UploadEngine
 import Records
+import UploadEngine
 
 /// Turns records of the three topics into the model's inputs: CloudEvents, decoded jobs and controls, dead letters.
 /// Pure (records in, model changes out), so the mapping is tested without Kafka.

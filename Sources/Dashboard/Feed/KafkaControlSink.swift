@@ -1,6 +1,6 @@
 import Foundation
 import KafkaIO
-import OperatorTools
+import Records
 
 /// Produces the dashboard's control records to the jobs topic, keyed by the batch id (so each reaches the worker
 /// owning the batch), with one producer for the dashboard's life.

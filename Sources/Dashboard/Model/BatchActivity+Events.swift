@@ -1,4 +1,4 @@
-import OperatorTools
+import Records
 import UploadEngine
 import WireFormat
 

@@ -1,5 +1,4 @@
 import Foundation
-import OperatorTools
 import Records
 
 /// Everything the dashboard shows, folded from the records it reads: batches (bounded to the newest

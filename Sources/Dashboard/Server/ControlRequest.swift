@@ -1,5 +1,5 @@
 import EmbeddedHTTP
-import OperatorTools
+import Records
 import WireFormat
 
 /// A control button's request (`POST /api/control`, `{"kind","batchId","fileId"}`), checked before anything is

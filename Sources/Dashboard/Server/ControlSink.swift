@@ -1,4 +1,4 @@
-import OperatorTools
+import Records
 
 /// Where the dashboard's control buttons send their records: the jobs topic in a real run, a recorder in tests.
 public protocol ControlSink: Sendable {

@@ -1,6 +1,6 @@
 import EmbeddedHTTP
 import Foundation
-import OperatorTools
+import Records
 import Synchronization
 import WireFormat
 

@@ -1,3 +1,4 @@
+import Records
 import UploadEngine
 
 /// The filters and page of `attache batch list`, checked before anything is read.

@@ -1,4 +1,5 @@
 import Foundation
+import Records
 import WireFormat
 
 /// Which dead letters `attache dlq list|replay` takes: `--since`, `--match`, `--limit`, checked before anything is read.

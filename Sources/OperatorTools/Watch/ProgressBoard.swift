@@ -1,4 +1,6 @@
 import Foundation
+import Records
+import WireFormat
 
 /// What `attache watch` shows on a terminal: one progress bar per file (name, percent, bytes, rate, state, error
 /// code) and a line per message and per drain. Pure: fed events with the time they were read, it renders lines that

@@ -1,6 +1,7 @@
 import Foundation
 import KafkaIO
 import OperatorTools
+import Records
 
 /// `attache control retry|remove|clear|send|configure --batch ID [--file ID] [--concurrency N]`: produces one control
 /// record (DESIGN §2.1) to the jobs topic, keyed by the batch id.

@@ -1,6 +1,7 @@
 import Foundation
 import KafkaIO
 import OperatorTools
+import Records
 
 /// `attache dlq list|replay [--since TIME] [--match TEXT] [--limit N] [--yes]`: the dead-letter topic, read outside
 /// any group; `replay` produces the chosen records again to the jobs topic.

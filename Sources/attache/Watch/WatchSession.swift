@@ -1,6 +1,7 @@
 import Foundation
 import KafkaIO
 import OperatorTools
+import Records
 import UploadEngine
 
 /// One run of `attache watch` (and of `submit --watch`): follows the events topic and, for `--until-idle`, the

@@ -1,4 +1,3 @@
-import KafkaIO
 
 /// Every partition of some topics followed live outside any consumer group, merged into one stream: records of one
 /// partition keep their order; partitions interleave. Ends with an error when a topic is missing or a read fails;

@@ -1,6 +1,5 @@
 import Foundation
 import KafkaIO
-import Records
 import WireFormat
 
 /// A record of the dead-letter topic: the invalid record's key, value and headers as they were, with the worker's

@@ -1,4 +1,3 @@
-import KafkaIO
 
 /// Every record a topic holds now, read partition by partition up to the end offsets seen when each read began,
 /// outside any consumer group (the mock cluster makes a new group wait seconds for its first rebalance, and a

@@ -1,6 +1,5 @@
 import UploadEngine
 import WireFormat
-import Records
 
 /// A control record of DESIGN §2.1 (`retry`, `remove`, `clear`, `send`, `configure`), checked before it is produced:
 /// what `attache control` writes to the jobs topic, keyed by the batch id so it lands on the partition owning the
