@@ -45,6 +45,31 @@ public struct FIFOQueue<Element: Sendable>: Sendable {
         }
     }
 
+    /// Puts `element` `position` places behind the front (`count`: at the back, in O(1)); the elements from
+    /// there on move back one. For a queue kept in an order that a late arrival may need to join in the middle of.
+    @inlinable public mutating func insert(_ element: Element, at position: Int) {
+        precondition(position >= 0 && position <= count, "FIFOQueue.insert: position \(position) outside 0...\(count)")
+        if position == count {
+            storage.append(element)
+        } else if position == 0 {
+            prepend(element)
+        } else {
+            storage.insert(element, at: head + position)
+        }
+    }
+
+    /// Removes and returns the element `position` places behind the front; the ones behind it move up.
+    @inlinable @discardableResult public mutating func remove(at position: Int) -> Element {
+        precondition(position >= 0 && position < count, "FIFOQueue.remove: position \(position) outside 0..<\(count)")
+        if position == 0 { return popFirst()! }
+        return storage.remove(at: head + position)
+    }
+
+    /// The position (0 is the front) of the first element that satisfies `predicate`.
+    @inlinable public func firstPosition(where predicate: (Element) -> Bool) -> Int? {
+        storage[head...].firstIndex(where: predicate).map { $0 - head }
+    }
+
     /// Removes and returns the front element; nil when empty.
     @inlinable public mutating func popFirst() -> Element? {
         guard !isEmpty else { return nil }

@@ -57,4 +57,46 @@ import Testing
         queue.prepend(8)
         #expect(Array(queue.elements) == [8, 9, 2, 3])
     }
+
+    /// Inserting and removing anywhere, past compactions, does what an array would: a seeded random run against one.
+    @Test func insertAndRemoveAnywhereMatchAnArray() {
+        var queue = FIFOQueue<Int>()
+        var model: [Int] = []
+        var random = SplitMix(seed: 7)
+        var next = 0
+        for _ in 0..<4_000 {
+            switch random.next() % 5 {
+            case 0, 1:
+                let position = model.isEmpty ? 0 : Int(random.next() % UInt64(model.count + 1))
+                queue.insert(next, at: position)
+                model.insert(next, at: position)
+                next += 1
+            case 2:
+                queue.append(next)
+                model.append(next)
+                next += 1
+            case 3 where !model.isEmpty:
+                let position = Int(random.next() % UInt64(model.count))
+                #expect(queue.remove(at: position) == model.remove(at: position))
+            default:
+                #expect(queue.popFirst() == (model.isEmpty ? nil : model.removeFirst()))
+            }
+            let probe = model.isEmpty ? -1 : model[Int(random.next() % UInt64(model.count))]
+            #expect(queue.firstPosition { $0 == probe } == model.firstIndex(of: probe))
+        }
+        #expect(Array(queue.elements) == model)
+    }
+}
+
+/// A small seeded generator, so that a failing run can be repeated.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

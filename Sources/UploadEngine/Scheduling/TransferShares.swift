@@ -1,3 +1,4 @@
+import FIFOQueueModule
 import Synchronization
 
 /// The worker's transfer slots (`worker.maxTransfers`), shared across tenants (DESIGN §12 *Fair share*): granted
@@ -49,8 +50,7 @@ public final class TransferShares: Sendable {
 
     /// A batch's standing with the scheduler: its place in arrival order and how to wake it.
     public struct Claim: Sendable {
-        let id: UInt64
-        let wake: @Sendable () -> Void
+        let claimant: Claimant
     }
 
     /// The answer to a ``reconcile(_:_:)``.
@@ -63,30 +63,47 @@ public final class TransferShares: Sendable {
         public var queueMarkCrossed = false
     }
 
-    private struct Claimant {
-        var tenant: String
+    /// A batch's counts, kept by its claim rather than in a table: a reconcile runs for every file that starts or
+    /// ends, and looking batches and tenants up by key and writing them back was most of its cost (a dictionary's
+    /// in-place update allocates, and an account's queue copied on each write-back).
+    ///
+    /// Its fields are read and written only under the shares' lock.
+    final class Claimant: @unchecked Sendable {
+        /// Arrival order: claims made earlier rank first within their tenant.
+        let id: UInt64
+        let wake: @Sendable () -> Void
+        var tenant: String?
         var held = 0
         /// Granted since the batch last heard its count: held for it, though it has not started a file with them.
         var unseen = 0
         var pending = 0
         var waiting = 0
-        let wake: @Sendable () -> Void
+        /// Granted a slot in the reconcile under way (so that it is woken once).
+        var woken = false
+
+        init(id: UInt64, wake: @escaping @Sendable () -> Void) {
+            self.id = id
+            self.wake = wake
+        }
     }
 
-    private struct Account {
+    /// One tenant's counts; a class for the reason ``Claimant`` is one. Read and written only under the lock.
+    private final class Account {
         var held = 0
         /// Files of the tenant's batches waiting to start.
         var waiting = 0
-        /// Claims with slots pending, in arrival order (claim ids grow with arrival).
-        var queue: [UInt64] = []
+        /// Claims with slots pending, in arrival order: new claims join at the back and grants take from the front,
+        /// both O(1); a batch asking again joins at its own place.
+        var queue = FIFOQueue<Claimant>()
         /// Grants in the current turn.
         var turn = 0
+
+        var isUnused: Bool { held == 0 && waiting == 0 && queue.isEmpty }
     }
 
     private struct State {
         var free: Int
         var nextID: UInt64 = 0
-        var claimants: [UInt64: Claimant] = [:]
         var accounts: [String: Account] = [:]
         /// Tenants with slots pending, in turn order; `cursor` is whose turn it is.
         var ring: [String] = []
@@ -94,6 +111,14 @@ public final class TransferShares: Sendable {
         var waitingFiles = 0
         var pendingSlots = 0
         var queueMarkObserver: (@Sendable () -> Void)?
+
+        /// The tenant's account, opened if it has none.
+        mutating func account(_ tenant: String) -> Account {
+            if let account = accounts[tenant] { return account }
+            let account = Account()
+            accounts[tenant] = account
+            return account
+        }
     }
 
     private let state: Mutex<State>
@@ -113,7 +138,7 @@ public final class TransferShares: Sendable {
             state.nextID += 1
             return state.nextID
         }
-        return Claim(id: id, wake: wake)
+        return Claim(claimant: Claimant(id: id, wake: wake))
     }
 
     /// Sets what to call when the files waiting across the worker cross ``queueMark`` (intake's backpressure).
@@ -168,40 +193,41 @@ public final class TransferShares: Sendable {
     public func reconcile(_ claim: Claim, _ demand: Demand) -> Reconciled {
         state.withLock { state in
             let wasOver = state.waitingFiles >= queueMark
-            var claimant = state.claimants.removeValue(forKey: claim.id) ?? Claimant(tenant: demand.tenant, wake: claim.wake)
-            if claimant.tenant != demand.tenant {
-                setPending(0, of: claim.id, &claimant, in: &state)
-                state.accounts[claimant.tenant, default: Account()].held -= claimant.held
-                state.accounts[claimant.tenant, default: Account()].waiting -= claimant.waiting
-                dropAccountIfUnused(claimant.tenant, in: &state)
-                claimant.tenant = demand.tenant
-                state.accounts[claimant.tenant, default: Account()].held += claimant.held
-                state.accounts[claimant.tenant, default: Account()].waiting += claimant.waiting
+            let claimant = claim.claimant
+            if let tenant = claimant.tenant, tenant != demand.tenant {
+                setPending(0, of: claimant, in: &state)
+                let old = state.account(tenant)
+                old.held -= claimant.held
+                old.waiting -= claimant.waiting
+                dropAccountIfUnused(tenant, in: &state)
+                let new = state.account(demand.tenant)
+                new.held += claimant.held
+                new.waiting += claimant.waiting
             }
+            claimant.tenant = demand.tenant
+            let account = state.account(demand.tenant)
             state.waitingFiles += demand.waiting - claimant.waiting
-            state.accounts[claimant.tenant, default: Account()].waiting += demand.waiting - claimant.waiting
+            account.waiting += demand.waiting - claimant.waiting
             claimant.waiting = demand.waiting
             // What the batch knew it held and no longer uses, then what it was granted unseen beyond what it wants.
             let stopped = max(0, claimant.held - claimant.unseen - demand.inUse)
             let freed = stopped + max(0, min(claimant.unseen, claimant.held - stopped - demand.wanted))
             if freed > 0 {
                 claimant.held -= freed
-                state.accounts[claimant.tenant, default: Account()].held -= freed
+                account.held -= freed
                 state.free += freed
             }
             claimant.unseen = 0
-            setPending(demand.wanted - claimant.held, of: claim.id, &claimant, in: &state)
-            state.claimants[claim.id] = claimant
-            var woken = Set<UInt64>()
+            setPending(demand.wanted - claimant.held, of: claimant, in: &state)
+            var woken: [Claimant] = []
             grant(in: &state, woken: &woken)
-            let held = state.claimants[claim.id]?.held ?? 0
-            state.claimants[claim.id]?.unseen = 0
-            if let after = state.claimants[claim.id], after.held == 0, after.pending == 0, after.waiting == 0 {
-                state.claimants[claim.id] = nil
+            claimant.unseen = 0
+            dropAccountIfUnused(demand.tenant, in: &state)
+            var answer = Reconciled(held: claimant.held)
+            for other in woken {
+                other.woken = false
+                if other !== claimant { answer.wakes.append(other.wake) }
             }
-            dropAccountIfUnused(claimant.tenant, in: &state)
-            var answer = Reconciled(held: held)
-            answer.wakes = woken.subtracting([claim.id]).compactMap { state.claimants[$0]?.wake }
             answer.queueMarkCrossed = wasOver != (state.waitingFiles >= queueMark)
             return answer
         }
@@ -214,29 +240,28 @@ public final class TransferShares: Sendable {
 
     // MARK: - Under the lock
 
-    private func setPending(_ count: Int, of id: UInt64, _ claimant: inout Claimant, in state: inout State) {
+    private func setPending(_ count: Int, of claimant: Claimant, in state: inout State) {
         let count = max(0, count)
-        guard count != claimant.pending else { return }
+        guard count != claimant.pending, let tenant = claimant.tenant else { return }
         state.pendingSlots += count - claimant.pending
-        var account = state.accounts[claimant.tenant] ?? Account()
+        let account = state.account(tenant)
         if claimant.pending == 0 {
-            // Claim ids grow with arrival: a binary search keeps the queue in arrival order.
+            // Claim ids grow with arrival: a binary search keeps the queue in arrival order (a new claim: the back).
             var low = 0, high = account.queue.count
             while low < high {
                 let middle = (low + high) / 2
-                if account.queue[middle] < id { low = middle + 1 } else { high = middle }
+                if account.queue[middle].id < claimant.id { low = middle + 1 } else { high = middle }
             }
-            account.queue.insert(id, at: low)
-            if account.queue.count == 1 { joinRing(claimant.tenant, in: &state) }
-        } else if count == 0, let index = account.queue.firstIndex(of: id) {
-            account.queue.remove(at: index)
+            account.queue.insert(claimant, at: low)
+            if account.queue.count == 1 { joinRing(tenant, in: &state) }
+        } else if count == 0, let position = account.queue.firstPosition(where: { $0 === claimant }) {
+            account.queue.remove(at: position)
             if account.queue.isEmpty {
                 account.turn = 0
-                leaveRing(claimant.tenant, in: &state)
+                leaveRing(tenant, in: &state)
             }
         }
         claimant.pending = count
-        state.accounts[claimant.tenant] = account
     }
 
     /// A tenant with newly waiting work takes the next turn: its first file waits for one free slot at most, and
@@ -253,24 +278,22 @@ public final class TransferShares: Sendable {
     }
 
     private func dropAccountIfUnused(_ tenant: String, in state: inout State) {
-        if let account = state.accounts[tenant], account.held == 0, account.waiting == 0, account.queue.isEmpty {
-            state.accounts[tenant] = nil
-        }
+        if let account = state.accounts[tenant], account.isUnused { state.accounts[tenant] = nil }
     }
 
     /// Grants free slots, one at a time, to the tenant whose turn it is; a tenant at its cap is passed over (its
     /// turn ends) until it gives a slot back.
-    private func grant(in state: inout State, woken: inout Set<UInt64>) {
+    private func grant(in state: inout State, woken: inout [Claimant]) {
         while state.free > 0, !state.ring.isEmpty {
             var passed = 0
-            while passed < state.ring.count, (state.accounts[state.ring[state.cursor]]?.held ?? 0) >= policy.maxPerTenant {
-                state.accounts[state.ring[state.cursor]]?.turn = 0
+            while passed < state.ring.count, let account = state.accounts[state.ring[state.cursor]], account.held >= policy.maxPerTenant {
+                account.turn = 0
                 state.cursor = (state.cursor + 1) % state.ring.count
                 passed += 1
             }
             guard passed < state.ring.count else { return }
             let tenant = state.ring[state.cursor]
-            guard var account = state.accounts[tenant], let id = account.queue.first, var claimant = state.claimants[id] else {
+            guard let account = state.accounts[tenant], let claimant = account.queue.first else {
                 // Cannot happen: a tenant is in the ring only while its queue holds claims.
                 leaveRing(tenant, in: &state)
                 continue
@@ -282,12 +305,13 @@ public final class TransferShares: Sendable {
             account.turn += 1
             state.free -= 1
             state.pendingSlots -= 1
-            woken.insert(id)
-            if claimant.pending == 0 { account.queue.removeFirst() }
-            state.claimants[id] = claimant
+            if !claimant.woken {
+                claimant.woken = true
+                woken.append(claimant)
+            }
+            if claimant.pending == 0 { account.queue.dropFirst(1) }
             let turnOver = account.turn >= policy.weight(of: tenant)
             if turnOver || account.queue.isEmpty { account.turn = 0 }
-            state.accounts[tenant] = account
             if account.queue.isEmpty {
                 leaveRing(tenant, in: &state)
             } else if turnOver {
