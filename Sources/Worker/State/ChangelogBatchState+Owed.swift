@@ -41,7 +41,11 @@ extension ChangelogBatchState {
     }
 
     /// One batch while something is owed for it: its stage, and the records of it on their way.
-    struct Owed {
+    ///
+    /// A class: every change of every batch updates its entry under the writer's lock, and a value in the table is
+    /// changed through the dictionary's in-place access, which allocated on each call (twenty-odd times a job).
+    /// Read and changed only under that lock.
+    final class Owed {
         var partition: Int32
         var stage: Stage = .recorded
         /// Snapshots of the batch produced and not yet delivered.
@@ -64,6 +68,10 @@ extension ChangelogBatchState {
         /// worth a snapshot at once.
         var takenVersion: Int?
 
+        init(partition: Int32) {
+            self.partition = partition
+        }
+
         var isDone: Bool {
             guard inFlight == 0, waiters.isEmpty, deferred == nil else { return false }
             switch stage {
@@ -77,7 +85,7 @@ extension ChangelogBatchState {
         var isRecording: Bool { stage.isDue || inFlight > 0 || deferred != nil }
 
         /// Moves to `stage` for a batch of `partition`; true when that made a snapshot or tombstone due.
-        mutating func enter(_ stage: Stage, partition: Int32) -> Bool {
+        func enter(_ stage: Stage, partition: Int32) -> Bool {
             self.partition = partition
             if case .expiring = self.stage {
                 if case .expiring = stage {} else { startLife() }
@@ -90,7 +98,7 @@ extension ChangelogBatchState {
         }
 
         /// The flush takes what is due: it is on its way from now on.
-        mutating func take() -> Take? {
+        func take() -> Take? {
             let taken: Take
             switch stage {
             case .live(let runner, true): taken = .runner(runner); stage = .live(runner, due: false); deferred = nil
@@ -104,7 +112,7 @@ extension ChangelogBatchState {
 
         /// A runner's snapshot could not be taken yet: due again, unless a later change took its place meanwhile.
         /// True when it became due.
-        mutating func untake(_ runner: BatchRunner) -> Bool {
+        func untake(_ runner: BatchRunner) -> Bool {
             inFlight -= 1
             guard case .live(_, false) = stage else { return false }
             stage = .live(runner, due: true)
@@ -113,7 +121,7 @@ extension ChangelogBatchState {
 
         /// A record of the batch ended: delivered at `version` and stored (nil when a newer record stands for it).
         /// A settled value or an expiry is over once nothing of it is owed.
-        mutating func finish(delivered version: Int?, life: Int) {
+        func finish(delivered version: Int?, life: Int) {
             inFlight -= 1
             if let version, life == self.life { delivered = max(delivered, version) }
             switch stage {
@@ -124,7 +132,7 @@ extension ChangelogBatchState {
         }
 
         /// The waiters that records delivered so far answer: all once nothing is due or on its way.
-        mutating func answered() -> [@Sendable () -> Void] {
+        func answered() -> [@Sendable () -> Void] {
             guard !stage.isDue, !waiters.isEmpty else { return [] }
             let delivered = self.delivered
             if inFlight == 0 || waiters.allSatisfy({ $0.version <= delivered }) {
@@ -138,7 +146,7 @@ extension ChangelogBatchState {
         /// The batch's partition left this worker: nothing more is taken of it (a snapshot still due would carry no
         /// epoch of this worker's), no settled value is answered from memory, and records waiting for it are not
         /// answered — they stay uncommitted, for the next owner to replay.
-        mutating func release() {
+        func release() {
             stage = .recorded
             waiters = []
             deferred = nil
@@ -147,19 +155,19 @@ extension ChangelogBatchState {
 
         /// A flush put the runner's snapshot off: not due until something wakes it — unless a newer change made it
         /// due again meanwhile, and the flush that takes that one decides afresh.
-        mutating func putOff(since: ContinuousClock.Instant) {
+        func putOff(since: ContinuousClock.Instant) {
             inFlight -= 1
             deferred = since
         }
 
         /// Makes a put-off snapshot due again; true when it became due (the caller lists it).
-        mutating func wake() -> Bool {
+        func wake() -> Bool {
             guard deferred != nil, case .live(let runner, false) = stage else { return false }
             stage = .live(runner, due: true)
             return true
         }
 
-        private mutating func startLife() {
+        private func startLife() {
             life += 1
             delivered = -1
         }

@@ -67,11 +67,10 @@ final class ChangelogBatchState: BatchDurability {
         /// one stands for it. Lets go the waiters it answers; forgets the batch once nothing is owed.
         mutating func finish(_ batchId: String, delivered version: Int?, stamp: Stamp,
                              into ready: inout [@Sendable () -> Void]) {
-            // Taken out, so changing it copies nothing; put back unless done.
-            guard var entry = owed.removeValue(forKey: batchId) else { return }
+            guard let entry = owed[batchId] else { return }
             entry.finish(delivered: version, life: stamp.life)
             ready += entry.answered()
-            if !entry.isDone { owed[batchId] = entry }
+            if entry.isDone { owed.removeValue(forKey: batchId) }
         }
 
         /// Whether a record taken under `stamp` is of a claim of its partition this worker no longer holds: released
@@ -402,7 +401,14 @@ final class ChangelogBatchState: BatchDurability {
     private func owe(_ batchId: String, partition: Int32, _ stage: Stage) {
         let schedule = state.withLock { state -> Bool in
             // One look-up of the batch id, under the lock every change of every batch takes.
-            if state.owed[batchId, default: Owed(partition: partition)].enter(stage, partition: partition) {
+            let entry: Owed
+            if let known = state.owed[batchId] {
+                entry = known
+            } else {
+                entry = Owed(partition: partition)
+                state.owed[batchId] = entry
+            }
+            if entry.enter(stage, partition: partition) {
                 state.due.append(batchId)
             }
             return state.scheduleFlushIfNeeded()
@@ -434,9 +440,9 @@ final class ChangelogBatchState: BatchDurability {
             var due: [Due] = []
             due.reserveCapacity(ids.count)
             for batchId in ids {
-                let deferred = state.owed[batchId]?.deferred
-                guard let taken = state.owed[batchId]?.take() else { continue }
-                let owed = state.owed[batchId]!
+                guard let owed = state.owed[batchId] else { continue }
+                let deferred = owed.deferred
+                guard let taken = owed.take() else { continue }
                 due.append(Due(batchId: batchId, partition: owed.partition, take: taken,
                                stamp: Stamp(claim: state.epochs[owed.partition], life: owed.life),
                                mayWait: owed.waiters.isEmpty && !forcing.contains(owed.partition), deferred: deferred,
@@ -643,7 +649,7 @@ final class ChangelogBatchState: BatchDurability {
             }
             state.withLock { state in
                 _ = state.outbox.popFirst()
-                if state.owed[next.batchId] != nil { state.owed[next.batchId]!.handed = next.order }
+                state.owed[next.batchId]?.handed = next.order
             }
         }
     }
