@@ -15,8 +15,7 @@ extension Transfer {
         // Trim and split on the raw bytes: Foundation's trimming was a measurable share of a small transfer's CPU.
         let bytes = Self.trimmed(line[...])
         if bytes.starts(with: "HTTP/".utf8) {
-            let fields = bytes.split(separator: UInt8(ascii: " "), maxSplits: 2)
-            status = fields.count > 1 ? Int(String(decoding: fields[1], as: UTF8.self)) ?? 0 : 0
+            status = Self.statusCode(of: bytes)
             // Room for a usual response's fields at once, rather than growing the array at 1, 2, 4 and 8 of them.
             headers = []
             headers.reserveCapacity(16)
@@ -35,6 +34,22 @@ extension Transfer {
             contentLength = Int64(value)
         }
         return line.count
+    }
+
+    /// The status code of a status line (`HTTP/1.1 200 OK`): the digits after the first space, read in place; 0
+    /// when there are none.
+    static func statusCode(of line: Slice<UnsafeRawBufferPointer>) -> Int {
+        guard var index = line.firstIndex(of: UInt8(ascii: " ")) else { return 0 }
+        index = line.index(after: index)
+        var code = 0, digits = 0
+        while index < line.endIndex, digits < 4, case let byte = line[index], byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+            code = code * 10 + Int(byte - UInt8(ascii: "0"))
+            digits += 1
+            index = line.index(after: index)
+        }
+        // A code is three digits, then the end or a space before the reason.
+        guard digits == 3, index == line.endIndex || line[index] == UInt8(ascii: " ") else { return 0 }
+        return code
     }
 
     /// The bytes without leading and trailing spaces, tabs, CR and LF.

@@ -55,7 +55,9 @@ public final class CloudEventEncoder: Sendable {
 
     private func envelope(_ event: WorkerEvent, id: String, sequence: UInt64, time: Date,
                           data: (inout JSONWriter) -> Void) -> [UInt8] {
-        var json = JSONWriter()
+        // Room for the usual event whole (an upload's attachment, a batch's result of a few files run to 1–1.5 KB):
+        // growing from the writer's default moved each one twice.
+        var json = JSONWriter(capacity: 2048)
         json.beginObject()
         json.field("specversion", "1.0")
         json.field("id", id)

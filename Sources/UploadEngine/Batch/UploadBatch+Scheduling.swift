@@ -114,6 +114,9 @@ extension UploadBatch {
     /// first of them became ready while a member is still staging; nil when nothing holds the call back. One pass
     /// over the batch for all cohorts, rather than one per cohort or per waiting file.
     func cohortGathering() -> [Int: (staging: Bool, deadline: Date?)] {
+        // Asked on every transition (for the next deadline), and most find no file waiting for its call: then the
+        // tables below are not built at all.
+        guard entries.contains(where: \.awaitingPresign) else { return [:] }
         var staging: Set<Int> = []
         var firstReady: [Int: Date] = [:]
         for entry in entries {

@@ -756,8 +756,11 @@ final class ChangelogBatchState: BatchDurability {
                 do {
                     let kept = try state.withLock({ $0.checkpoints[partition]?.next }) ?? store.checkpoint(partition: partition) ?? 0
                     let checkpoint = state.withLock { state -> Int64 in
+                        // Taken out and put back once: advanced in place through the table, it allocated per record.
+                        guard var tracker = state.checkpoints.removeValue(forKey: partition) else { return kept }
+                        defer { state.checkpoints[partition] = tracker }
                         var next = kept
-                        for delivery in deliveries { next = state.checkpoints[partition]?.advance(past: delivery.change.offset) ?? next }
+                        for delivery in deliveries { next = tracker.advance(past: delivery.change.offset) }
                         return next
                     }
                     try storeWrite(deliveries.map(\.change), partition, checkpoint)
