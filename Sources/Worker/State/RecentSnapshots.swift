@@ -77,22 +77,25 @@ struct RecentSnapshots {
         let key = Self.key(batchId, partition)
         if let old = entries.removeValue(forKey: key) { release(old) }
         guard limit > 0 else { return }
-        let id = Array(batchId.utf8)
+        let idLength = batchId.utf8.count
         packed.removeAll(keepingCapacity: true)
         SnapshotPacking.pack(snapshot, into: &packed)
-        let size = id.count + packed.count
+        let size = idLength + packed.count
         // One that could never fit is not kept: the store gives it back.
         guard size <= byteLimit else { return }
         if slabs[newest].map({ $0.filled >= perSlab || $0.bytes.count + size > max(slabBytes, $0.bytes.capacity) }) ?? true {
             openSlab(fitting: size)
         }
-        let offset = slabs[newest]!.bytes.count
-        slabs[newest]!.bytes.append(contentsOf: id)
-        slabs[newest]!.bytes.append(contentsOf: packed)
-        slabs[newest]!.live += 1
-        slabs[newest]!.filled += 1
-        slabs[newest]!.liveBytes += size
-        entries[key] = Entry(slab: newest, offset: offset, idLength: id.count, length: packed.count, partition: partition)
+        // Taken out and put back once: changed in place through the table, each change was an access of its own.
+        guard var slab = slabs.removeValue(forKey: newest) else { return }
+        let offset = slab.bytes.count
+        slab.bytes.append(contentsOf: batchId.utf8)
+        slab.bytes.append(contentsOf: packed)
+        slab.live += 1
+        slab.filled += 1
+        slab.liveBytes += size
+        slabs[newest] = slab
+        entries[key] = Entry(slab: newest, offset: offset, idLength: idLength, length: packed.count, partition: partition)
         while entries.count > limit { dropOldestSlab() }
         while heldBytes > byteLimit, !entries.isEmpty { dropOldestSlab() }
     }
