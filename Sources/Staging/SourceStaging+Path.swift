@@ -34,14 +34,31 @@ extension SourceStaging {
         guard !relative.hasPrefix("/") else {
             throw UploadError(.sourceForbidden, "source.path must be relative to the source root", retryable: false)
         }
+        // Walked over the bytes, component by component, without making them: this runs for every path source.
         var depth = 0
-        for component in relative.split(separator: "/") where component != "." {
-            depth += component == ".." ? -1 : 1
-            if depth < 0 {
-                throw UploadError(.sourceForbidden, "source.path leads outside the source root", retryable: false)
+        var component = (length: 0, dots: 0)
+        for byte in relative.utf8 {
+            if byte == UInt8(ascii: "/") {
+                depth += Self.depthChange(length: component.length, dots: component.dots)
+                if depth < 0 { throw UploadError(.sourceForbidden, "source.path leads outside the source root", retryable: false) }
+                component = (0, 0)
+            } else {
+                component.length += 1
+                if byte == UInt8(ascii: ".") { component.dots += 1 }
             }
         }
+        depth += Self.depthChange(length: component.length, dots: component.dots)
+        if depth < 0 { throw UploadError(.sourceForbidden, "source.path leads outside the source root", retryable: false) }
         return root
+    }
+
+    /// What one path component does to the depth below the root: `..` climbs, `.` and empty ones (`a//b`) stay.
+    private static func depthChange(length: Int, dots: Int) -> Int {
+        switch (length, dots) {
+        case (0, _), (1, 1): 0
+        case (2, 2): -1
+        default: 1
+        }
     }
 
     /// Opens a `path` source inside the root. Blocks: call off the pool.

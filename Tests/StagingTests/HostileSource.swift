@@ -136,6 +136,8 @@ extension HostileSource {
         .init(.path("a/../../outside.pdf"), .sourceForbidden, "climbs out of the root"),
         .init(.path("./../outside.pdf"), .sourceForbidden, "climbs out of the root"),
         .init(.path("../../../../nonexistent"), .sourceForbidden, "climbs out, even to nothing"),
+        .init(.path("a//./../../outside.pdf"), .sourceForbidden, "climbs out past empty and `.` components"),
+        .init(.path(".../outside.pdf"), .sourceUnresolvable, "`...` is a name like any other, not a climb"),
         .init(.path("/etc/passwd"), .sourceForbidden, "absolute path"),
         .init(.path("link-out.pdf"), .sourceForbidden, "symlink to a file outside the root"),
         .init(.path("dir-out/secret.pdf"), .sourceForbidden, "through a symlinked directory outside the root"),
