@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTransport
+import Locks
 import Synchronization
 import UploadEngine
 
@@ -12,7 +13,7 @@ import UploadEngine
 /// (`SourceDigest`), so the upload's own reads hash the source.
 final class OpenSource: OpenSourceFile {
     private let descriptor: Int32
-    private let use = Mutex(Use())
+    private let use = Lock(Use())
     let size: Int64
     /// What the file looked like when it was opened; a file that no longer looks so was changed in place.
     private let opened: Version

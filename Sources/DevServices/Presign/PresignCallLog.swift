@@ -1,8 +1,8 @@
-import Synchronization
+import Locks
 
 /// The presign calls recorded so far; appended from connection threads, read from anywhere.
 final class PresignCallLog: Sendable {
-    private let entries = Mutex<[PresignCall]>([])
+    private let entries = Lock<[PresignCall]>([])
 
     /// Records a call.
     func append(_ call: PresignCall) {

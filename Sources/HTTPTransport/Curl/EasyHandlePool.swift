@@ -1,5 +1,5 @@
 import CCurl
-import Synchronization
+import Locks
 
 /// Finished easy handles, reset and kept for the next transfers of one multi loop.
 ///
@@ -18,7 +18,7 @@ final class EasyHandlePool: Sendable {
         var free: [UnsafeMutableRawPointer] = []
     }
 
-    private let handles = Mutex(Handles())
+    private let handles = Lock(Handles())
     /// The most handles kept: beyond that, a finished handle is cleaned up.
     let capacity: Int
 
