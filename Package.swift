@@ -24,34 +24,31 @@ let package = Package(
         .target(name: "WireFormat"),
         // The one first-in-first-out queue, shared by the engine and the Kafka clients, which may not import each other.
         .target(name: "FIFOQueueModule"),
-        // The one lock: a value behind glibc's adaptive mutex, which contending threads wait out without handing each
-        // other through the scheduler (Swift's `Mutex` on Linux is a priority-inheriting futex).
-        .target(name: "Locks"),
-        .target(name: "UploadEngine", dependencies: ["Locks", "WireFormat", "FIFOQueueModule"]),
+        .target(name: "UploadEngine", dependencies: ["WireFormat", "FIFOQueueModule"]),
         // libcurl transfers, the one table of retryable statuses, the address policy and download guard. Nothing of the engine.
-        .target(name: "HTTPTransport", dependencies: ["Locks", "WireFormat", "CCurl", "CLinux"]),
+        .target(name: "HTTPTransport", dependencies: ["WireFormat", "CCurl", "CLinux"]),
         // Storage on top of the transport: SigV4 signing and SHA-256, the S3 presigner, multipart uploads, S3Storage, the
         // presigned-URL uploader (the engine's `Uploader`) and the `<Error>` answers every S3-compatible store gives.
-        .target(name: "S3", dependencies: ["Locks", "HTTPTransport", "UploadEngine", "WireFormat", "CCrypto"]),
-        .target(name: "KafkaIO", dependencies: ["Locks", "FIFOQueueModule", "CRdKafka", "CLinux"]),
+        .target(name: "S3", dependencies: ["HTTPTransport", "UploadEngine", "WireFormat", "CCrypto"]),
+        .target(name: "KafkaIO", dependencies: ["FIFOQueueModule", "CRdKafka", "CLinux"]),
         // The local SQLite copy of the batch-state changelog (DESIGN.md §4.1).
-        .target(name: "BatchStore", dependencies: ["Locks", "CSQLite"]),
+        .target(name: "BatchStore", dependencies: ["CSQLite"]),
         // The libmicrohttpd server wrapper shared by the dev services and the worker's admin endpoints.
-        .target(name: "EmbeddedHTTP", dependencies: ["Locks", "WireFormat", "CMicroHTTPD"]),
-        .target(name: "DevServices", dependencies: ["Locks", "WireFormat", "EmbeddedHTTP", "S3"]),
+        .target(name: "EmbeddedHTTP", dependencies: ["WireFormat", "CMicroHTTPD"]),
+        .target(name: "DevServices", dependencies: ["WireFormat", "EmbeddedHTTP", "S3"]),
         // The records Attache reads and writes on Kafka: jobs and controls decoded within their bounds, CloudEvents encoded,
         // dead-letter headers. Shared by the worker, the dashboard and the operator commands.
         .target(name: "Records", dependencies: ["WireFormat", "UploadEngine", "KafkaIO"]),
         // Sources and staging (DESIGN.md §5): URL, path and inline sources, the source cache, sniffing, location stripping.
-        .target(name: "Staging", dependencies: ["Locks", "WireFormat", "UploadEngine", "HTTPTransport", "S3", "CLinux"]),
-        .target(name: "Worker", dependencies: ["Locks", "WireFormat", "UploadEngine", "HTTPTransport", "S3", "KafkaIO", "EmbeddedHTTP", "BatchStore",
+        .target(name: "Staging", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "S3", "CLinux"]),
+        .target(name: "Worker", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "S3", "KafkaIO", "EmbeddedHTTP", "BatchStore",
                                                "Records", "Staging", "FIFOQueueModule"]),
         // What the command line builds and presents, kept out of the executable so it can be unit-tested: job and
         // control records, the changelog read back into batches, dead letters, event watching.
         .target(name: "OperatorTools", dependencies: ["Records", "KafkaIO", "UploadEngine", "WireFormat"]),
         // The live dashboard: its model of the topics, the event stream to browsers and the page embedded as Swift strings.
-        .target(name: "Dashboard", dependencies: ["Locks", "Records", "KafkaIO", "EmbeddedHTTP", "UploadEngine", "WireFormat", "FIFOQueueModule"]),
-        .executableTarget(name: "attache", dependencies: ["Locks", "Worker", "DevServices", "KafkaIO", "UploadEngine", "WireFormat", "OperatorTools", "S3", "HTTPTransport",
+        .target(name: "Dashboard", dependencies: ["Records", "KafkaIO", "EmbeddedHTTP", "UploadEngine", "WireFormat", "FIFOQueueModule"]),
+        .executableTarget(name: "attache", dependencies: ["Worker", "DevServices", "KafkaIO", "UploadEngine", "WireFormat", "OperatorTools", "S3", "HTTPTransport",
                                                           "Dashboard", "EmbeddedHTTP"]),
 
         // What every test target shares: doubles for the engine's collaborators, the manual clock, `eventually`, loopback
@@ -65,7 +62,6 @@ let package = Package(
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
         .testTarget(name: "FIFOQueueTests", dependencies: ["FIFOQueueModule"]),
-        .testTarget(name: "LocksTests", dependencies: ["Locks"]),
         .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "WireFormat", "TestSupport"]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "UploadEngine", "WireFormat", "TestSupport"]),
         .testTarget(name: "S3Tests", dependencies: ["S3", "HTTPTransport", "UploadEngine", "WireFormat", "TestSupport"]),

@@ -1,4 +1,4 @@
-import Locks
+import Synchronization
 
 /// The local SQLite materialisation of the batch-state changelog: per partition, the latest snapshot of every batch
 /// and the checkpoint (the next changelog offset to read).
@@ -12,14 +12,14 @@ import Locks
 /// a fraction of a second); run them from the tasks or threads that restore and snapshot batches, off the hot paths
 /// of the cooperative pool. One process uses a store file at a time (a staging directory belongs to one worker).
 public final class BatchStateStore: Sendable {
-    private let connection: Lock<StoreConnection?>
+    private let connection: Mutex<StoreConnection?>
     /// Its own lock, so that a lookup of a batch the store cannot hold waits for no write transaction; nil once
     /// closed, so that lookups fail as every call does then.
-    private let rows: Lock<StoredRowFilter?>
+    private let rows: Mutex<StoredRowFilter?>
 
     private init(_ connection: sending StoreConnection, rows: StoredRowFilter) {
-        self.rows = Lock(rows)
-        self.connection = Lock(connection)
+        self.rows = Mutex(rows)
+        self.connection = Mutex(connection)
     }
 
     /// Opens the store at `path` (normally `staging.dir/state.db`), creating it and its directory if missing.

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTransport
-import Locks
 import Synchronization
 import UploadEngine
 
@@ -13,7 +12,7 @@ import UploadEngine
 /// (`SourceDigest`), so the upload's own reads hash the source.
 final class OpenSource: OpenSourceFile {
     private let descriptor: Int32
-    private let use = Lock(Use())
+    private let use = Mutex(Use())
     let size: Int64
     /// What the file looked like when it was opened; a file that no longer looks so was changed in place.
     private let opened: Version

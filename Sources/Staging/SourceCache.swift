@@ -1,5 +1,5 @@
 import Foundation
-import Locks
+import Synchronization
 
 /// Fetched URL sources kept between batches in the staging directory, found by the URL without query and
 /// fragment, bounded by `staging.cacheMax` (least recently used evicted first; 0 = unlimited).
@@ -27,10 +27,10 @@ public final class SourceCache: Sendable {
     /// The budget in bytes for unpinned entries; 0 = unlimited.
     public let maximumBytes: Int64
     /// The index in memory and the live links; file operations of one change happen under the same lock.
-    let state: Lock<State>
+    let state: Mutex<State>
     /// The generation of the entry set the index file holds; held while the file is written, so writes happen one
     /// at a time and in order. Always taken before `state`, never while holding it.
-    let indexWriter = Lock<UInt64>(0)
+    let indexWriter = Mutex<UInt64>(0)
 
     /// What the cache knows.
     struct State {
@@ -62,7 +62,7 @@ public final class SourceCache: Sendable {
     init(directory: String, maximumBytes: Int64) throws {
         self.directory = directory
         self.maximumBytes = max(0, maximumBytes)
-        state = Lock(State())
+        state = Mutex(State())
         try state.withLock { state in try reconcile(&state) }
         writeIndex()
     }

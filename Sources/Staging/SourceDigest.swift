@@ -1,5 +1,5 @@
-import Locks
 import S3
+import Synchronization
 
 /// The SHA-256 of a source's first `size` bytes, fed from whatever reads them, in any order and as often as they
 /// like: a read that continues the bytes hashed so far extends the hash, any other is ignored, so each byte is
@@ -10,7 +10,7 @@ import S3
 final class SourceDigest: @unchecked Sendable {
     /// The bytes the digest covers; anything read past them is not fed.
     let size: Int64
-    private let lock = Lock(())
+    private let lock = Mutex(())
     private let hasher = SHA256Hasher()
     /// Bytes `0..<through` are hashed.
     private var through: Int64 = 0

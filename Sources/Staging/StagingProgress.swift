@@ -1,10 +1,10 @@
-import Locks
+import Synchronization
 
 /// Passes staging progress on to a caller's callback: only with a known total, never going backwards, across
 /// every attempt of one staging (the first URL and a re-signed one).
 final class StagingProgress: Sendable {
     private let callback: (@Sendable (Int64, Int64) -> Void)?
-    private let reported = Lock<Int64>(-1)
+    private let reported = Mutex<Int64>(-1)
 
     /// Reports to `callback`; nil reports nothing.
     init(_ callback: (@Sendable (Int64, Int64) -> Void)?) {

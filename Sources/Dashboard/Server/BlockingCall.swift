@@ -1,11 +1,11 @@
 import Dispatch
-import Locks
+import Synchronization
 
 /// Runs async work to its end from a thread that may block — a connection thread of the embedded HTTP server,
 /// never the cooperative pool — and returns its result there.
 enum BlockingCall {
     static func run<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) -> Result<Value, any Error> {
-        let outcome = Lock<Result<Value, any Error>?>(nil)
+        let outcome = Mutex<Result<Value, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
             let result: Result<Value, any Error>

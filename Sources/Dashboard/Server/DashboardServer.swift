@@ -1,7 +1,7 @@
 import EmbeddedHTTP
 import Foundation
-import Locks
 import Records
+import Synchronization
 import WireFormat
 
 /// The dashboard on the embedded HTTP server: the page and its assets, the event stream, a batch's page data and,
@@ -62,7 +62,7 @@ private final class Routes: Sendable {
     let controls: (any ControlSink)?
     let csrf: CSRFToken
     private let page: [UInt8]
-    private let gate = Lock<RequestGate?>(nil)
+    private let gate = Mutex<RequestGate?>(nil)
 
     init(hub: DashboardHub, controls: (any ControlSink)?, csrf: CSRFToken) {
         self.hub = hub

@@ -2,13 +2,13 @@ import Dispatch
 import FIFOQueueModule
 import Foundation
 import KafkaIO
-import Locks
+import Synchronization
 import WireFormat
 
 /// The dashboard's model shared between the feed that folds records into it and the event streams of the browsers
 /// watching it.
 ///
-/// The model lives behind a `Lock`. What the feed's ``apply(_:)`` changes collects in one set of pending changes;
+/// The model lives behind a `Mutex`. What the feed's ``apply(_:)`` changes collects in one set of pending changes;
 /// at most once per ``StreamLimits/interval`` they are encoded as one `delta` message — once, whoever is watching —
 /// and that message is queued for every open stream. A stream's thread (a connection thread of the embedded HTTP
 /// server, never the cooperative pool) blocks in ``next(stream:waiting:)`` and takes its queue's messages in order.
@@ -56,7 +56,7 @@ public final class DashboardHub: Sendable {
     public let controls: Bool
     /// The bounds on the streams.
     public let streamLimits: StreamLimits
-    private let state: Lock<State>
+    private let state: Mutex<State>
     private let clock: @Sendable () -> Date
 
     /// A hub over an empty model; `clock` stamps the messages (`now`) and stands in for records without a time.
@@ -65,7 +65,7 @@ public final class DashboardHub: Sendable {
         self.controls = controls
         self.clock = clock
         streamLimits = streams
-        state = Lock(State(model: DashboardModel(limits: limits)))
+        state = Mutex(State(model: DashboardModel(limits: limits)))
     }
 
     /// The clock's time now.

@@ -1,5 +1,5 @@
 import Foundation
-import Locks
+import Synchronization
 
 /// The faults a service shows, switchable at runtime from any thread (tests, the demo).
 ///
@@ -19,7 +19,7 @@ public final class FaultPlan: Sendable {
         var firings: [FaultFiring] = []
     }
 
-    private let state = Lock(State())
+    private let state = Mutex(State())
     /// Where this plan's stalled and throttled requests wait.
     let gate = StallGate()
 

@@ -1,4 +1,4 @@
-import Locks
+import Synchronization
 
 /// The capture's record and its muid → id index, updated atomically from connection threads.
 final class MessageLedger: Sendable {
@@ -8,7 +8,7 @@ final class MessageLedger: Sendable {
         var lastID = 0
     }
 
-    private let state = Lock(State())
+    private let state = Mutex(State())
 
     /// Records a valid message: a new id, or the original id when its muid was seen before.
     func admit(_ request: CapturedRequest, message: CapturedMessage) -> CapturedRequest {

@@ -1,18 +1,18 @@
 import Foundation
 import Glibc
-import Locks
+import Synchronization
 
 /// The object store's directory and its index: `objects/<key>` for stored objects, `partial/<uuid>` for uploads
 /// in progress (renamed into place when complete, so a reader never sees a partial object).
 ///
-/// Thread-safe: the index and the request log are behind a `Lock`; file operations are atomic renames/unlinks.
+/// Thread-safe: the index and the request log are behind a `Mutex`; file operations are atomic renames/unlinks.
 final class ObjectStorage: Sendable {
     /// The store's directory.
     let root: URL
     private let objectsDirectory: URL
     private let partialDirectory: URL
-    private let index = Lock<[ObjectKey: StoredObject]>([:])
-    private let log = Lock<[ObjectRequestRecord]>([])
+    private let index = Mutex<[ObjectKey: StoredObject]>([:])
+    private let log = Mutex<[ObjectRequestRecord]>([])
 
     /// Creates `root/objects` and `root/partial`, emptying the latter of an earlier run's leftovers.
     init(root: URL) throws {

@@ -1,8 +1,8 @@
-import Locks
+import Synchronization
 
 /// The presign calls recorded so far; appended from connection threads, read from anywhere.
 final class PresignCallLog: Sendable {
-    private let entries = Lock<[PresignCall]>([])
+    private let entries = Mutex<[PresignCall]>([])
 
     /// Records a call.
     func append(_ call: PresignCall) {

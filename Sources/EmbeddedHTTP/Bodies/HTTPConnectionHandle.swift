@@ -1,5 +1,5 @@
 import Glibc
-import Locks
+import Synchronization
 
 /// Ends one connection from any thread: what a streamed body gets (``HTTPBodyProducer/connected(_:)``) so that
 /// whoever feeds it can cut off a client that stopped reading, whose connection thread sits waiting for the socket
@@ -9,10 +9,10 @@ import Locks
 /// closes the connection itself. The handle goes dead when the request ends — before the server closes the socket —
 /// so it can never reach another connection that reused the descriptor's number.
 public final class HTTPConnectionHandle: Sendable {
-    private let socket: Lock<Int32?>
+    private let socket: Mutex<Int32?>
 
     init(socket: Int32) {
-        self.socket = Lock(socket >= 0 ? socket : nil)
+        self.socket = Mutex(socket >= 0 ? socket : nil)
     }
 
     /// Shuts the connection down in both directions; nothing once the request has ended. Idempotent.

@@ -1,6 +1,6 @@
 import CMicroHTTPD
 import Glibc
-import Locks
+import Synchronization
 import WireFormat
 
 /// Owns one libmicrohttpd daemon on a socket bound here: thread per connection, plus MHD's listening thread.
@@ -8,11 +8,11 @@ import WireFormat
 /// The handler runs on the connection's thread (never on Swift's cooperative pool) and may block there.
 ///
 /// `@unchecked Sendable`: `context` is written once in `init` and only released in `stop()` after the daemon
-/// (taken exactly once from the `Lock`) has joined every thread that could use it; all other state is a `Lock`.
+/// (taken exactly once from the `Mutex`) has joined every thread that could use it; all other state is a `Mutex`.
 final class MicroHTTPDDaemon: @unchecked Sendable {
     /// The bound port.
     let port: UInt16
-    private let daemon: Lock<OpaquePointer?>
+    private let daemon: Mutex<OpaquePointer?>
     private let context: UnsafeMutableRawPointer
 
     /// Binds `address`:`port` (0 = ephemeral) and starts serving `handler`.
@@ -33,7 +33,7 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         }
         self.port = socket.port
         self.context = core
-        self.daemon = Lock(started)
+        self.daemon = Mutex(started)
     }
 
     /// Closes the listening socket and every connection, and joins their threads. Idempotent.

@@ -1,4 +1,4 @@
-import Locks
+import Synchronization
 
 /// A token bucket of bytes: a rate cap shared by every transfer that draws on it (DESIGN §12 *Bandwidth*).
 ///
@@ -18,12 +18,12 @@ public final class ByteRateLimiter: Sendable {
     public let rate: Int64
     /// The most bytes that may leave at once after a pause: a tenth of a second's worth, at least 16 KiB.
     public let burst: Int64
-    private let bucket: Lock<Bucket>
+    private let bucket: Mutex<Bucket>
 
     public init(bytesPerSecond rate: Int64, now: ContinuousClock.Instant = .now) {
         self.rate = max(1, rate)
         burst = max(16 * 1024, self.rate / 10)
-        bucket = Lock(Bucket(tokens: Double(burst), updated: now))
+        bucket = Mutex(Bucket(tokens: Double(burst), updated: now))
     }
 
     /// Takes up to `wanted` bytes' worth; returns how many were granted (0 when the bucket is empty) and, when fewer
@@ -71,7 +71,7 @@ public final class ByteRateLimiter: Sendable {
 public final class BandwidthCaps: Sendable {
     public let total: ByteRateLimiter?
     public let perTenant: Int64?
-    private let tenants = Lock<[String: ByteRateLimiter]>([:])
+    private let tenants = Mutex<[String: ByteRateLimiter]>([:])
     /// Buckets kept before idle ones are dropped.
     static let tenantsKept = 1024
 

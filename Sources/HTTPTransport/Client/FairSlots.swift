@@ -1,4 +1,4 @@
-import Locks
+import Synchronization
 
 /// A cap on work running at once: a first-in-first-out counting semaphore whose waiters can be cancelled. The HTTP
 /// client caps its transfers with one, staging its bulk copies with another, and the sources failed files hold
@@ -18,7 +18,7 @@ public final class FairSlots: Sendable {
         var observer: (@Sendable () -> Void)?
     }
 
-    private let state: Lock<State>
+    private let state: Mutex<State>
     /// The cap this semaphore enforces.
     public let capacity: Int
 
@@ -26,7 +26,7 @@ public final class FairSlots: Sendable {
     public init(capacity: Int) {
         precondition(capacity > 0, "the cap must be positive")
         self.capacity = capacity
-        state = Lock(State(free: capacity))
+        state = Mutex(State(free: capacity))
     }
 
     /// Requests waiting for a slot right now.

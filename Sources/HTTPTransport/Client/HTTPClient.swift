@@ -1,5 +1,5 @@
 import Foundation
-import Locks
+import Synchronization
 
 /// An HTTP client on libcurl multi loops: small JSON exchanges, streaming uploads and downloads.
 ///
@@ -19,7 +19,7 @@ public final class HTTPClient: Sendable {
     /// The libcurl threads transfers run on.
     let loops: [CurlMultiLoop]
     /// This client's transfers on each loop, counted when one is handed over (a loop's own count lags behind).
-    private let assigned: Lock<[Int]>
+    private let assigned: Mutex<[Int]>
     /// The global cap; a slot is held from before a transfer starts until it ends.
     let slots: FairSlots
     /// The upload rate caps uploads to storage draw on.
@@ -40,7 +40,7 @@ public final class HTTPClient: Sendable {
         let threads = configuration.transferThreads
         let perHost = max(4, 2 * configuration.maxConcurrentTransfers / threads)
         loops = try (0..<threads).map { _ in try CurlMultiLoop(idlePoll: idlePoll, hostConnections: perHost) }
-        assigned = Lock([Int](repeating: 0, count: threads))
+        assigned = Mutex([Int](repeating: 0, count: threads))
         slots = FairSlots(capacity: configuration.maxConcurrentTransfers)
         bandwidth = BandwidthCaps(total: configuration.maxUploadBytesPerSecond,
                                   perTenant: configuration.maxUploadBytesPerSecondPerTenant)

@@ -1,7 +1,6 @@
 import CCurl
 import CLinux
 import Foundation
-import Locks
 import Synchronization
 
 /// The libcurl multi loop: one dedicated thread owns one multi handle and every easy handle on it.
@@ -14,7 +13,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: `multi` is used by the loop thread, except `curl_multi_wakeup` (documented thread-safe),
 /// which is only called under the inbox lock while `closed` is false — the same lock under which the thread cleans
-/// the handle up. `active` is touched only by the loop thread. The rest is immutable, a `Lock` or an `Atomic`.
+/// the handle up. `active` is touched only by the loop thread. The rest is immutable, a `Mutex` or an `Atomic`.
 final class CurlMultiLoop: @unchecked Sendable {
     private enum Command {
         case start(Transfer)
@@ -38,7 +37,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer
-    private let inbox = Lock(Inbox())
+    private let inbox = Mutex(Inbox())
     private let nextID = Atomic<UInt64>(1)
     private let activeCount = Atomic<Int>(0)
     private let peakActiveCount = Atomic<Int>(0)

@@ -1,5 +1,5 @@
 import CCurl
-import Locks
+import Synchronization
 
 /// Finished easy handles, reset and kept for the next transfers of one multi loop.
 ///
@@ -18,7 +18,7 @@ final class EasyHandlePool: Sendable {
         var free: [UnsafeMutableRawPointer] = []
     }
 
-    private let handles = Lock(Handles())
+    private let handles = Mutex(Handles())
     /// The most handles kept: beyond that, a finished handle is cleaned up.
     let capacity: Int
 

@@ -1,6 +1,6 @@
 import CCurl
 import Foundation
-import Locks
+import Synchronization
 
 /// The checks one download runs on the transfer thread: the address of every connection it makes or reuses
 /// (every redirect hop included), and every chunk of a 2xx body before it is written.
@@ -12,7 +12,7 @@ final class DownloadGuard: Sendable {
     let policy: AddressPolicy?
     /// Sees each body chunk; throwing aborts the download with that error.
     private let inspector: (@Sendable (UnsafeRawBufferPointer) throws -> Void)?
-    private let findings = Lock(Findings())
+    private let findings = Mutex(Findings())
 
     private struct Findings {
         var refusal: String?

@@ -1,4 +1,4 @@
-import Locks
+import Synchronization
 
 /// The consumer state shared between Swift callers, the poll thread and librdkafka's callbacks.
 ///
@@ -52,7 +52,7 @@ final class ConsumerShared: Sendable {
     static let rebalanceHold: Duration = .seconds(30)
 
     /// The shared state.
-    let state = Lock(State())
+    let state = Mutex(State())
     /// Records on their way to the reader.
     let buffer: RecordBuffer
     /// Feeds ``KafkaConsumer/events``.

@@ -1,6 +1,6 @@
 import Dispatch
 import FIFOQueueModule
-import Locks
+import Synchronization
 
 /// The bounded hand-over between the consumer's poll thread and the task reading records.
 ///
@@ -28,7 +28,7 @@ final class RecordBuffer: Sendable {
         }
     }
 
-    private let state = Lock(State())
+    private let state = Mutex(State())
     private let highMark: Int
     private let lowMark: Int
     private let onDrained: @Sendable () -> Void

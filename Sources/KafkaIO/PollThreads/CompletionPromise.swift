@@ -1,4 +1,4 @@
-import Locks
+import Synchronization
 
 /// A one-shot result handed from a librdkafka callback (or a poll thread) to the tasks awaiting it.
 ///
@@ -12,7 +12,7 @@ final class CompletionPromise<Value: Sendable>: Sendable {
         var nextWaiter: UInt64 = 0
     }
 
-    private let state = Lock(State())
+    private let state = Mutex(State())
 
     /// A promise with no result yet.
     init() {}

@@ -1,8 +1,8 @@
-import Locks
+import Synchronization
 
 /// Wakes a poll thread blocked in librdkafka so it looks at new commands at once instead of at its next timeout.
 final class PollWaker: Sendable {
-    private let queue = Lock<RDQueue?>(nil)
+    private let queue = Mutex<RDQueue?>(nil)
 
     /// A waker with no queue yet.
     init() {}

@@ -1,5 +1,4 @@
 import Foundation
-import Locks
 import Synchronization
 
 /// The producer state shared between senders, the poll thread and the delivery-report callback.
@@ -15,7 +14,7 @@ final class ProducerShared: Sendable {
     }
 
     /// The shared state.
-    let state = Lock(State())
+    let state = Mutex(State())
     /// Senders inside a produce call, and in ``closingBit`` whether closing began: records are handed to librdkafka
     /// without the state lock, which every delivery report and sender on other threads would wait behind.
     private let producing = Atomic<Int>(0)

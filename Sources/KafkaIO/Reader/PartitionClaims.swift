@@ -1,9 +1,9 @@
-import Locks
+import Synchronization
 
 /// One read at a time per partition of a ``KafkaPartitionReader``: librdkafka starts a partition's fetch once per
 /// client handle, so a second read of a partition waits until the first one has stopped its fetch.
 final class PartitionClaims: Sendable {
-    private let claims = Lock<[TopicPartition: CompletionPromise<Void>]>([:])
+    private let claims = Mutex<[TopicPartition: CompletionPromise<Void>]>([:])
 
     /// No partition claimed.
     init() {}

@@ -1,4 +1,4 @@
-import Locks
+import Synchronization
 
 /// The progress of a multipart upload: the sum over its parts of the most each part has sent, reported only when
 /// it grows.
@@ -15,7 +15,7 @@ final class S3MultipartProgress: Sendable {
     /// The object's size, the `total` of every report.
     let total: Int64
     private let report: @Sendable (_ sent: Int64, _ total: Int64) -> Void
-    private let state = Lock(State())
+    private let state = Mutex(State())
 
     /// Progress of an object of `total` bytes, reported to `report`.
     init(total: Int64, report: @escaping @Sendable (_ sent: Int64, _ total: Int64) -> Void) {

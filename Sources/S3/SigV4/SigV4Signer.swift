@@ -1,5 +1,5 @@
 import Foundation
-import Locks
+import Synchronization
 import WireFormat
 
 /// AWS Signature Version 4 for one key, region and service: builds the canonical request, the string to sign
@@ -199,7 +199,7 @@ final class SigningKeys: Sendable {
         let mac: HMACSHA256
     }
 
-    private let last = Lock<(scope: Scope, keyed: Keyed)?>(nil)
+    private let last = Mutex<(scope: Scope, keyed: Keyed)?>(nil)
 
     func keyed(for scope: Scope, derive: () -> [UInt8]) -> Keyed {
         if let known = last.withLock({ $0 }), known.scope == scope { return known.keyed }

@@ -1,4 +1,4 @@
-import Locks
+import Synchronization
 
 /// A piece of an attempt's work, as a task runs it.
 enum AttemptWork: Sendable {
@@ -21,7 +21,7 @@ enum AttemptWork: Sendable {
 /// ending a task.
 final class AttemptTask: Sendable {
     /// Set once, right after the task is made, under the runner's lock; cancelled under it too.
-    private let handle = Lock<Task<Void, Never>?>(nil)
+    private let handle = Mutex<Task<Void, Never>?>(nil)
 
     /// Starts a task running `work` and what its end hands on.
     static func start(_ work: AttemptWork, on runner: BatchRunner) -> AttemptTask {

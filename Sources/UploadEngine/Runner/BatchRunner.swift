@@ -1,5 +1,5 @@
 import Foundation
-import Locks
+import Synchronization
 
 /// Receives a batch's events. Called on whichever thread produced the event (a transfer loop, a timer), one event
 /// at a time and in order; keep it quick and non-blocking (hand the event to a queue or a producer).
@@ -8,7 +8,7 @@ public typealias UploadObserver = @Sendable (UploadEvent) -> Void
 /// Drives one `UploadBatch` against the real world: performs its actions through a `SourceStager`, a `Presigner`
 /// and an `Uploader`, feeds their outcomes back, keeps its timers, and delivers its events to observers.
 ///
-/// Thread safety: all state sits behind one `Lock`; the batch's pure transitions run under it, while I/O runs in
+/// Thread safety: all state sits behind one `Mutex`; the batch's pure transitions run under it, while I/O runs in
 /// tasks and observers are called outside it, in event order (one caller at a time drains the outbox).
 public final class BatchRunner: Sendable {
     struct Delivery {
@@ -60,7 +60,7 @@ public final class BatchRunner: Sendable {
         var isSettled: Bool { batch.isQuiescent && outbox.isEmpty && !delivering }
     }
 
-    private let state: Lock<State>
+    private let state: Mutex<State>
     let presigner: any Presigner
     let uploader: any Uploader
     let stager: any SourceStager
@@ -80,7 +80,7 @@ public final class BatchRunner: Sendable {
         // Without a poster nothing can be sent: drains plan no messages rather than fail them.
         if poster == nil { batch.configuration.sendsMessages = false }
         if shares != nil { batch.slotGrants = 0 }
-        self.state = Lock(State(batch: batch))
+        self.state = Mutex(State(batch: batch))
         self.shares = shares
         self.presigner = presigner
         self.uploader = uploader

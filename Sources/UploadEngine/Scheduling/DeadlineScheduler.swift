@@ -1,5 +1,5 @@
 import Foundation
-import Locks
+import Synchronization
 
 /// One timer for many batches: calls each scheduled callback once its deadline has come, with one task asleep on
 /// the clock for the earliest deadline instead of one sleeping task per batch.
@@ -35,7 +35,7 @@ public final class DeadlineScheduler: Sendable {
         var generation: UInt64 = 0
     }
 
-    private let state = Lock(State())
+    private let state = Mutex(State())
     private let clock: any EngineClock
 
     /// A scheduler sleeping on `clock`.

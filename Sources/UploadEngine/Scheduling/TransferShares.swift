@@ -1,5 +1,5 @@
 import FIFOQueueModule
-import Locks
+import Synchronization
 
 /// The worker's transfer slots (`worker.maxTransfers`), shared across tenants (DESIGN §12 *Fair share*): granted
 /// round-robin over the tenants with files waiting, `weight` grants a turn, no tenant holding more than its cap, and
@@ -121,7 +121,7 @@ public final class TransferShares: Sendable {
         }
     }
 
-    private let state: Lock<State>
+    private let state: Mutex<State>
     public let policy: Policy
     /// `worker.maxQueuedFiles`: ``Reconciled/queueMarkCrossed`` reports crossings of it.
     public let queueMark: Int
@@ -129,7 +129,7 @@ public final class TransferShares: Sendable {
     public init(policy: Policy, queueMark: Int = .max) {
         self.policy = policy
         self.queueMark = queueMark
-        state = Lock(State(free: policy.capacity))
+        state = Mutex(State(free: policy.capacity))
     }
 
     /// A claim for a new batch: it ranks after every batch that claimed before it, within its tenant.

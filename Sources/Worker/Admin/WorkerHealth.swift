@@ -1,4 +1,4 @@
-import Locks
+import Synchronization
 
 /// The worker's liveness and readiness, as `/healthz` and `/readyz` report them
 /// (`docs/operations.md#health-readiness-and-metrics`).
@@ -18,7 +18,7 @@ public final class WorkerHealth: Sendable {
         var failure: String?
     }
 
-    private let state = Lock(State())
+    private let state = Mutex(State())
 
     /// A worker that is neither live nor ready yet: both checks fail with "starting".
     public init() {}

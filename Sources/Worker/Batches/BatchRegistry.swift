@@ -1,6 +1,5 @@
 import Foundation
 import KafkaIO
-import Locks
 import Records
 import Synchronization
 import UploadEngine
@@ -19,7 +18,7 @@ import UploadEngine
 /// the store all of them — and a record for it reads it back. A batch whose failed files keep staged bytes stays
 /// until `staging.retainFailed` gives them back: the runner owns those bytes.
 ///
-/// Locking: one `Lock` over the sessions. It is never held while calling into a `BatchRunner` that may deliver
+/// Locking: one `Mutex` over the sessions. It is never held while calling into a `BatchRunner` that may deliver
 /// events, because runners call back into the registry from their observers.
 public final class BatchRegistry: Sendable {
     /// What the registry needs from the world.
@@ -46,20 +45,20 @@ public final class BatchRegistry: Sendable {
 
     let configuration: EngineConfiguration
     let dependencies: Dependencies
-    let sessions = Lock(SessionTable())
+    let sessions = Mutex(SessionTable())
     private let evictions = Atomic<Int>(0)
-    /// In a struct: a closure that is a `Lock`'s value itself is reabstracted on every access and its thunks pile
+    /// In a struct: a closure that is a `Mutex`'s value itself is reabstracted on every access and its thunks pile
     /// up, one more layer per change of the busy count.
     private struct BusyObserver {
         var call: (@Sendable () -> Void)?
     }
-    private let busyObserver = Lock(BusyObserver())
+    private let busyObserver = Mutex(BusyObserver())
     private struct Receiver {
         var records: (any HeldRecords)?
     }
     /// Where held records go once their fate is known: set once, by the intake (which needs the consumer, and the
     /// consumer's revoke hook needs the registry).
-    private let receiver = Lock(Receiver())
+    private let receiver = Mutex(Receiver())
     private let poster: (any MessagePoster)?
 
     /// Batches made or restored here send messages only if `dependencies.sender` is set: a runner without a

@@ -1,7 +1,6 @@
 import FIFOQueueModule
 import Foundation
 import KafkaIO
-import Locks
 import Records
 import Synchronization
 
@@ -44,7 +43,7 @@ public final class KafkaEventPublisher: EventPublisher {
     private let topic: String
     private let encoder: CloudEventEncoder
     private let logger: Logger
-    private let state = Lock(State())
+    private let state = Mutex(State())
     /// Events that could not be delivered after the producer's own retries.
     public let failures = Atomic<Int>(0)
     /// Events the events topic acknowledged.

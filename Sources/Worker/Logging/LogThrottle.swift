@@ -1,4 +1,4 @@
-import Locks
+import Synchronization
 
 /// Lets one line per key through per window and counts the rest, so a burst of the same condition (a broker
 /// restarting makes librdkafka report every lost connection) is one line with a count, not dozens a second.
@@ -10,7 +10,7 @@ final class LogThrottle: Sendable {
         var suppressed: Int
     }
 
-    private let windows = Lock<[String: Window]>([:])
+    private let windows = Mutex<[String: Window]>([:])
     private let interval: Duration
 
     init(interval: Duration = .seconds(10)) {

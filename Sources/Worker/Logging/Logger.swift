@@ -1,5 +1,5 @@
 import Foundation
-import Locks
+import Synchronization
 import WireFormat
 
 /// Structured logs on standard error: one JSON object per line (or plain text), never a credential.
@@ -46,7 +46,7 @@ public struct Logger: Sendable {
         }
     }
 
-    private static let lock = Lock(())
+    private static let lock = Mutex(())
 
     private static let standardError: @Sendable (String) -> Void = { line in
         lock.withLock { _ in FileHandle.standardError.write(Data((line + "\n").utf8)) }

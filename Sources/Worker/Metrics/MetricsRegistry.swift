@@ -1,5 +1,5 @@
 import Foundation
-import Locks
+import Synchronization
 
 /// Counters, gauges and histograms rendered in the Prometheus text format (version 0.0.4).
 ///
@@ -42,12 +42,12 @@ public final class MetricsRegistry: Sendable {
     public static let otherValue = "other"
 
     /// Declared label names and the values each takes, by family; read on every update.
-    private let schemas = Lock<[String: [String: LabelDomain]]>([:])
+    private let schemas = Mutex<[String: [String: LabelDomain]]>([:])
 
-    private let values = Lock(Values())
-    private let order = Lock<[String]>([])
+    private let values = Mutex(Values())
+    private let order = Mutex<[String]>([])
     /// A series' rendered, bounded label set by family and the labels a caller gave.
-    private let seriesKeys = Lock<[SeriesKey: String]>([:])
+    private let seriesKeys = Mutex<[SeriesKey: String]>([:])
 
     private struct SeriesKey: Hashable {
         let family: String

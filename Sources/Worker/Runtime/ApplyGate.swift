@@ -1,4 +1,4 @@
-import Locks
+import Synchronization
 
 /// Tracks the records being applied right now, so a revoke can wait for them: a record that passed its ownership
 /// check before the revoke began is applied whole, and its batch is handed over only after it.
@@ -22,7 +22,7 @@ final class ApplyGate: Sendable {
         func isClear(through number: UInt64) -> Bool { !running.contains { $0 <= number } }
     }
 
-    private let state = Lock(State())
+    private let state = Mutex(State())
 
     func enter() -> Ticket {
         state.withLock { state in

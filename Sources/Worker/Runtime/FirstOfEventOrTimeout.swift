@@ -1,4 +1,4 @@
-import Locks
+import Synchronization
 
 /// The one way the worker waits for something with a deadline: an event (a stop asked for, a partition's records
 /// all closed, a handover's batches all settled) or a timeout, whichever comes first.
@@ -11,8 +11,8 @@ enum FirstOfEventOrTimeout {
     static func wait(upTo timeout: Duration,
                      arm: (_ fire: @escaping @Sendable () -> Void) -> (@Sendable () -> Void)) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let answer = Lock<CheckedContinuation<Bool, Never>?>(continuation)
-            let timer = Lock<Task<Void, Never>?>(nil)
+            let answer = Mutex<CheckedContinuation<Bool, Never>?>(continuation)
+            let timer = Mutex<Task<Void, Never>?>(nil)
             let finish = { @Sendable (happened: Bool) -> Bool in
                 guard let waiting = answer.withLock({ $0.take() }) else { return false }
                 waiting.resume(returning: happened)

@@ -1,4 +1,4 @@
-import Locks
+import Synchronization
 
 /// Backpressure (DESIGN §4 *Never stop polling*): pauses fetching while busy batches reach
 /// `worker.maxInFlightBatches` or files waiting for a transfer slot reach `worker.maxQueuedFiles`, and resumes below
@@ -40,7 +40,7 @@ final class IntakeThrottle: Sendable {
         }
     }
 
-    private let state = Lock(State())
+    private let state = Mutex(State())
 
     init(marks: Marks, busyBatches: @escaping @Sendable () -> Int, queuedFiles: @escaping @Sendable () -> Int,
          pause: @escaping @Sendable () -> Void, resume: @escaping @Sendable () -> Void,

@@ -1,6 +1,5 @@
 import Foundation
 import KafkaIO
-import Locks
 import Records
 import Synchronization
 import UploadEngine
@@ -235,7 +234,7 @@ final class JobIntake: Sendable {
     /// Produces `copy` through the forwarding producer, up to `retry.maxAttempts` times with the retry policy's
     /// backoff; `what` names the attempt in the log.
     private func forward(_ copy: KafkaProducerRecord, what: String) async -> ForwardOutcome {
-        let attempts = Lock(0)
+        let attempts = Mutex(0)
         do {
             _ = try await configuration.retry.run(judge: { error in
                 .init(retryable: (error as? KafkaError)?.code != .closed && !(error is CancellationError))

@@ -1,7 +1,7 @@
 import Foundation
 import KafkaIO
-import Locks
 import Records
+import Synchronization
 import UploadEngine
 
 /// A worker process's main loop: jobs in from Kafka, batches through the registry, events and dead letters out,
@@ -13,7 +13,7 @@ public final class KafkaWorker: Sendable {
     public let health = WorkerHealth()
     let logger: Logger
     let workerId: String
-    private let fatal = Lock<String?>(nil)
+    private let fatal = Mutex<String?>(nil)
     private let kafkaWarnings = LogThrottle()
 
     /// Job topics are created with this many partitions when missing: enough for a handful of workers to share.

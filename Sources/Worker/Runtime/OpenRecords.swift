@@ -1,4 +1,4 @@
-import Locks
+import Synchronization
 
 /// Records taken in and not yet finished (let go for commit, dead-lettered, dropped or given up), per partition,
 /// and the waits for partitions to empty: a revoke waits for its partitions' records, a shutdown for all of them.
@@ -23,7 +23,7 @@ final class OpenRecords: Sendable {
         }
     }
 
-    private let state = Lock(State())
+    private let state = Mutex(State())
 
     /// All open records.
     var count: Int { state.withLock { $0.counts.values.reduce(0, +) } }

@@ -1,5 +1,5 @@
 import Foundation
-import Locks
+import Synchronization
 import UploadEngine
 
 /// The time a shutdown has: `worker.shutdownGrace` from the moment it started — a signal or a fatal error — shared
@@ -44,8 +44,8 @@ struct ShutdownBudget: Sendable {
     func run<T: Sendable>(_ step: @escaping @Sendable () async throws -> T) async throws -> T {
         let clock = self.clock, deadline = self.deadline
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let answer = Lock<CheckedContinuation<T, any Error>?>(continuation)
-            let running = Lock<(work: Task<Void, Never>?, timer: Task<Void, Never>?)>((nil, nil))
+            let answer = Mutex<CheckedContinuation<T, any Error>?>(continuation)
+            let running = Mutex<(work: Task<Void, Never>?, timer: Task<Void, Never>?)>((nil, nil))
             let finish = { @Sendable (result: Result<T, any Error>) in
                 answer.withLock { $0.take() }?.resume(with: result)
                 let (work, timer) = running.withLock { $0 }

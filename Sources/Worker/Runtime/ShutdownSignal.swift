@@ -1,5 +1,5 @@
 import Foundation
-import Locks
+import Synchronization
 
 /// A one-way switch a worker watches: flipped by SIGTERM/SIGINT (or a test), awaited by the run loop and by each of
 /// the worker's services (graceful shutdown, distinct from task cancellation).
@@ -11,7 +11,7 @@ public final class ShutdownSignal: Sendable {
         var nextWaiter = 0
     }
 
-    private let state = Lock(State())
+    private let state = Mutex(State())
 
     public init() {}
 

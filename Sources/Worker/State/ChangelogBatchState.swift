@@ -2,7 +2,6 @@ import BatchStore
 import FIFOQueueModule
 import Foundation
 import KafkaIO
-import Locks
 import Synchronization
 import UploadEngine
 
@@ -153,11 +152,11 @@ final class ChangelogBatchState: BatchDurability {
     private let onLoss: @Sendable (String) -> Void
     /// Counts deliveries and store failures.
     private let metrics: WorkerMetrics
-    private let state: Lock<State>
+    private let state: Mutex<State>
     /// Store writes run here, one at a time, off the producer's delivery thread and the cooperative pool.
     private let storeQueue = DispatchQueue(label: "attache.batch-store")
     /// Told when the store starts or stops refusing writes.
-    private let storeObserver = Lock<(@Sendable (Bool) -> Void)?>(nil)
+    private let storeObserver = Mutex<(@Sendable (Bool) -> Void)?>(nil)
     /// How long a refused store write waits before it is tried again; doubles up to `storeRetryCap`.
     private let storeRetryStart: Duration
     private let storeRetryCap: Duration
@@ -203,7 +202,7 @@ final class ChangelogBatchState: BatchDurability {
          storeRetryCap: Duration = .seconds(5), inProgressDelay: Duration = .seconds(1),
          eventsDelivered: @escaping @Sendable (@escaping @Sendable (EventsOutcome) -> Void) -> Void,
          logger: Logger, metrics: WorkerMetrics = WorkerMetrics(), onLoss: @escaping @Sendable (String) -> Void) {
-        self.state = Lock(State(recent: RecentSnapshots(limit: cachedBatches, byteLimit: cachedBytes)))
+        self.state = Mutex(State(recent: RecentSnapshots(limit: cachedBatches, byteLimit: cachedBytes)))
         self.metrics = metrics
         self.topic = topic
         self.store = store

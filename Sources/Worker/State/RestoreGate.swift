@@ -1,5 +1,5 @@
 import KafkaIO
-import Locks
+import Synchronization
 
 /// Holds a partition's records back until its batches are restored: the first records of each new assignment of
 /// a partition start its restore, and every record of that assignment waits for it. A restore that fails makes the
@@ -11,7 +11,7 @@ final class RestoreGate: Sendable {
 
     private let restore: Restore
     /// Per partition: the assignment restored (or being restored) and its outcome.
-    private let restores = Lock<[Int32: (assignment: UInt64, task: Task<Bool, Never>)]>([:])
+    private let restores = Mutex<[Int32: (assignment: UInt64, task: Task<Bool, Never>)]>([:])
 
     init(restore: @escaping Restore) {
         self.restore = restore

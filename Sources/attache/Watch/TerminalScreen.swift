@@ -1,5 +1,5 @@
 import Foundation
-import Locks
+import Synchronization
 
 /// The live part of `attache watch` on a terminal: the progress bars, redrawn in place at most four times a second,
 /// with lines (messages, drains) printed above them as they come.
@@ -15,7 +15,7 @@ final class TerminalScreen: Sendable {
         var lastDraw = ContinuousClock.now - .seconds(1)
     }
 
-    private let state = Lock(State())
+    private let state = Mutex(State())
     static let interval = Duration.milliseconds(250)
 
     /// Whether standard output is a terminal.
