@@ -17,20 +17,24 @@ import Testing
             var handed: [(record: KafkaProducerRecord, report: @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void)] = []
             var spaceWaiters: [CheckedContinuation<Void, Never>] = []
             var refusals = 0
+            /// Called with each handed record's index, on the producing thread, before `produce` returns: a test
+            /// reports an earlier record from here to land a delivery inside a pass of the writer's outbox.
+            var onProduce: (@Sendable (Int) -> Void)?
         }
         let state = Mutex(State())
 
         func produce(_ record: KafkaProducerRecord,
                      onDelivery: @escaping @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void) throws(KafkaError) {
-            let refused = state.withLock { state -> Bool in
+            let handed = state.withLock { state -> (index: Int, hook: (@Sendable (Int) -> Void)?)? in
                 if state.refuseForRoom {
                     state.refusals += 1
-                    return true
+                    return nil
                 }
                 state.handed.append((record, onDelivery))
-                return false
+                return (state.handed.count - 1, state.onProduce)
             }
-            if refused { throw KafkaError(.queueFull, "full") }
+            guard let handed else { throw KafkaError(.queueFull, "full") }
+            handed.hook?(handed.index)
         }
 
         /// Returns at once when there is room: room made before the wait began is not missed (the real producer's

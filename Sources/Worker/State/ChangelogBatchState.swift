@@ -44,6 +44,7 @@ final class ChangelogBatchState: BatchDurability {
         /// is full the first waits for room and the rest wait behind it, so a batch's snapshots reach the changelog
         /// in the order of its versions (§4.1 *One owner, in order*).
         var outbox = FIFOQueue<Outgoing>()
+        var nextSerial: UInt64 = 0
         /// Whether a pass is handing the outbox over, or waiting for queue room to go on.
         var sending = false
         /// Delivered snapshots waiting to be written into the store, and whether a write is under way.
@@ -78,6 +79,16 @@ final class ChangelogBatchState: BatchDurability {
         /// next restore reads what of it reached the changelog and fences it there (``ChangelogRestore``).
         func isStale(_ stamp: Stamp, partition: Int32) -> Bool {
             released.contains(partition) || epochs[partition] != stamp.claim
+        }
+
+        /// Takes a record a pass handed over out of the outbox: the first, unless a record to go again was put in
+        /// front of it while it was being handed over.
+        mutating func takeOut(_ handed: Outgoing) {
+            if outbox.first?.serial == handed.serial {
+                _ = outbox.popFirst()
+            } else if let position = outbox.firstPosition(where: { $0.serial == handed.serial }) {
+                outbox.remove(at: position)
+            }
         }
 
         /// Notes that a flush is scheduled; true when none was, so the caller schedules it.
@@ -183,6 +194,12 @@ final class ChangelogBatchState: BatchDurability {
         let version: Int
         let change: BatchChange
         let stamp: Stamp
+        /// Names it in the outbox: the pass that handed it over takes out this record, not whatever is first by then
+        /// (a record to produce again may have been put in front of it meanwhile).
+        let serial: UInt64
+        /// For a record produced again, its place when it was first handed over: a later record of its batch handed
+        /// since stands for it, and it is not produced again behind that one.
+        let handedBefore: Int?
         /// Its place among the batch's records handed to the producer (``Owed/handed``), set when handed over.
         var order = 0
     }
@@ -603,10 +620,12 @@ final class ChangelogBatchState: BatchDurability {
     /// Puts a record in the outbox: behind the others, or — `again`, a record produced before that must go out
     /// again — in front of them, where its batch's later records cannot pass it.
     private func produce(_ record: KafkaProducerRecord, batchId: String, version: Int, change: BatchChange, stamp: Stamp,
-                         again: Bool = false) {
+                         again handedBefore: Int? = nil) {
         let start = state.withLock { state -> Bool in
-            let outgoing = Outgoing(record: record, batchId: batchId, version: version, change: change, stamp: stamp)
-            if again { state.outbox.prepend(outgoing) } else { state.outbox.append(outgoing) }
+            state.nextSerial += 1
+            let outgoing = Outgoing(record: record, batchId: batchId, version: version, change: change, stamp: stamp,
+                                    serial: state.nextSerial, handedBefore: handedBefore)
+            if handedBefore != nil { state.outbox.prepend(outgoing) } else { state.outbox.append(outgoing) }
             defer { state.sending = true }
             return !state.sending
         }
@@ -619,8 +638,12 @@ final class ChangelogBatchState: BatchDurability {
         while true {
             var ready: [@Sendable () -> Void] = []
             let next = state.withLock { state -> Outgoing? in
-                // What waited for room while its claim ended is not produced (see releaseGates).
-                while let first = state.outbox.first, state.isStale(first.stamp, partition: first.partition) {
+                // What waited for room while its claim ended is not produced (see releaseGates), nor a record to go
+                // again for which a later one of its batch was handed over since it was put back (see `delivered`:
+                // the later one may have gone out between that look and now).
+                while let first = state.outbox.first,
+                      state.isStale(first.stamp, partition: first.partition)
+                        || first.handedBefore.map({ (state.owed[first.batchId]?.handed ?? 0) > $0 }) == true {
                     _ = state.outbox.popFirst()
                     state.finish(first.batchId, delivered: nil, stamp: first.stamp, into: &ready)
                 }
@@ -643,12 +666,12 @@ final class ChangelogBatchState: BatchDurability {
                 }
                 return
             } catch {
-                state.withLock { _ = $0.outbox.popFirst() }
+                state.withLock { $0.takeOut(next) }
                 lose("a snapshot of batch \(next.batchId) was refused: \(error)")
                 continue
             }
             state.withLock { state in
-                _ = state.outbox.popFirst()
+                state.takeOut(next)
                 state.owed[next.batchId]?.handed = next.order
             }
         }
@@ -681,7 +704,7 @@ final class ChangelogBatchState: BatchDurability {
                 lose("a snapshot of batch \(batchId) was acknowledged without an offset \(attempts) times")
                 return
             }
-            produce(sent.record, batchId: batchId, version: sent.version, change: sent.change, stamp: sent.stamp, again: true)
+            produce(sent.record, batchId: batchId, version: sent.version, change: sent.change, stamp: sent.stamp, again: sent.order)
             return
         }
         let version = sent.version

@@ -357,6 +357,66 @@ import TestSupport
                                          configuration: EngineConfiguration()).batch.count == 2)
     }
 
+    /// The producer's delivery thread puts a snapshot to go again in front of the outbox while a pass is handing
+    /// another batch's snapshot over: the pass takes out the record it handed, not the one put in front, which must
+    /// still go out (else the record waiting for it would wait for ever) and go out once.
+    @Test func aSnapshotPutBackWhileAnotherIsBeingHandedOverStillGoesOutOnce() async throws {
+        let fixture = try Fixture()
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
+        let trip = fixture.runner()
+        rejectOne(trip, "a", offset: 1)
+        fixture.state.changed(batchId: "trip", partition: 2, runner: trip)
+        await fixture.handed(1)
+        let released = Locked(false)
+        fixture.state.whenRecorded(batchId: "trip", version: trip.stateVersion) { released.update { $0 = true } }
+        let producer = fixture.producer
+        producer.state.withLock { state in
+            state.onProduce = { index in
+                // Inside the hand-over of the other batch's snapshot (index 1), trip's comes back without a place.
+                guard index == 1 else { return }
+                producer.report(0, .success(KafkaDeliveryReport(topic: "attache.batches", partition: 2, offset: -1)))
+            }
+        }
+        let other = fixture.runner("other")
+        rejectOne(other, "b", offset: 2)
+        fixture.state.changed(batchId: "other", partition: 2, runner: other)
+        await fixture.handed(3)
+        for _ in 0..<50 { await Task.yield() }
+        let keys = producer.state.withLock { $0.handed.map { String(decoding: $0.record.key ?? Data(), as: UTF8.self) } }
+        #expect(keys == ["trip", "other", "trip"], "each snapshot handed over once, trip's again after its unplaced ack")
+        #expect(!released.value)
+        await fixture.deliver(2, offset: 5)
+        #expect(released.value)
+    }
+
+    /// The same, when the one being handed over is a newer snapshot of the same batch: the older one is put back
+    /// before the newer one counts as handed, so only the pass can tell that the newer one now stands for it.
+    @Test func aSnapshotPutBackWhileANewerOneIsBeingHandedOverIsNotProducedBehindIt() async throws {
+        let fixture = try Fixture()
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
+        let runner = fixture.runner()
+        rejectOne(runner, "a", offset: 1)
+        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+        await fixture.handed(1)
+        let producer = fixture.producer
+        producer.state.withLock { state in
+            state.onProduce = { index in
+                guard index == 1 else { return }
+                producer.report(0, .success(KafkaDeliveryReport(topic: "attache.batches", partition: 2, offset: -1)))
+            }
+        }
+        rejectOne(runner, "b", offset: 2)
+        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+        await fixture.handed(2)
+        let released = Locked(false)
+        fixture.state.whenRecorded(batchId: "trip", version: runner.stateVersion) { released.update { $0 = true } }
+        for _ in 0..<50 { await Task.yield() }
+        #expect(producer.handedCount == 2, "the older snapshot must not follow the newer one into the changelog")
+        await fixture.deliver(1, offset: 7)
+        #expect(released.value)
+        #expect(try handedVersion(fixture, 0) < handedVersion(fixture, 1))
+    }
+
     @Test func aDeliveredTombstoneDoesNotLetGoARecordWaitingForANewerSnapshot() async throws {
         let fixture = try Fixture()
         fixture.state.restored(partition: 2, through: 0, epoch: 12)
