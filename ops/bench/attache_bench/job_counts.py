@@ -1,8 +1,9 @@
 """Per-job counts of a worker's work (DESIGN §8 *Per-job cost*): system calls, context switches, thread wake-ups,
-allocations and Swift tasks, counted by `perf stat` attached to the worker for the measured window of one extra run
-of a scenario. Kernel tracepoints count system calls (raw_syscalls:sys_enter) and wake-ups the worker's threads
-issued (sched:sched_wakeup); context switches are perf's software event; allocations and tasks are uprobes on
-libc's `malloc` and the Swift runtime's `swift_task_create`. A uprobe costs about a microsecond a hit, so the counted
+page faults, allocations, Swift tasks and the hops between threads, counted by `perf stat` attached to the worker
+for the measured window of one extra run of a scenario. Kernel tracepoints count system calls
+(raw_syscalls:sys_enter) and wake-ups the worker's threads issued (sched:sched_wakeup); context switches and page
+faults are perf's software events; allocations, tasks, task runs and dispatch blocks are uprobes on libc's `malloc`,
+the Swift runtime's `swift_task_create` and `swift_job_run`, and libdispatch's `dispatch_async`. A uprobe costs about a microsecond a hit, so the counted
 run is never one of the timed ones."""
 import os
 import re
@@ -18,8 +19,12 @@ EVENTS = [
     ("system calls", "raw_syscalls:sys_enter"),
     ("context switches", "context-switches"),
     ("wake-ups", "sched:sched_wakeup"),
+    ("page faults", "page-faults"),
     ("allocations", ("libc.so.6", "malloc")),
     ("Swift tasks", ("libswift_Concurrency.so", "swift_task_create")),
+    # Each a hop between threads: a task started or resumed on Swift's pool, a block handed to a dispatch queue.
+    ("task runs", ("libswift_Concurrency.so", "swift_job_run")),
+    ("dispatch blocks", ("libdispatch.so", "dispatch_async")),
 ]
 
 
