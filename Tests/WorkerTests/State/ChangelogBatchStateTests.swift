@@ -311,6 +311,29 @@ import TestSupport
         return try BatchSnapshot.decode(bytes, configuration: EngineConfiguration()).batch.stateVersion
     }
 
+    /// Batch "trip" on a restored partition 2, with one file rejected and that snapshot handed to the producer.
+    private func tripHandedOnce() async throws -> (Fixture, BatchRunner) {
+        let fixture = try Fixture()
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
+        let runner = fixture.runner()
+        rejectOne(runner, "a", offset: 1)
+        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+        await fixture.handed(1)
+        return (fixture, runner)
+    }
+
+    /// The first record handed over comes back without a place from inside the producer's call that takes the
+    /// `index`th: a delivery report landing while the writer's outbox pass is handing a record over.
+    private func unplaceFirst(whileHanding index: Int, _ fixture: Fixture) {
+        let producer = fixture.producer
+        producer.state.withLock { state in
+            state.onProduce = { handed in
+                guard handed == index else { return }
+                producer.report(0, .success(KafkaDeliveryReport(topic: "attache.batches", partition: 2, offset: -1)))
+            }
+        }
+    }
+
     private func rejectOne(_ runner: BatchRunner, _ fileId: String, offset: Int64) {
         runner.upload([FileItem(fileId: fileId, name: "\(fileId).bin", source: .data(Data()))], requestId: "r-\(fileId)", offset: offset)
     }
@@ -334,12 +357,7 @@ import TestSupport
     }
 
     @Test func aSnapshotAcknowledgedWithoutAPlaceIsNotProducedAgainBehindANewerOne() async throws {
-        let fixture = try Fixture()
-        fixture.state.restored(partition: 2, through: 0, epoch: 12)
-        let runner = fixture.runner()
-        rejectOne(runner, "a", offset: 1)
-        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
-        await fixture.handed(1)
+        let (fixture, runner) = try await tripHandedOnce()
         rejectOne(runner, "b", offset: 2)
         fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
         await fixture.handed(2)
@@ -361,28 +379,16 @@ import TestSupport
     /// another batch's snapshot over: the pass takes out the record it handed, not the one put in front, which must
     /// still go out (else the record waiting for it would wait for ever) and go out once.
     @Test func aSnapshotPutBackWhileAnotherIsBeingHandedOverStillGoesOutOnce() async throws {
-        let fixture = try Fixture()
-        fixture.state.restored(partition: 2, through: 0, epoch: 12)
-        let trip = fixture.runner()
-        rejectOne(trip, "a", offset: 1)
-        fixture.state.changed(batchId: "trip", partition: 2, runner: trip)
-        await fixture.handed(1)
+        let (fixture, trip) = try await tripHandedOnce()
         let released = Locked(false)
         fixture.state.whenRecorded(batchId: "trip", version: trip.stateVersion) { released.update { $0 = true } }
-        let producer = fixture.producer
-        producer.state.withLock { state in
-            state.onProduce = { index in
-                // Inside the hand-over of the other batch's snapshot (index 1), trip's comes back without a place.
-                guard index == 1 else { return }
-                producer.report(0, .success(KafkaDeliveryReport(topic: "attache.batches", partition: 2, offset: -1)))
-            }
-        }
+        unplaceFirst(whileHanding: 1, fixture)
         let other = fixture.runner("other")
         rejectOne(other, "b", offset: 2)
         fixture.state.changed(batchId: "other", partition: 2, runner: other)
         await fixture.handed(3)
         for _ in 0..<50 { await Task.yield() }
-        let keys = producer.state.withLock { $0.handed.map { String(decoding: $0.record.key ?? Data(), as: UTF8.self) } }
+        let keys = fixture.producer.state.withLock { $0.handed.map { String(decoding: $0.record.key ?? Data(), as: UTF8.self) } }
         #expect(keys == ["trip", "other", "trip"], "each snapshot handed over once, trip's again after its unplaced ack")
         #expect(!released.value)
         await fixture.deliver(2, offset: 5)
@@ -392,26 +398,15 @@ import TestSupport
     /// The same, when the one being handed over is a newer snapshot of the same batch: the older one is put back
     /// before the newer one counts as handed, so only the pass can tell that the newer one now stands for it.
     @Test func aSnapshotPutBackWhileANewerOneIsBeingHandedOverIsNotProducedBehindIt() async throws {
-        let fixture = try Fixture()
-        fixture.state.restored(partition: 2, through: 0, epoch: 12)
-        let runner = fixture.runner()
-        rejectOne(runner, "a", offset: 1)
-        fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
-        await fixture.handed(1)
-        let producer = fixture.producer
-        producer.state.withLock { state in
-            state.onProduce = { index in
-                guard index == 1 else { return }
-                producer.report(0, .success(KafkaDeliveryReport(topic: "attache.batches", partition: 2, offset: -1)))
-            }
-        }
+        let (fixture, runner) = try await tripHandedOnce()
+        unplaceFirst(whileHanding: 1, fixture)
         rejectOne(runner, "b", offset: 2)
         fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
         await fixture.handed(2)
         let released = Locked(false)
         fixture.state.whenRecorded(batchId: "trip", version: runner.stateVersion) { released.update { $0 = true } }
         for _ in 0..<50 { await Task.yield() }
-        #expect(producer.handedCount == 2, "the older snapshot must not follow the newer one into the changelog")
+        #expect(fixture.producer.handedCount == 2, "the older snapshot must not follow the newer one into the changelog")
         await fixture.deliver(1, offset: 7)
         #expect(released.value)
         #expect(try handedVersion(fixture, 0) < handedVersion(fixture, 1))
