@@ -44,6 +44,7 @@ final class ChangelogBatchState: BatchDurability {
         /// is full the first waits for room and the rest wait behind it, so a batch's snapshots reach the changelog
         /// in the order of its versions (§4.1 *One owner, in order*).
         var outbox = FIFOQueue<Outgoing>()
+        /// The last ``Outgoing/serial`` given.
         var nextSerial: UInt64 = 0
         /// Whether a pass is handing the outbox over, or waiting for queue room to go on.
         var sending = false
@@ -84,11 +85,13 @@ final class ChangelogBatchState: BatchDurability {
         /// Takes a record a pass handed over out of the outbox: the first, unless a record to go again was put in
         /// front of it while it was being handed over.
         mutating func takeOut(_ handed: Outgoing) {
-            if outbox.first?.serial == handed.serial {
-                _ = outbox.popFirst()
-            } else if let position = outbox.firstPosition(where: { $0.serial == handed.serial }) {
-                outbox.remove(at: position)
-            }
+            if let position = outbox.firstPosition(where: { $0.serial == handed.serial }) { outbox.remove(at: position) }
+        }
+
+        /// Whether a record of the batch handed over after the one at `order` stands for it: produced again, that one
+        /// would land behind the later one and compaction would keep it.
+        func isSuperseded(_ batchId: String, order: Int) -> Bool {
+            (owed[batchId]?.handed ?? 0) > order
         }
 
         /// Notes that a flush is scheduled; true when none was, so the caller schedules it.
@@ -643,7 +646,7 @@ final class ChangelogBatchState: BatchDurability {
                 // the later one may have gone out between that look and now).
                 while let first = state.outbox.first,
                       state.isStale(first.stamp, partition: first.partition)
-                        || first.handedBefore.map({ (state.owed[first.batchId]?.handed ?? 0) > $0 }) == true {
+                        || first.handedBefore.map({ state.isSuperseded(first.batchId, order: $0) }) == true {
                     _ = state.outbox.popFirst()
                     state.finish(first.batchId, delivered: nil, stamp: first.stamp, into: &ready)
                 }
@@ -689,10 +692,10 @@ final class ChangelogBatchState: BatchDurability {
         }
         guard report.offset >= 0 else {
             // Acknowledged without being placed (see KafkaEventPublisher): produce it again, a bounded number of
-            // times — unless a later record of the batch went out after it, which then stands for it (produced
-            // again, this one would land behind the later one and compaction would keep it).
+            // times — unless a later record of the batch went out after it, which then stands for it. (One being
+            // handed over right now is not counted yet: the outbox pass asks again before producing it.)
             let attempts = state.withLock { state -> Int? in
-                if let handed = state.owed[batchId]?.handed, handed > sent.order { return nil }
+                if state.isSuperseded(batchId, order: sent.order) { return nil }
                 state.unplaced[batchId, default: 0] += 1
                 return state.unplaced[batchId] ?? 0
             }
