@@ -7,6 +7,7 @@ import shutil
 import time
 from dataclasses import dataclass
 
+from . import callgrind
 from .cpu import cpu_by_thread_group, reaped_children_cpu
 from .event_watcher import EventWatcher
 from .failure import BenchFailure
@@ -34,21 +35,26 @@ class AttacheRun(TimedRun):
     counts_per_job: dict  # with `count`: what job_counts.JobCounts counted, per measured job (else empty)
 
 
-def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, measure_rss=False, count=False):
+def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, measure_rss=False, count=False,
+                instructions=False):
     """Starts `workers` fresh workers in one group on fresh topics named for `tag`, warms them up, empties nginx's
     store (just before the timed part: `Nginx.clear_store`), produces `jobs` (list of (batchId, job dict)) and waits
     for every batch.completed; fails unless every batch uploaded all its files. The first one-worker run of each
     `scenario` is profiled under --perf. With `count`, one worker's system calls, context switches, wake-ups,
-    allocations and Swift tasks are counted for the measured jobs (which slows it: not a run to time)."""
+    allocations and Swift tasks are counted for the measured jobs (which slows it: not a run to time). With
+    `instructions`, the one worker runs under callgrind, and `counts_per_job` are its instructions per job by library
+    (callgrind.py; some 50 times slower: not a run to time either)."""
     kafka = rig.kafka
-    with warm_workers(rig, tag, workers, extra) as (topics, watcher, started):
+    wrapper = callgrind.wrapper(callgrind.output_path(scenario)) if instructions else ()
+    with warm_workers(rig, tag, workers, extra, wrapper) as (topics, watcher, started):
         path = os.path.join(rig.workdir, "jobs-{}.tsv".format(tag))
         with open(path, "w") as f:
             f.writelines(record(b, j) + "\n" for b, j in jobs)
         ids = [b for b, _ in jobs]
         rig.nginx.clear_store()
-        recording = rig.profiler.start(scenario, started[0]) if workers == 1 and not count else None
+        recording = rig.profiler.start(scenario, started[0]) if workers == 1 and not (count or instructions) else None
         counting = JobCounts(started[0].pid, rig.workdir, tag) if count else None
+        counting = callgrind.InstructionCount(started[0].pid, scenario) if instructions else counting
         cpu_before = sum(w.cpu_seconds() for w in started)
         threads_before = started[0].thread_cpu_seconds() if workers == 1 else {}
         account = rig.services_cpu({"worker": [w.pid for w in started], "kcat": [watcher.pid]})
@@ -82,7 +88,7 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
 
 
 @contextlib.contextmanager
-def warm_workers(rig, tag, workers=1, extra=None):
+def warm_workers(rig, tag, workers=1, extra=None, wrapper=()):
     """`workers` fresh workers in one group on fresh topics named for `tag`, holding their partitions and done with
     warm-up jobs, and a watcher of their events topic: yields (topics, watcher, workers); stops them all at the end
     and removes their staging."""
@@ -101,7 +107,7 @@ def warm_workers(rig, tag, workers=1, extra=None):
         environment = rig.workers()
         for i in range(workers):
             started.append(environment.start("worker-{}-{}".format(tag, i), topics.group, topics.jobs, topics.events,
-                                             extra))
+                                             extra, wrapper))
         for worker in started:
             worker.wait_assigned()
         if workers > 1:

@@ -46,6 +46,9 @@ def parse_options(argv):
                         help="profile the first one-worker run of each scenario with perf (ops/bench/work/)")
     parser.add_argument("--perf-event", default="cpu-clock",
                         help="what --perf records: cpu-clock (default) or a tracepoint such as sched:sched_switch")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="count the instructions of a small job: one more `s3` run of the small scenario with the "
+                        "worker under valgrind's callgrind (report in ops/bench/work/small-s3-callgrind.txt)")
     parser.add_argument("--strace-nginx", action="store_true",
                         help="count nginx's system calls during the first large run of each contender (ops/bench/work/)")
     parser.add_argument("--max-steal", type=float, default=10.0,
@@ -71,6 +74,8 @@ def parse_options(argv):
         parser.error("the dashboard run needs chromium: run ops/install-deps bench")
     if options.perf and not shutil.which("perf"):
         parser.error("--perf needs perf: apt-get install linux-perf")
+    if options.callgrind and not (shutil.which("valgrind") and shutil.which("callgrind_control")):
+        parser.error("--callgrind needs valgrind: apt-get install valgrind")
     if not os.access(options.attache, os.X_OK):
         parser.error("{} is not built: swift build -c release --product attache".format(options.attache))
     return options

@@ -21,14 +21,14 @@ class WorkerEnvironment:
     brokers: str
     presign_url: str
 
-    def start(self, name, group, jobs_topic, events_topic, extra=None):
-        return Worker(self, name, group, jobs_topic, events_topic, extra)
+    def start(self, name, group, jobs_topic, events_topic, extra=None, wrapper=()):
+        return Worker(self, name, group, jobs_topic, events_topic, extra, wrapper)
 
 
 class Worker:
-    """One `attache worker` process on its own jobs/events topics."""
+    """One `attache worker` process on its own jobs/events topics; `wrapper` is a command it runs under (valgrind)."""
 
-    def __init__(self, environment, name, group, jobs_topic, events_topic, extra=None):
+    def __init__(self, environment, name, group, jobs_topic, events_topic, extra=None, wrapper=()):
         self.name = name
         self.admin_port = free_port()
         staging = os.path.join(environment.workdir, "staging", name)
@@ -49,7 +49,7 @@ class Worker:
             "ATTACHE_KAFKA_PROPERTY_FETCH_WAIT_MAX_MS": "10",
         }
         env.update(extra or {})
-        self.child = Child(name, [environment.attache, "worker"], environment.workdir, env=env)
+        self.child = Child(name, list(wrapper) + [environment.attache, "worker"], environment.workdir, env=env)
 
     @property
     def pid(self):

@@ -40,6 +40,8 @@ class SmallRun:
     snapshots_per_job: dict = field(default_factory=dict)
     # 1 or S3 -> what one extra, untimed run counted per job (job_counts.EVENTS): system calls, context switches…
     counts_per_job: dict = field(default_factory=dict)
+    # with --callgrind: library label -> instructions per job in `s3` mode (callgrind.py), "total" among them
+    instructions_per_job: dict = field(default_factory=dict)
     cpu_per_job_us: dict = field(default_factory=dict)  # worker count -> Figure of the workers' CPU per job
     cpu: dict = field(default_factory=dict)  # worker count, S3 or "curl" -> ContenderCPU
     curl_cpu_per_file_us: Figure = field(default_factory=Figure)  # curl's own CPU per file
@@ -76,7 +78,7 @@ def measure(rig, worker_counts, with_curl):
     small = SmallRun(count, worker_counts, with_curl)
     nginx = rig.nginx
 
-    def measure_one(who, run, attempt, count_work=False):
+    def measure_one(who, run, attempt, count_work=False, instructions=False):
         if who == "curl":
             tag = run_tag("small-curl", run, attempt)
             config = os.path.join(rig.workdir, tag + ".curlrc")
@@ -95,7 +97,7 @@ def measure(rig, worker_counts, with_curl):
         if who == S3:
             extra.update(S3_ENVIRONMENT, ATTACHE_PRESIGN_S3_ENDPOINT=nginx.base)
         measured = run_attache(rig, scenario, tag, [(b, path_job(b, [rig.sources.relative(p)])) for b, p in jobs],
-                               workers=1 if who == S3 else who, extra=extra, count=count_work)
+                               workers=1 if who == S3 else who, extra=extra, count=count_work, instructions=instructions)
         nginx.check_stored([(p, nginx.stored_path("attache", b, "f1", os.path.basename(p))) for b, p in jobs], False)
         return measured
 
@@ -120,6 +122,10 @@ def measure(rig, worker_counts, with_curl):
         small.counts_per_job[who] = counted.counts_per_job
         log("small, {}: per job {}".format("s3 mode" if who == S3 else "endpoint mode", ", ".join(
             "{} {:.1f}".format(name, value) for name, value in counted.counts_per_job.items())))
+    if rig.options.callgrind and S3 in small.attache_runs:
+        small.instructions_per_job = measure_one(S3, "callgrind", 0, instructions=True).counts_per_job
+        log("small, s3 mode: instructions per job {:,.0f} (ops/bench/work/small-s3-callgrind.txt)".format(
+            small.instructions_per_job["total"]))
     if with_curl:
         def records(who):
             """Jobs in, events and the snapshots the run delivered out."""
@@ -155,6 +161,8 @@ def rows(small):
         table.append(records_row(small, who, mode))
         if who in small.counts_per_job:
             table.append(counts_row(small.counts_per_job[who], mode))
+        if who == S3 and small.instructions_per_job:
+            table.append(instructions_row(small.instructions_per_job))
     table += cpu_rows("small, 1 worker, endpoint mode", small.cpu[1], "curl", small.cpu["curl"])
     table += cpu_rows("small, 1 worker, s3 mode", small.cpu[S3], "curl", small.cpu["curl"])
     return table + [rate_row(small, 1)]
@@ -179,6 +187,14 @@ def counts_row(counts, mode):
     """What the worker did per job, counted in one extra run (job_counts.py)."""
     return Row("small, {} mode: per job: {}".format(mode, " · ".join(counts)),
                " · ".join("{:.1f}".format(value) for value in counts.values()))
+
+
+def instructions_row(counts):
+    """A small `s3` job's instructions by library, counted under callgrind in one extra run (callgrind.py)."""
+    parts = [(label, value) for label, value in counts.items() if label != "total"]
+    return Row("small, s3 mode: instructions per job (callgrind), thousands: " + " · ".join(label for label, _ in parts)
+               + " = total", " · ".join("{:.0f}".format(value / 1000) for _, value in parts)
+               + " = {:.0f}".format(counts["total"] / 1000))
 
 
 def rate_row(small, workers):

@@ -1,0 +1,146 @@
+"""--callgrind: the instructions a small job costs, counted by valgrind's callgrind in one more, untimed run of the
+small scenario's `s3` contender (DESIGN §8 *Per-job cost*). Instructions, unlike seconds, do not depend on what
+the host charges for a wake-up or a cache miss that minute: the same build and jobs give the same counts within
+about 2 %, so two builds compare in one run each, on any host.
+
+The counters are zeroed when the measured jobs are produced and dumped when the last of them completed, so start-up
+and warm-up are left out. What is left in is what ran meanwhile, timers and idle polls included; under callgrind the
+worker runs some 50 times slower, so those (librdkafka's above all) weigh more per job than at full speed."""
+import os
+import re
+import subprocess
+import time
+
+from .failure import BenchFailure
+from .paths import BENCH_DIR, REPO
+
+# Libraries by the name valgrind gives their object, and the label each is reported under, in the report's order.
+LIBRARIES = [
+    ("attache", "Attache"),
+    ("libswiftCore.so", "Swift runtime and standard library"),
+    ("libswift_Concurrency.so", "Swift concurrency"),
+    ("libFoundationEssentials.so", "Foundation"),
+    ("libFoundation.so", "Foundation"),
+    ("libdispatch.so", "libdispatch"),
+    ("libswiftSynchronization.so", "Swift runtime and standard library"),
+    ("libc.so.6", "libc (malloc, memcpy, locks)"),
+    ("libcrypto.so.3", "OpenSSL (SHA-256, HMAC)"),
+    ("libcurl.so.4.8.0", "libcurl"),
+    ("librdkafka.so.1", "librdkafka"),
+    ("libsqlite3.so.0.8.6", "SQLite"),
+]
+OTHER = "other"
+ORDER = list(dict.fromkeys([label for _, label in LIBRARIES] + [OTHER]))
+
+
+def wrapper(output):
+    """The command line the worker runs under: callgrind, writing its dumps to `output`.N."""
+    return ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + output, "--dump-instr=no", "--collect-jumps=no"]
+
+
+def output_path(scenario):
+    return os.path.join(BENCH_DIR, "work", scenario + "-callgrind.out")
+
+
+class InstructionCount:
+    """Zeroes a callgrind-run worker's counters now; `stop` dumps them and reads the instructions per job."""
+
+    def __init__(self, pid, scenario):
+        self.pid, self.scenario = pid, scenario
+        self.output = output_path(scenario)
+        for name in os.listdir(os.path.dirname(self.output)):
+            if name.startswith(os.path.basename(self.output) + "."):
+                os.remove(os.path.join(os.path.dirname(self.output), name))
+        self._control("-z")
+
+    def _control(self, flag):
+        done = subprocess.run(["callgrind_control", flag, str(self.pid)], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=120)
+        if done.returncode != 0 or "OK" not in done.stdout:
+            raise BenchFailure("callgrind_control {} {} failed: {}".format(flag, self.pid, done.stdout.strip()[-300:]))
+
+    def stop(self, jobs):
+        """Instructions per job by library (ORDER's labels, plus "total"); writes the report beside the dump."""
+        self._control("-d")
+        dump = self._dump()
+        by_library = {label: 0 for label in ORDER}
+        for obj, instructions in self_cost_by_object(dump).items():
+            by_library[label_of(obj)] += instructions
+        counts = {label: value / jobs for label, value in by_library.items() if value}
+        counts["total"] = sum(by_library.values()) / jobs
+        self._report(dump, counts)
+        return counts
+
+    def _dump(self):
+        """The dump callgrind_control -d asked for (written as output.N once the worker next runs)."""
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            dumps = sorted(n for n in os.listdir(os.path.dirname(self.output))
+                           if n.startswith(os.path.basename(self.output) + ".") and n.rsplit(".", 1)[1].isdigit())
+            if dumps:
+                path = os.path.join(os.path.dirname(self.output), dumps[-1])
+                if os.path.getsize(path) > 0 and open(path).read().rstrip().splitlines()[-1].startswith("totals:"):
+                    return path
+            time.sleep(0.2)
+        raise BenchFailure("callgrind wrote no dump for the {} run".format(self.scenario))
+
+    def _report(self, dump, counts):
+        """By library, then Attache's functions by inclusive instructions (the first 60), demangled."""
+        inclusive = subprocess.run(["callgrind_annotate", "--auto=no", "--inclusive=yes", "--threshold=100", dump],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, check=True).stdout
+        own = [re.sub(r"\s*\[[^\]]*\]\s*$", "", line).replace(REPO + "/", "") for line in inclusive.splitlines()
+               if re.search(r"\[[^\]]*/attache[^/\]]*\]\s*$", line)][:60]
+        demangled = subprocess.run(["swift", "demangle", "--simplified"], input="\n".join(own), stdout=subprocess.PIPE,
+                                   text=True).stdout if own else ""
+        with open(os.path.join(BENCH_DIR, "work", self.scenario + "-callgrind.txt"), "w") as f:
+            f.write("instructions per job by library\n")
+            f.writelines("{:>12,.0f}  {}\n".format(counts[label], label) for label in ORDER + ["total"] if label in counts)
+            f.write("\nAttache's functions, inclusive, for all measured jobs (dump: {})\n".format(dump))
+            f.write(demangled)
+
+
+def self_cost_by_object(dump):
+    """Each object's own instructions (not those of the functions it called), read from the dump itself.
+    callgrind_annotate cannot be asked: a dump taken while threads run lists their calls still under way as
+    `calls=0`, and callgrind_annotate adds those calls' instructions to the caller's own, so a thread's entry
+    function would count everything it ran twice."""
+    names, costs = {}, {}
+    obj, fn_obj, after_call = None, None, False
+    with open(dump) as f:
+        for line in f:
+            if after_call:  # the instructions of the call just named: the callee's, counted there
+                after_call = False
+                continue
+            if line[0].isdigit() or line[0] in "+-*":
+                fields = line.split()
+                if len(fields) > 1 and fn_obj is not None:
+                    costs[fn_obj] = costs.get(fn_obj, 0) + int(fields[1])
+            elif line.startswith("ob="):
+                obj = compressed(names, line[3:])
+            elif line.startswith("fn="):
+                fn_obj = obj
+            elif line.startswith("calls="):
+                after_call = True
+            elif line.startswith("cob="):
+                compressed(names, line[4:])
+    return costs
+
+
+def compressed(names, text):
+    """A name given as `(id) name` the first time and `(id)` after (callgrind's name compression)."""
+    text = text.strip()
+    if text.startswith("("):
+        key, _, name = text.partition(")")
+        if name.strip():
+            names[key] = name.strip()
+        return names.get(key, text)
+    return text
+
+
+def label_of(obj):
+    """The report's label for a callgrind object path."""
+    name = os.path.basename(obj)
+    for library, label in LIBRARIES:
+        if name == library or (library == "attache" and name.startswith("attache")):
+            return label
+    return OTHER
