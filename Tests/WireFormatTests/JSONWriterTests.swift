@@ -35,6 +35,24 @@ import WireFormat
         }
     }
 
+    /// The writer checks eight bytes at a time: every byte that needs an escape, and its neighbours in value that do
+    /// not, at every place in and across those words.
+    @Test func escapesAreFoundAtEveryPlaceInAWord() {
+        let bytes: [UInt8] = [0x00, 0x01, 0x0A, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F]
+        for byte in bytes {
+            for length in [1, 7, 8, 9, 16, 17, 24] {
+                for position in 0..<length {
+                    var sample = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    sample[position] = byte
+                    let text = String(decoding: sample, as: UTF8.self)
+                    #expect(written(text) == Self.reference(text), "byte \(byte) at \(position) of \(length)")
+                }
+            }
+        }
+        let accented = String(repeating: "é", count: 9) + "\"" + String(repeating: "é", count: 9)
+        #expect(written(accented) == Self.reference(accented))
+    }
+
     @Test func keysAreEscapedAndTimesWrittenInPlace() {
         var json = JSONWriter()
         json.beginObject()

@@ -198,24 +198,48 @@ public struct JSONWriter: Sendable {
     /// Writes `value` quoted, copying runs that need no escape in one go.
     private mutating func writeString(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
-        // A native string is contiguous already (this costs a flag check); a bridged one is copied once, so the
-        // storage below is always available.
-        var text = value
-        text.makeContiguousUTF8()
-        _ = text.utf8.withContiguousStorageIfAvailable { appendEscaped($0) }
+        // A native string's bytes are there to read (small ones from the stack); a bridged one is copied once first.
+        if value.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) == nil {
+            var text = value
+            text.makeContiguousUTF8()
+            _ = text.utf8.withContiguousStorageIfAvailable { appendEscaped($0) }
+        }
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Checks eight bytes at a time where it can: an event or snapshot is a few kilobytes of strings, almost none
+    /// of them with a byte to escape, and a byte at a time the check was most of the writer's work.
     private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        guard let base = utf8.baseAddress else { return }
         var runStart = 0
-        for position in utf8.indices {
-            let byte = utf8[position]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            if runStart < position { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position])) }
-            appendEscape(for: byte)
-            runStart = position + 1
+        var position = 0
+        while position < utf8.count {
+            if position + 8 <= utf8.count,
+               !Self.mayNeedEscape(UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)) {
+                position += 8
+                continue
+            }
+            let byte = base[position]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                if runStart < position { bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: position - runStart)) }
+                appendEscape(for: byte)
+                runStart = position + 1
+            }
+            position += 1
         }
-        if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+        if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: utf8.count - runStart)) }
+    }
+
+    /// Whether any of eight bytes is below 0x20, a quote or a backslash (it never misses one; the bytes are then
+    /// looked at one by one). A byte is zero after `x ^ c` exactly where it was `c`, and
+    /// `(v - 0x01…01) & ~v & 0x80…80` is non-zero exactly when some byte of `v` is zero; with 0x20 in place of
+    /// 0x01 the same finds a byte below 0x20.
+    private static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let control = (word &- ones &* 0x20) & ~word & highs
+        let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+        let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+        return control | ((quote &- ones) & ~quote & highs) | ((backslash &- ones) & ~backslash & highs) != 0
     }
 
     private mutating func appendEscape(for byte: UInt8) {

@@ -72,49 +72,67 @@ enum SnapshotPacking {
     /// Appends `snapshot`, packed, to `output`; answers how many bytes it took.
     @discardableResult
     static func pack(_ snapshot: Data, into output: inout [UInt8]) -> Int {
-        let start = output.count
-        output.reserveCapacity(start + snapshot.count)
+        // Written through pointers into room for the worst case (every byte escaped): appending byte by byte, each
+        // append checked the array's uniqueness and capacity, which cost four times the packing itself.
+        let packed = [UInt8](unsafeUninitializedCapacity: snapshot.count * 2) { out, written in
+            written = snapshot.withUnsafeBytes { raw in pack(raw.bindMemory(to: UInt8.self), into: out) }
+        }
+        output.append(contentsOf: packed)
+        return packed.count
+    }
+
+    /// Packs `bytes` into `out`, which has room for twice as many; answers how many it wrote.
+    private static func pack(_ bytes: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
         let index = Self.index
-        snapshot.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            index.bytes.withUnsafeBufferPointer { tokenBytes in
-                var at = 0
-                while at < bytes.count {
-                    let byte = bytes[at]
-                    if byte < 0x20 {
-                        output.append(literal)
-                        output.append(byte)
-                        at += 1
-                        continue
-                    }
-                    let row = index.rows[Int(byte)]
-                    if row >= 0, at + 2 < bytes.count {
-                        var token = index.heads[row * 256 + Int(bytes[at + 2])]
-                        while token >= 0 {
-                            let tokenStart = index.starts[token], length = index.starts[token + 1] - tokenStart
-                            if at + length <= bytes.count,
-                               memcmp(tokenBytes.baseAddress! + tokenStart, bytes.baseAddress! + at, length) == 0 {
-                                break
+        return index.bytes.withUnsafeBufferPointer { tokenBytes in
+            index.rows.withUnsafeBufferPointer { rows in
+                index.heads.withUnsafeBufferPointer { heads in
+                    index.starts.withUnsafeBufferPointer { starts in
+                        index.next.withUnsafeBufferPointer { next in
+                            var at = 0, written = 0
+                            while at < bytes.count {
+                                let byte = bytes[at]
+                                if byte < 0x20 {
+                                    out[written] = literal
+                                    out[written + 1] = byte
+                                    written += 2
+                                    at += 1
+                                    continue
+                                }
+                                let row = rows[Int(byte)]
+                                if row >= 0, at + 2 < bytes.count {
+                                    var token = heads[row * 256 + Int(bytes[at + 2])]
+                                    while token >= 0 {
+                                        let tokenStart = starts[token], length = starts[token + 1] - tokenStart
+                                        if at + length <= bytes.count,
+                                           memcmp(tokenBytes.baseAddress! + tokenStart, bytes.baseAddress! + at, length) == 0 {
+                                            break
+                                        }
+                                        token = next[token]
+                                    }
+                                    if token >= 0 {
+                                        if token < singleCodes {
+                                            out[written] = UInt8(token + 1)
+                                            written += 1
+                                        } else {
+                                            out[written] = extended
+                                            out[written + 1] = UInt8(token - singleCodes)
+                                            written += 2
+                                        }
+                                        at += starts[token + 1] - starts[token]
+                                        continue
+                                    }
+                                }
+                                out[written] = byte
+                                written += 1
+                                at += 1
                             }
-                            token = index.next[token]
-                        }
-                        if token >= 0 {
-                            if token < singleCodes {
-                                output.append(UInt8(token + 1))
-                            } else {
-                                output.append(extended)
-                                output.append(UInt8(token - singleCodes))
-                            }
-                            at += index.starts[token + 1] - index.starts[token]
-                            continue
+                            return written
                         }
                     }
-                    output.append(byte)
-                    at += 1
                 }
             }
         }
-        return output.count - start
     }
 
     /// The snapshot `packed` was made from.
