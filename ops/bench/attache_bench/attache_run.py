@@ -46,6 +46,7 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
     (callgrind.py; some 50 times slower: not a run to time either)."""
     kafka = rig.kafka
     wrapper = callgrind.wrapper(callgrind.output_path(scenario)) if instructions else ()
+    extra = dict(extra or {}, **callgrind.ENVIRONMENT) if instructions else extra
     with warm_workers(rig, tag, workers, extra, wrapper) as (topics, watcher, started):
         path = os.path.join(rig.workdir, "jobs-{}.tsv".format(tag))
         with open(path, "w") as f:
