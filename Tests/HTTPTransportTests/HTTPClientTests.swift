@@ -146,6 +146,27 @@ import WireFormat
         #expect(statuses == Array(repeating: 200, count: 64))
     }
 
+    /// A query goes to libcurl as the request's target (RequestTarget): the server sees exactly the path and query
+    /// of the URL, percent-escapes and all, for uploads and plain requests; a path with dot segments is still
+    /// resolved as libcurl resolves it.
+    @Test func theServerSeesThePathAndQueryOfTheURLExactly() async throws {
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
+        defer { scratch.remove() }
+        let source = try scratch.patternFile("photo.jpg", size: 16 << 10)
+        let client = try HTTPClient()
+        let query = "X-Amz-Credential=AKID%2F20261206%2Fus-east-1%2Fs3%2Faws4_request&empty=&slash=/a/../b&"
+            + "X-Amz-Signature=" + String(repeating: "0f", count: 32)
+
+        let uploaded = try await client.upload(
+            fromFile: source, request: HTTPRequest(method: "PUT", url: nginx.url("/target/b%201/photo.jpg?" + query)))
+        let sent = try await client.send(HTTPRequest(method: "POST", url: nginx.url("/target/call?" + query)))
+        let resolved = try await client.send(HTTPRequest(url: nginx.url("/target/a/../b?x=1")))
+
+        #expect(String(decoding: uploaded.body, as: UTF8.self) == "PUT /target/b%201/photo.jpg?" + query)
+        #expect(String(decoding: sent.body, as: UTF8.self) == "POST /target/call?" + query)
+        #expect(String(decoding: resolved.body, as: UTF8.self) == "GET /target/b?x=1")
+    }
+
     @Test func sendReturnsStatusHeadersAndBody() async throws {
         let client = try HTTPClient()
 

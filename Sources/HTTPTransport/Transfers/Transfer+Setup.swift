@@ -16,7 +16,12 @@ extension Transfer {
         let context = Unmanaged.passUnretained(self).toOpaque()
         let request = spec.request
 
-        try easy.set(CURLOPT_URL, request.url)
+        if let split = RequestTarget.split(request.url, followsRedirects: request.followRedirects) {
+            try easy.set(CURLOPT_URL, split.url)
+            try easy.set(CURLOPT_REQUEST_TARGET, split.target)
+        } else {
+            try easy.set(CURLOPT_URL, request.url)
+        }
         try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
         try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         try easy.set(CURLOPT_NOSIGNAL, 1)

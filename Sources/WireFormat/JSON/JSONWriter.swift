@@ -192,7 +192,9 @@ public struct JSONWriter: Sendable {
             bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
             rest /= 10
         } while rest > 0
-        bytes[start...].reverse()
+        // Through a pointer: reversing `bytes[start...]` took the slice out of the array, copied it (the array still
+        // held its buffer) and put it back, an allocation per number.
+        bytes.withUnsafeMutableBufferPointer { $0[start...].reverse() }
     }
 
     /// Writes `value` quoted, copying runs that need no escape in one go.

@@ -151,6 +151,7 @@ public final class NginxServer: Sendable {
                     location = /json { default_type application/json; return 200 '{"ok":true}'; }
                     location = /connection { return 200 '$pid/$connection'; }
                     location = /expect { return 200 'expect=$http_expect'; }
+                    location /target/ { return 200 '$request_method $request_uri'; }
                     location = /request-line { return 200 '$request_method content-type=$http_content_type length=$http_content_length'; }
                     location = /presign/batch {
                         if ($request_method != POST) { return 405; }
