@@ -192,9 +192,12 @@ extension SourceStaging {
 
     /// The path the kernel has for an open descriptor, from `/proc/self/fd`; nil where that is unavailable.
     private static func openedPath(_ descriptor: Int32) -> String? {
-        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/fd/\(descriptor)", &target, Int(PATH_MAX))
-        guard length > 0 else { return nil }
-        return String(decoding: target[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // On the stack and left unzeroed: a path source runs this once per file, and a zeroed 4 KiB array and its
+        // copy cost more than the system call.
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(PATH_MAX)) { target in
+            let length = readlink("/proc/self/fd/\(descriptor)", target.baseAddress!, target.count)
+            guard length > 0 else { return nil }
+            return String(decoding: UnsafeRawBufferPointer(start: target.baseAddress, count: length), as: UTF8.self)
+        }
     }
 }

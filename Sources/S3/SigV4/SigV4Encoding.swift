@@ -6,22 +6,22 @@ public enum SigV4Encoding {
     public static func uriEncode(_ text: String, encodeSlash: Bool = true) -> String {
         // Most names and values a signer sees need no encoding: they come back as they are, without a copy.
         guard text.utf8.contains(where: { !keeps($0, encodeSlash: encodeSlash) }) else { return text }
-        var bytes: [UInt8] = []
-        append(text, encodeSlash: encodeSlash, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Appends the encoding of `text` to `bytes`, which it grows at most once.
-    private static func append(_ text: String, encodeSlash: Bool, to bytes: inout [UInt8]) {
-        bytes.reserveCapacity(bytes.count + text.utf8.count * 3)
-        for byte in text.utf8 {
-            if keeps(byte, encodeSlash: encodeSlash) {
-                bytes.append(byte)
-            } else {
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(upperHexDigit(byte >> 4))
-                bytes.append(upperHexDigit(byte & 0x0f))
+        // Straight into the string's storage, three bytes of room per byte: appending to an array byte by byte
+        // checked its capacity and uniqueness each time.
+        return String(unsafeUninitializedCapacity: text.utf8.count * 3) { output in
+            var written = 0
+            for byte in text.utf8 {
+                if keeps(byte, encodeSlash: encodeSlash) {
+                    output[written] = byte
+                    written += 1
+                } else {
+                    output[written] = UInt8(ascii: "%")
+                    output[written + 1] = upperHexDigit(byte >> 4)
+                    output[written + 2] = upperHexDigit(byte & 0x0f)
+                    written += 3
+                }
             }
+            return written
         }
     }
 

@@ -72,13 +72,18 @@ enum SnapshotPacking {
     /// Appends `snapshot`, packed, to `output`; answers how many bytes it took.
     @discardableResult
     static func pack(_ snapshot: Data, into output: inout [UInt8]) -> Int {
-        // Written through pointers into room for the worst case (every byte escaped): appending byte by byte, each
-        // append checked the array's uniqueness and capacity, which cost four times the packing itself.
-        let packed = [UInt8](unsafeUninitializedCapacity: snapshot.count * 2) { out, written in
-            written = snapshot.withUnsafeBytes { raw in pack(raw.bindMemory(to: UInt8.self), into: out) }
+        // Written through pointers into room for the worst case (every byte escaped), made in `output` itself so
+        // that no buffer comes and goes per snapshot: appending byte by byte, each append checked the array's
+        // uniqueness and capacity, which cost four times the packing itself.
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: snapshot.count * 2))
+        let written = output.withUnsafeMutableBufferPointer { out in
+            snapshot.withUnsafeBytes { raw in
+                pack(raw.bindMemory(to: UInt8.self), into: UnsafeMutableBufferPointer(rebasing: out[start...]))
+            }
         }
-        output.append(contentsOf: packed)
-        return packed.count
+        output.removeLast(snapshot.count * 2 - written)
+        return written
     }
 
     /// Packs `bytes` into `out`, which has room for twice as many; answers how many it wrote.
