@@ -7,8 +7,9 @@ public enum MediaKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// `image/…` → image, `video/…` → video, `audio/…` → audio, anything else → file.
     public init(mimeType: String) {
         // Compared byte by byte, as `lowercased()` and a switch would not be: every file settled makes one. A
-        // top-level type is short, so `top` is a small string and allocates nothing.
-        let top = String(mimeType.prefix { $0 != "/" })
+        // top-level type is short, so `top` is a small string and allocates nothing; the `/` is found among the
+        // bytes, not the characters, which would be told apart by Unicode's rules first.
+        let top = String(mimeType[..<(mimeType.utf8.firstIndex(of: UInt8(ascii: "/")) ?? mimeType.endIndex)])
         if top.equalsIgnoringASCIICase("image") {
             self = .image
         } else if top.equalsIgnoringASCIICase("video") {
