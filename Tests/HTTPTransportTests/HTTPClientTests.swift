@@ -167,6 +167,19 @@ import WireFormat
         #expect(String(decoding: resolved.body, as: UTF8.self) == "GET /target/b?x=1")
     }
 
+    /// The query goes onto the request line as the target libcurl is given, as it is: a space or a line break in it
+    /// would split that line, so the whole URL is still checked by libcurl's parser first and refused.
+    @Test(arguments: ["?a=b c", "?a=b\r\nX-Injected: 1", "?a=\u{7F}"])
+    func aQueryThatWouldBreakTheRequestLineIsRefusedBeforeAnythingIsSent(query: String) async throws {
+        let client = try HTTPClient()
+
+        let error = await #expect(throws: HTTPTransportError.self) {
+            _ = try await client.send(HTTPRequest(method: "PUT", url: nginx.url("/target/x") + query))
+        }
+
+        #expect(error?.code == .invalidURL)
+    }
+
     @Test func sendReturnsStatusHeadersAndBody() async throws {
         let client = try HTTPClient()
 
