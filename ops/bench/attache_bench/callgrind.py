@@ -1,5 +1,6 @@
 """--callgrind: the instructions a small job costs, counted by valgrind's callgrind in one more, untimed run of the
-small scenario's `s3` contender (DESIGN §8 *Per-job cost*). Instructions, unlike seconds, do not depend on what
+small scenario's `s3` contender (DESIGN §8 *Per-job cost*): by library in the table; by Attache's module and
+function, each with the library and runtime work it called, in ops/bench/work/small-s3-callgrind.txt. Instructions, unlike seconds, do not depend on what
 the host charges for a wake-up or a cache miss that minute: the same build and jobs give the same counts within
 about 2 %, so two builds compare in one run each, on any host.
 
@@ -9,11 +10,12 @@ worker runs some 50 times slower, so those weigh more per job than at full speed
 statistics (every 100 ms: librdkafka's histograms and a document of tens of kilobytes, parsed for the group's join
 state), comes every 5 s instead in this run: about its share of a job at full speed. Under callgrind it came to a
 tenth of a job's instructions; at full speed it is under 1 %."""
+import collections
 import os
-import re
 import subprocess
 import time
 
+from .callgrind_dump import Dump, attache_modules, swift_module
 from .failure import BenchFailure
 from .paths import BENCH_DIR, REPO
 
@@ -69,13 +71,13 @@ class InstructionCount:
     def stop(self, jobs):
         """Instructions per job by library (ORDER's labels, plus "total"); writes the report beside the dump."""
         self._control("-d")
-        dump = self._dump()
+        dump = Dump(self._dump())
         by_library = {label: 0 for label in ORDER}
-        for obj, instructions in self_cost_by_object(dump).items():
+        for obj, instructions in dump.own_by_object().items():
             by_library[label_of(obj)] += instructions
         counts = {label: value / jobs for label, value in by_library.items() if value}
         counts["total"] = sum(by_library.values()) / jobs
-        self._report(dump, counts)
+        self._report(dump, counts, jobs)
         return counts
 
     def _dump(self):
@@ -91,57 +93,29 @@ class InstructionCount:
             time.sleep(0.2)
         raise BenchFailure("callgrind wrote no dump for the {} run".format(self.scenario))
 
-    def _report(self, dump, counts):
-        """By library, then Attache's functions by inclusive instructions (the first 60), demangled."""
-        inclusive = subprocess.run(["callgrind_annotate", "--auto=no", "--inclusive=yes", "--threshold=100", dump],
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, check=True).stdout
-        own = [re.sub(r"\s*\[[^\]]*\]\s*$", "", line).replace(REPO + "/", "") for line in inclusive.splitlines()
-               if re.search(r"\[[^\]]*/attache[^/\]]*\]\s*$", line)][:60]
-        demangled = subprocess.run(["swift", "demangle", "--simplified"], input="\n".join(own), stdout=subprocess.PIPE,
-                                   text=True).stdout if own else ""
+    def _report(self, dump, counts, jobs):
+        """By library, then by Attache's module and function, each charged with the library and runtime work it
+        called (callgrind_dump.Dump.charged), per job."""
+        modules = attache_modules(os.path.join(REPO, "Sources"))
+
+        def is_attache(obj, function):
+            return label_of(obj or "") == "Attache" and swift_module(function) in modules
+
+        charged = dump.charged(is_attache)
+        by_module = collections.Counter()
+        for (obj, function), instructions in charged.items():
+            by_module[swift_module(function) if obj else "(not called from Attache: library threads, thread loops)"] += instructions
+        top = charged.most_common(60)
+        demangled = subprocess.run(["swift", "demangle", "--simplified"], input="\n".join(f for (_, f), _ in top),
+                                   stdout=subprocess.PIPE, text=True).stdout.splitlines()
         with open(os.path.join(BENCH_DIR, "work", self.scenario + "-callgrind.txt"), "w") as f:
             f.write("instructions per job by library\n")
             f.writelines("{:>12,.0f}  {}\n".format(counts[label], label) for label in ORDER + ["total"] if label in counts)
-            f.write("\nAttache's functions, inclusive, for all measured jobs (dump: {})\n".format(dump))
-            f.write(demangled)
-
-
-def self_cost_by_object(dump):
-    """Each object's own instructions (not those of the functions it called), read from the dump itself.
-    callgrind_annotate cannot be asked: a dump taken while threads run lists their calls still under way as
-    `calls=0`, and callgrind_annotate adds those calls' instructions to the caller's own, so a thread's entry
-    function would count everything it ran twice."""
-    names, costs = {}, {}
-    obj, fn_obj, after_call = None, None, False
-    with open(dump) as f:
-        for line in f:
-            if after_call:  # the instructions of the call just named: the callee's, counted there
-                after_call = False
-                continue
-            if line[0].isdigit() or line[0] in "+-*":
-                fields = line.split()
-                if len(fields) > 1 and fn_obj is not None:
-                    costs[fn_obj] = costs.get(fn_obj, 0) + int(fields[1])
-            elif line.startswith("ob="):
-                obj = compressed(names, line[3:])
-            elif line.startswith("fn="):
-                fn_obj = obj
-            elif line.startswith("calls="):
-                after_call = True
-            elif line.startswith("cob="):
-                compressed(names, line[4:])
-    return costs
-
-
-def compressed(names, text):
-    """A name given as `(id) name` the first time and `(id)` after (callgrind's name compression)."""
-    text = text.strip()
-    if text.startswith("("):
-        key, _, name = text.partition(")")
-        if name.strip():
-            names[key] = name.strip()
-        return names.get(key, text)
-    return text
+            f.write("\nby Attache's module, each with the library and runtime work its code called\n")
+            f.writelines("{:>12,.0f}  {}\n".format(value / jobs, name) for name, value in by_module.most_common())
+            f.write("\nAttache's functions, the same way (the first 60)\n")
+            f.writelines("{:>12,.0f}  {}{}\n".format(value / jobs, "" if obj else "(not called from Attache) ", name[:160])
+                         for ((obj, _), value), name in zip(top, demangled))
 
 
 def label_of(obj):
