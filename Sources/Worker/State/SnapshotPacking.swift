@@ -90,53 +90,45 @@ enum SnapshotPacking {
     private static func pack(_ bytes: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
         let index = Self.index
         return index.bytes.withUnsafeBufferPointer { tokenBytes in
-            index.rows.withUnsafeBufferPointer { rows in
-                index.heads.withUnsafeBufferPointer { heads in
-                    index.starts.withUnsafeBufferPointer { starts in
-                        index.next.withUnsafeBufferPointer { next in
-                            var at = 0, written = 0
-                            while at < bytes.count {
-                                let byte = bytes[at]
-                                if byte < 0x20 {
-                                    out[written] = literal
-                                    out[written + 1] = byte
-                                    written += 2
-                                    at += 1
-                                    continue
-                                }
-                                let row = rows[Int(byte)]
-                                if row >= 0, at + 2 < bytes.count {
-                                    var token = heads[row * 256 + Int(bytes[at + 2])]
-                                    while token >= 0 {
-                                        let tokenStart = starts[token], length = starts[token + 1] - tokenStart
-                                        if at + length <= bytes.count,
-                                           memcmp(tokenBytes.baseAddress! + tokenStart, bytes.baseAddress! + at, length) == 0 {
-                                            break
-                                        }
-                                        token = next[token]
-                                    }
-                                    if token >= 0 {
-                                        if token < singleCodes {
-                                            out[written] = UInt8(token + 1)
-                                            written += 1
-                                        } else {
-                                            out[written] = extended
-                                            out[written + 1] = UInt8(token - singleCodes)
-                                            written += 2
-                                        }
-                                        at += starts[token + 1] - starts[token]
-                                        continue
-                                    }
-                                }
-                                out[written] = byte
-                                written += 1
-                                at += 1
-                            }
-                            return written
+            var at = 0, written = 0
+            while at < bytes.count {
+                let byte = bytes[at]
+                if byte < 0x20 {
+                    out[written] = literal
+                    out[written + 1] = byte
+                    written += 2
+                    at += 1
+                    continue
+                }
+                let row = index.rows[Int(byte)]
+                if row >= 0, at + 2 < bytes.count {
+                    var token = index.heads[row * 256 + Int(bytes[at + 2])]
+                    while token >= 0 {
+                        let tokenStart = index.starts[token], length = index.starts[token + 1] - tokenStart
+                        if at + length <= bytes.count,
+                           memcmp(tokenBytes.baseAddress! + tokenStart, bytes.baseAddress! + at, length) == 0 {
+                            break
                         }
+                        token = index.next[token]
+                    }
+                    if token >= 0 {
+                        if token < singleCodes {
+                            out[written] = UInt8(token + 1)
+                            written += 1
+                        } else {
+                            out[written] = extended
+                            out[written + 1] = UInt8(token - singleCodes)
+                            written += 2
+                        }
+                        at += index.starts[token + 1] - index.starts[token]
+                        continue
                     }
                 }
+                out[written] = byte
+                written += 1
+                at += 1
             }
+            return written
         }
     }
 
