@@ -33,6 +33,7 @@ class AttacheRun(TimedRun):
     cpu_per_job: float  # the workers' CPU seconds per measured job
     cpu_per_job_by_thread: dict  # one worker: thread group -> its CPU seconds per measured job (empty for several)
     counts_per_job: dict  # with `count`: what job_counts.JobCounts counted, per measured job (else empty)
+    system_per_job: float  # the part of cpu_per_job spent in the kernel
 
 
 def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, measure_rss=False, count=False,
@@ -57,6 +58,7 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
         counting = JobCounts(started[0].pid, rig.workdir, tag) if count else None
         counting = callgrind.InstructionCount(started[0].pid, scenario) if instructions else counting
         cpu_before = sum(w.cpu_seconds() for w in started)
+        system_before = sum(w.system_seconds() for w in started)
         threads_before = started[0].thread_cpu_seconds() if workers == 1 else {}
         account = rig.services_cpu({"worker": [w.pid for w in started], "kcat": [watcher.pid]})
         reaped = reaped_children_cpu()
@@ -73,6 +75,7 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
         if recording:
             recording.stop()
         used = sum(w.cpu_seconds() for w in started) - cpu_before
+        system = sum(w.system_seconds() for w in started) - system_before
         snapshots = changelog_records(kafka, topics.changelog, ids)
         by_thread = cpu_by_thread_group(threads_before, threads_after, used) if workers == 1 else {}
         run = AttacheRun(seconds=end - start, events=watcher.events_of(ids), snapshots=snapshots,
@@ -81,7 +84,7 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
                          first_event=watcher.first_event(ids[0]) / 1000 - start,
                          cpu_per_job=used / len(jobs),
                          cpu_per_job_by_thread={group: seconds / len(jobs) for group, seconds in by_thread.items()},
-                         counts_per_job=counts, account=account)
+                         counts_per_job=counts, system_per_job=system / len(jobs), account=account)
     for batch_id, result in run.results.items():
         if result.get("rejected") or result.get("failed"):
             raise BenchFailure("batch {} did not upload everything: {}".format(batch_id, json.dumps(result)[:500]))

@@ -8,12 +8,18 @@ import resource
 
 def process_cpu_seconds(pid):
     """User + system CPU a live process has used so far (all its threads); 0 once it is gone."""
+    return sum(process_cpu_split(pid))
+
+
+def process_cpu_split(pid):
+    """(user, system) CPU seconds a live process has used so far, in whole clock ticks; (0, 0) once it is gone."""
     try:
         with open("/proc/{}/stat".format(pid)) as f:
             fields = f.read().rsplit(")", 1)[1].split()
     except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return 0.0, 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 # A worker's threads by what they run, from their names: Swift's task pool and libdispatch's global queues share the

@@ -6,7 +6,7 @@ import urllib.request
 from dataclasses import dataclass
 
 from .children import Child, free_port, proc_status_kib
-from .cpu import process_cpu_seconds, thread_cpu_seconds
+from .cpu import process_cpu_seconds, process_cpu_split, thread_cpu_seconds
 from .failure import BenchFailure
 from .run_names import changelog_of
 
@@ -84,6 +84,10 @@ class Worker:
     def cpu_seconds(self):
         """User + system CPU time the worker has used so far."""
         return process_cpu_seconds(self.child.pid)
+
+    def system_seconds(self):
+        """The part of `cpu_seconds` spent in the kernel (system calls, page faults, waking threads)."""
+        return process_cpu_split(self.child.pid)[1]
 
     def thread_cpu_seconds(self):
         """CPU each of its live threads used so far, with its thread group (cpu.thread_cpu_seconds)."""

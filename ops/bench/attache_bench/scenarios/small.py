@@ -43,6 +43,7 @@ class SmallRun:
     # with --callgrind: library label -> instructions per job in `s3` mode (callgrind.py), "total" among them
     instructions_per_job: dict = field(default_factory=dict)
     cpu_per_job_us: dict = field(default_factory=dict)  # worker count -> Figure of the workers' CPU per job
+    system_per_job_us: dict = field(default_factory=dict)  # worker count -> Figure of its part in the kernel
     cpu: dict = field(default_factory=dict)  # worker count, S3 or "curl" -> ContenderCPU
     curl_cpu_per_file_us: Figure = field(default_factory=Figure)  # curl's own CPU per file
     additions: dict = field(default_factory=dict)  # 1 (endpoint mode) or S3 -> floor.Additions
@@ -54,6 +55,7 @@ class SmallRun:
             self.times[who], self.cpu[who] = Figure(), ContenderCPU()
         for workers in self.attache_runs:
             self.events_per_s[workers], self.cpu_per_job_us[workers] = Figure(), Figure()
+            self.system_per_job_us[workers] = Figure()
             self.events_per_job[workers], self.snapshots_per_job[workers] = Figure(), Figure()
         self.additions = {1: floor.Additions(), S3: floor.Additions()}
         self.thread_us = {1: {}, S3: {}}
@@ -112,6 +114,7 @@ def measure(rig, worker_counts, with_curl):
             small.events_per_job[who].add(measured.events / count)
             small.snapshots_per_job[who].add(measured.snapshots / count)
             small.cpu_per_job_us[who].add(measured.cpu_per_job * 1e6)
+            small.system_per_job_us[who].add(measured.system_per_job * 1e6)
             for group, seconds in measured.cpu_per_job_by_thread.items():
                 small.thread_us[who].setdefault(group, Figure()).add(seconds * 1e6)
             log("small run {}: attache ×{} {:.3f} s ({:.0f} jobs/s, {:.0f} events/s)".format(
@@ -158,6 +161,8 @@ def rows(small):
         table += floor.rows("small, {} mode".format(mode), "curl", curl, small.cpu["curl"].total(), small.additions[who],
                             small.times[who], small.cpu[who].total(), SMALL_VS_CURL)
         table.append(thread_row(mode, small.thread_us[who]))
+        table.append(Row("small, {} mode: worker CPU per job in the kernel, µs (system time: system calls, page faults, "
+                         "wake-ups; not in --callgrind's counts)".format(mode), small.system_per_job_us[who].text("{:.0f}")))
         table.append(records_row(small, who, mode))
         if who in small.counts_per_job:
             table.append(counts_row(small.counts_per_job[who], mode))
