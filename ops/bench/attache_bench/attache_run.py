@@ -55,8 +55,8 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
         ids = [b for b, _ in jobs]
         rig.nginx.clear_store()
         recording = rig.profiler.start(scenario, started[0]) if workers == 1 and not (count or instructions) else None
-        counting = JobCounts(started[0].pid, rig.workdir, tag) if count else None
-        counting = callgrind.InstructionCount(started[0].pid, scenario) if instructions else counting
+        counting = (callgrind.InstructionCount(started[0].pid, scenario) if instructions
+                    else JobCounts(started[0].pid, rig.workdir, tag) if count else None)
         cpu_before = sum(w.cpu_seconds() for w in started)
         system_before = sum(w.system_seconds() for w in started)
         threads_before = started[0].thread_cpu_seconds() if workers == 1 else {}

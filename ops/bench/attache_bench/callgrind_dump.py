@@ -16,15 +16,14 @@ SWIFT_SYMBOL = re.compile(r"\$s(\d+)")
 
 class Dump:
     """One dump: `own[(object, function)]` instructions run in the function itself, `calls[callee][caller]` the
-    instructions of the calls between them (the callee's inclusive cost for those calls), `files[(object,
-    function)]` the source file callgrind names for it."""
+    instructions of the calls between them (the callee's inclusive cost for those calls). Source files are not
+    read: a function's module comes from its mangled name."""
 
     def __init__(self, path):
         self.own = collections.Counter()
         self.calls = collections.defaultdict(collections.Counter)
-        self.files = {}
         names = {}
-        obj = source = function = callee_obj = callee = None
+        obj = function = callee_obj = callee = None
         call_cost_next = False
         with open(path) as f:
             for line in f:
@@ -41,17 +40,10 @@ class Dump:
                         self.own[(obj, function)] += int(fields[1])
                 elif line.startswith("ob="):
                     obj = _name(names, "ob", line[3:])
-                elif line.startswith("fl="):
-                    source = _name(names, "fl", line[3:])
-                elif line.startswith(("fi=", "fe=")):
-                    _name(names, "fl", line[3:])
                 elif line.startswith("fn="):
                     function = _name(names, "fn", line[3:])
-                    self.files.setdefault((obj, function), source)
                 elif line.startswith("cob="):
                     callee_obj = _name(names, "ob", line[4:])
-                elif line.startswith(("cfi=", "cfl=")):
-                    _name(names, "fl", line[4:])
                 elif line.startswith("cfn="):
                     callee = _name(names, "fn", line[4:])
                 elif line.startswith("calls="):
