@@ -27,7 +27,7 @@ struct SourceResigner: Sendable {
         json.field("fileId", fileId)
         json.field("url", url)
         json.endObject()
-        let body = Data(json.bytes)
+        let body = json.data()
         let request = HTTPRequest(
             method: "POST", url: endpoint,
             headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")],

@@ -63,6 +63,39 @@ import WireFormat
         #expect(String(decoding: json.bytes, as: UTF8.self) == #"{"we\"ird":"1970-01-01T00:00:00.250Z","n":1}"#)
     }
 
+    /// The writer reserves room once a piece and grows its buffer itself: output far past its first capacity, with
+    /// escapes landing where the buffer grows, is what writing the same pieces one at a time gives.
+    @Test func outputGrowsPastItsCapacityWithEveryPieceIntact() {
+        var json = JSONWriter(capacity: 1)
+        var expected = "["
+        json.beginArray()
+        for index in 0..<300 {
+            let text = String(repeating: "\"", count: index % 7) + String(repeating: "x", count: index) + "\u{1}"
+            if index > 0 { expected += "," }
+            switch index % 4 {
+            case 0:
+                json.string(text)
+                expected += Self.reference(text)
+            case 1:
+                json.beginObject()
+                json.key(text)
+                json.int(Int64(index) * -1_000_003)
+                json.endObject()
+                expected += "{" + Self.reference(text) + ":" + String(Int64(index) * -1_000_003) + "}"
+            case 2:
+                json.bool(index % 8 == 2)
+                expected += index % 8 == 2 ? "true" : "false"
+            default:
+                json.time(Date(timeIntervalSince1970: Double(index)))
+                expected += "\"" + RFC3339Instant.format(Date(timeIntervalSince1970: Double(index))) + "\""
+            }
+        }
+        json.endArray()
+        expected += "]"
+        #expect(String(decoding: json.bytes, as: UTF8.self) == expected)
+        #expect(json.byteCount == expected.utf8.count)
+    }
+
     @Test func integersAreWrittenAsTheirDecimalForm() {
         let signed: [Int64] = [0, 7, -7, 9, 10, 99, 100, -100, 4_096, 1_000_000_007, .max, .min, .max - 1, .min + 1]
         for value in signed {
@@ -71,12 +104,16 @@ import WireFormat
             #expect(String(decoding: json.bytes, as: UTF8.self) == String(value))
         }
         // Beyond Int64, and in other widths.
-        let wide: [(JSONWriter) -> JSONWriter] = [
-            { var json = $0; json.int(UInt64.max); return json },
-            { var json = $0; json.int(Int32.min); return json },
-            { var json = $0; json.int(UInt8(255)); return json },
+        let wide: [(inout JSONWriter) -> Void] = [
+            { $0.int(UInt64.max) },
+            { $0.int(Int32.min) },
+            { $0.int(UInt8(255)) },
         ]
-        let texts = wide.map { String(decoding: $0(JSONWriter()).bytes, as: UTF8.self) }
+        let texts = wide.map { write in
+            var json = JSONWriter()
+            write(&json)
+            return String(decoding: json.bytes, as: UTF8.self)
+        }
         #expect(texts == [String(UInt64.max), String(Int32.min), "255"])
         var list = JSONWriter()
         list.beginArray()

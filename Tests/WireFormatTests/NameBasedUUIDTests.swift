@@ -11,6 +11,30 @@ import Testing
         #expect(hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") == "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
     }
 
+    @Test func sha1OfAMessageFedInPiecesIsItsOneShotDigest() {
+        // The million-a vector, fed in pieces that cross block boundaries at every offset.
+        let message = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
+        var hash = SHA1()
+        var start = 0
+        var piece = 1
+        message.withUnsafeBytes { bytes in
+            while start < bytes.count {
+                let end = min(start + piece, bytes.count)
+                hash.update(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+                start = end
+                piece = piece % 131 + 1
+            }
+        }
+        let digest = hash.finish()
+        #expect([digest.0, digest.1, digest.2, digest.3, digest.4] == [0x34AA_973C, 0xD4C4_DAA4, 0xF61E_EB2B, 0xDBAD_2731, 0x6534_016F])
+        var bytewise = SHA1()
+        for byte in "abc".utf8 { bytewise.update(byte: byte) }
+        #expect(SHA1.hash(Array("abc".utf8)) == { () -> [UInt8] in
+            let d = bytewise.finish()
+            return [d.0, d.1, d.2, d.3, d.4].flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - $0 * 8)) } }
+        }())
+    }
+
     @Test func versionFiveUUIDsMatchTheRFCExample() {
         // RFC 9562 appendix A.4: name "www.example.com" in the DNS namespace.
         let dns = UUID(uuidString: "6ba7b810-9dad-11d1-80b4-00c04fd430c8")!

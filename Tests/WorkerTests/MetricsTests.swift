@@ -69,6 +69,56 @@ import UploadEngine
         #expect(registry.value(WorkerMetrics.files, labels: ["outcome": "retrying", "code": "ERR_UPLOAD_STALLED"]) == 1)
         #expect(registry.value(WorkerMetrics.files, labels: ["outcome": "failed", "code": "ERR_UPLOAD_STALLED"]) == 1)
         #expect(registry.render().contains("# TYPE attache_upload_duration_seconds histogram"))
+        // Messages too, and nothing the events did not count shows up: the handles made at start are not series.
+        metrics.record(UploadEvent(batchId: "b", requestId: "r", fileId: "f", kind: .messageSent(muid: "m", type: .file, fileIds: ["f"], responseId: nil)))
+        #expect(registry.value(WorkerMetrics.messages, labels: ["outcome": "sent"]) == 1)
+        let files = registry.render().split(separator: "\n").filter { $0.hasPrefix(WorkerMetrics.files + "{") }
+        #expect(files.count == 5)
+        #expect(!registry.render().contains("attache_messages_total{outcome=\"failed\"}"))
+    }
+
+    @Test func jobsAreCountedByKindAndOutcomeAndAnUnknownKindAsOther() {
+        let metrics = WorkerMetrics()
+        metrics.countJob(kind: "upload", outcome: "accepted")
+        metrics.countJob(kind: "upload", outcome: "accepted")
+        metrics.countJob(kind: "invalid", outcome: "dead-lettered")
+        metrics.countJob(kind: "made-up", outcome: "accepted")
+        let registry = metrics.registry
+        #expect(registry.value(WorkerMetrics.jobs, labels: ["kind": "upload", "outcome": "accepted"]) == 2)
+        #expect(registry.value(WorkerMetrics.jobs, labels: ["kind": "invalid", "outcome": "dead-lettered"]) == 1)
+        #expect(registry.value(WorkerMetrics.jobs, labels: ["kind": "other", "outcome": "accepted"]) == 1)
+        #expect(registry.render().split(separator: "\n").filter { $0.hasPrefix(WorkerMetrics.jobs + "{") }.count == 3)
+    }
+
+    @Test func aCounterHandleIsTheSeriesIncrementNames() {
+        let registry = MetricsRegistry()
+        registry.declare("h_total", .counter, help: "Handled.", labels: ["code": ["A", "B"]])
+        let a = registry.counter("h_total", labels: ["code": "A"])
+        let unknown = registry.counter("h_total", labels: ["code": "Z", "extra": "dropped"])
+        // Resolved, not yet counted: no series.
+        #expect(!registry.render().contains("h_total{"))
+        a.increment()
+        a.increment(by: 2)
+        registry.increment("h_total", labels: ["code": "A"])
+        unknown.increment()
+        #expect(registry.value("h_total", labels: ["code": "A"]) == 4)
+        #expect(registry.value("h_total", labels: ["code": "other"]) == 1)
+        #expect(registry.render().contains("h_total{code=\"A\"} 4\nh_total{code=\"other\"} 1\n"))
+        // A family never declared counts nothing, through a handle as through increment.
+        registry.counter("undeclared_total").increment()
+        #expect(!registry.render().contains("undeclared_total"))
+    }
+
+    @Test func aReplacedSeriesDisappearsAndComesBackWithItsNewValue() {
+        let registry = MetricsRegistry()
+        registry.declare("g", .gauge, help: "Replaced.", labels: ["p": ["0", "1"]])
+        registry.replace("g", with: [(["p": "0"], 3), (["p": "1"], 4)])
+        registry.replace("g", with: [(["p": "1"], 5)])
+        #expect(!registry.render().contains("g{p=\"0\"}"))
+        #expect(registry.value("g", labels: ["p": "0"]) == 0)
+        #expect(registry.value("g", labels: ["p": "1"]) == 5)
+        registry.replace("g", with: [(["p": "0"], 6)])
+        #expect(registry.render().hasSuffix("g{p=\"0\"} 6\n"))
     }
 }
 

@@ -88,7 +88,7 @@ public struct BatchView: Sendable, Hashable {
         if let updatedAt { members["updatedAt"] = .string(updatedAt) }
         var json = JSONWriter(capacity: 4096)
         json.indentedValue(.object(members))
-        return Data(json.bytes)
+        return json.data()
     }
 
     /// An attachment as an `attache.file.uploaded` event gives it — written by the events' own encoder, so a script

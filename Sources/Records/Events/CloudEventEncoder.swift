@@ -40,21 +40,27 @@ public final class CloudEventEncoder: Sendable {
     /// The JSON bytes of one event, at most `maxBytes` of them; `sequence` increases per batch within this
     /// worker's ownership.
     public func encode(_ event: WorkerEvent, sequence: UInt64, time: Date = Date()) -> [UInt8] {
+        [UInt8](encodedData(event, sequence: sequence, time: time))
+    }
+
+    /// ``encode(_:sequence:time:)`` as `Data`, the writer's own buffer: what a record's value is made of.
+    func encodedData(_ event: WorkerEvent, sequence: UInt64, time: Date = Date()) -> Data {
         let id = event.stableName.map { NameBasedUUID.string(namespace: Self.eventNamespace, joining: $0) }
             ?? idPrefix + String(counter.add(1, ordering: .relaxed).newValue)
-        let bytes = envelope(event, id: id, sequence: sequence, time: time) { Self.writeData(of: event, into: &$0) }
-        guard bytes.count > maxBytes else { return bytes }
+        let json = envelope(event, id: id, sequence: sequence, time: time) { Self.writeData(of: event, into: &$0) }
+        let size = json.byteCount
+        guard size > maxBytes else { return json.data() }
         // Rare: measure the rest of the envelope, then fit the data into what is left.
         var data = JSONWriter()
         Self.writeData(of: event, into: &data)
         let parsed = (try? JSONParser.parse(data.bytes)) ?? .object([:])
-        let budget = maxBytes - (bytes.count - data.bytes.count)
+        let budget = maxBytes - (size - data.byteCount)
         let fitted = EventSummary.fit(parsed, budget: budget)
-        return envelope(event, id: id, sequence: sequence, time: time) { $0.value(fitted) }
+        return envelope(event, id: id, sequence: sequence, time: time) { $0.value(fitted) }.data()
     }
 
     private func envelope(_ event: WorkerEvent, id: String, sequence: UInt64, time: Date,
-                          data: (inout JSONWriter) -> Void) -> [UInt8] {
+                          data: (inout JSONWriter) -> Void) -> JSONWriter {
         // Room for the usual event whole (an upload's attachment, a batch's result of a few files run to 1–1.5 KB):
         // growing from the writer's default moved each one twice.
         var json = JSONWriter(capacity: 2048)
@@ -79,7 +85,7 @@ public final class CloudEventEncoder: Sendable {
         json.key("data")
         data(&json)
         json.endObject()
-        return json.bytes
+        return json
     }
 
     static func writeData(of event: WorkerEvent, into json: inout JSONWriter) {

@@ -44,7 +44,7 @@ enum EventSummary {
     static func size(of value: JSONValue) -> Int {
         var writer = JSONWriter(capacity: 0)
         writer.value(value)
-        return writer.bytes.count
+        return writer.byteCount
     }
 
     /// The summary that replaces a field of `size` bytes: what it was and how large, not its content.

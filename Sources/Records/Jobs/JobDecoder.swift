@@ -157,7 +157,7 @@ public struct JobDecoder: Sendable {
         json.key("tags")
         json.value(.array(message.tags.map(JSONValue.string)))
         json.endObject()
-        return json.bytes.count
+        return json.byteCount
     }
 
     /// The field, else the record key, else — for a job only — a name-based UUID of the record's position, so that

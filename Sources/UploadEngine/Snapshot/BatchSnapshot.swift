@@ -24,10 +24,16 @@ public enum BatchSnapshot {
     /// nil if even that does not fit, which takes thousands of pending files with long URLs (never at the default
     /// limits: records' strings are bounded where they are decoded).
     public static func encode(_ batch: UploadBatch, writerGeneration: Int64, maxBytes: Int) -> [UInt8]? {
+        encodedData(batch, writerGeneration: writerGeneration, maxBytes: maxBytes).map { [UInt8]($0) }
+    }
+
+    /// ``encode(_:writerGeneration:maxBytes:)`` as `Data`, the writer's own buffer: what the changelog record and the
+    /// store's row share.
+    public static func encodedData(_ batch: UploadBatch, writerGeneration: Int64, maxBytes: Int) -> Data? {
         var writer = SnapshotWriter(batch: batch, writerGeneration: writerGeneration)
         for plan in SnapshotWriter.Plan.fallbacks {
             writer.plan = plan
-            if let bytes = writer.encode(within: maxBytes) { return bytes }
+            if let data = writer.encode(within: maxBytes) { return data }
         }
         return nil
     }
@@ -81,7 +87,7 @@ struct SnapshotWriter {
 
     /// The snapshot's bytes, or nil once they pass `maxBytes`: a plan that does not fit is given up at the file that
     /// overflows it, not written out whole.
-    func encode(within maxBytes: Int = .max) -> [UInt8]? {
+    func encode(within maxBytes: Int = .max) -> Data? {
         var json = JSONWriter(capacity: 1024)
         json.beginObject()
         json.field("v", BatchSnapshot.formatVersion)
@@ -89,7 +95,7 @@ struct SnapshotWriter {
         if batch.isCleared {
             writeCleared(into: &json)
             json.endObject()
-            return json.bytes.count <= maxBytes ? json.bytes : nil
+            return json.byteCount <= maxBytes ? json.data() : nil
         }
         json.key("receiver")
         json.beginObject()
@@ -109,7 +115,7 @@ struct SnapshotWriter {
         json.beginArray()
         for entry in batch.entries where dropped == 0 || !skipped.contains(entry.slot) {
             write(entry, into: &json)
-            if json.bytes.count > maxBytes { return nil }
+            if json.byteCount > maxBytes { return nil }
         }
         json.endArray()
         json.field("rejectedDropped", batch.droppedRejections + dropped)
@@ -119,7 +125,7 @@ struct SnapshotWriter {
         if !batch.traces.isEmpty { writeTraces(into: &json) }
         writeContinuity(into: &json)
         json.endObject()
-        return json.bytes.count <= maxBytes ? json.bytes : nil
+        return json.byteCount <= maxBytes ? json.data() : nil
     }
 
     /// A cleared batch (DESIGN §4.1 *Clear*): nothing of its files, context or messages — only what a batch

@@ -1,67 +1,101 @@
+import Foundation
+
 /// A small, fast JSON writer for hot output (events, presign calls, messages): fields in a fixed order, no
 /// reflection. Values are written as they come; the caller keeps objects balanced.
-public struct JSONWriter: Sendable {
-    /// The JSON written so far.
-    public private(set) var bytes: [UInt8] = []
+///
+/// The output is a buffer the writer owns alone (it cannot be copied), so writing a piece checks its room once and
+/// copies: an event is some 200 short strings and numbers, and each append to an array checked the array's
+/// uniqueness and capacity and went through its generic copy, about 300 instructions a string.
+public struct JSONWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var written = 0
+    private var capacity: Int
     private var needsComma = false
 
     /// An empty writer with room for `capacity` bytes.
     public init(capacity: Int = 512) {
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 16)
+        // From malloc, so that `data()` can hand the buffer to `Data` as it is, with `free` to give it back.
+        guard let memory = malloc(self.capacity) else { fatalError("out of memory for \(self.capacity) bytes of JSON") }
+        base = memory.assumingMemoryBound(to: UInt8.self)
     }
+
+    deinit {
+        free(base)
+    }
+
+    /// The JSON written so far.
+    public var bytes: [UInt8] {
+        Array(UnsafeBufferPointer(start: base, count: written))
+    }
+
+    /// The JSON written, as `Data` that takes the writer's buffer over instead of copying it: for what goes on to
+    /// Kafka as a record's value.
+    public consuming func data() -> Data {
+        let (base, written) = (self.base, self.written)
+        discard self
+        return Data(bytesNoCopy: base, count: written, deallocator: .free)
+    }
+
+    /// The number of bytes written so far.
+    public var byteCount: Int { written }
 
     /// Opens an object (`{`).
     public mutating func beginObject() {
+        reserve(2)
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        put(UInt8(ascii: "{"))
         needsComma = false
     }
 
     /// Closes the innermost object (`}`).
     public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
+        reserve(1)
+        put(UInt8(ascii: "}"))
         needsComma = true
     }
 
     /// Opens an array (`[`).
     public mutating func beginArray() {
+        reserve(2)
         separate()
-        bytes.append(UInt8(ascii: "["))
+        put(UInt8(ascii: "["))
         needsComma = false
     }
 
     /// Closes the innermost array (`]`).
     public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+        reserve(1)
+        put(UInt8(ascii: "]"))
         needsComma = true
     }
 
     /// Writes `"name":` — the value follows.
     public mutating func key(_ name: String) {
-        separate()
-        writeString(name)
-        bytes.append(UInt8(ascii: ":"))
+        writeString(name, separated: true, then: UInt8(ascii: ":"))
         needsComma = false
     }
 
     /// Writes a string value, escaped.
     public mutating func string(_ value: String) {
-        separate()
-        writeString(value)
+        writeString(value, separated: true, then: nil)
         needsComma = true
     }
 
     /// Writes an integer value.
     public mutating func int(_ value: some BinaryInteger) {
         if let small = Int64(exactly: value) { return int(small) }
+        let text = String(value)
+        reserve(text.utf8.count + 1)
         separate()
-        bytes.append(contentsOf: String(value).utf8)
+        for byte in text.utf8 { put(byte) }
         needsComma = true
     }
 
     /// Writes an integer value. Concrete, unlike the generic form, which a caller in another module reaches
     /// unspecialised (every operation through witness tables): the one events and snapshots call.
     public mutating func int(_ value: Int64) {
+        reserve(21)
         separate()
         appendDecimal(value)
         needsComma = true
@@ -72,26 +106,24 @@ public struct JSONWriter: Sendable {
 
     /// Writes `true` or `false`.
     public mutating func bool(_ value: Bool) {
-        separate()
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
-        needsComma = true
+        literal(value ? "true" : "false")
     }
 
-    /// Writes a string whose bytes `append` adds straight to the output, unescaped: for text the caller knows needs
-    /// no escaping (timestamps, digits), without building a `String` first.
-    public mutating func rawString(_ append: (inout [UInt8]) -> Void) {
+    /// Writes a string of `count` bytes that `write` puts straight into the output, unescaped: for text the caller
+    /// knows needs no escaping (timestamps, digits), without building a `String` first.
+    public mutating func rawString(count: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+        reserve(count + 3)
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        append(&bytes)
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
+        write(UnsafeMutableBufferPointer(start: base + written, count: count))
+        written += count
+        put(UInt8(ascii: "\""))
         needsComma = true
     }
 
     /// Writes `null`.
     public mutating func null() {
-        separate()
-        bytes.append(contentsOf: "null".utf8)
-        needsComma = true
+        literal("null")
     }
 
     /// Writes any JSON value; object members are written sorted by name, so equal values give equal bytes.
@@ -101,8 +133,11 @@ public struct JSONWriter: Sendable {
         case .bool(let flag): bool(flag)
         case .int(let number): int(number)
         case .double(let number):
+            guard number.isFinite else { return null() }
+            let text = "\(number)"
+            reserve(text.utf8.count + 1)
             separate()
-            bytes.append(contentsOf: (number.isFinite ? "\(number)" : "null").utf8)
+            for byte in text.utf8 { put(byte) }
             needsComma = true
         case .string(let text): string(text)
         case .array(let elements):
@@ -134,7 +169,8 @@ public struct JSONWriter: Sendable {
                 startLine(depth: depth + 1)
                 indentedValue(element, depth: depth + 1)
             }
-            bytes.append(UInt8(ascii: "\n"))
+            reserve(1)
+            put(UInt8(ascii: "\n"))
             indent(depth)
             endArray()
         case .object(let members) where !members.isEmpty:
@@ -142,10 +178,12 @@ public struct JSONWriter: Sendable {
             for (name, member) in members.sorted(by: { $0.key < $1.key }) {
                 startLine(depth: depth + 1)
                 key(name)
-                bytes.append(UInt8(ascii: " "))
+                reserve(1)
+                put(UInt8(ascii: " "))
                 indentedValue(member, depth: depth + 1)
             }
-            bytes.append(UInt8(ascii: "\n"))
+            reserve(1)
+            put(UInt8(ascii: "\n"))
             indent(depth)
             endObject()
         default:
@@ -155,14 +193,16 @@ public struct JSONWriter: Sendable {
 
     /// Ends the previous member or element (its comma) and starts the next one on a new line at `depth`.
     private mutating func startLine(depth: Int) {
+        reserve(2)
         separate()
-        bytes.append(UInt8(ascii: "\n"))
+        put(UInt8(ascii: "\n"))
         indent(depth)
         needsComma = false
     }
 
     private mutating func indent(_ depth: Int) {
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
+        reserve(2 * depth)
+        for _ in 0..<2 * depth { put(UInt8(ascii: " ")) }
     }
 
     /// Writes `"name": value`.
@@ -176,60 +216,106 @@ public struct JSONWriter: Sendable {
     /// Writes `"name": value`.
     public mutating func field(_ name: String, _ value: Bool) { key(name); bool(value) }
 
-    private mutating func separate() {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    /// Makes room for `count` more bytes: the one check before a piece is written with `put` and `copy`.
+    @inline(__always)
+    private mutating func reserve(_ count: Int) {
+        if capacity - written < count { grow(toFit: count) }
     }
 
-    /// Digits straight into the output: events and snapshots are mostly numbers and short strings, and going
-    /// through `String(value)` built a string per number.
+    @inline(never)
+    private mutating func grow(toFit count: Int) {
+        let grown = max(written + count, 2 * capacity)
+        guard let moved = realloc(base, grown) else { fatalError("out of memory for \(grown) bytes of JSON") }
+        base = moved.assumingMemoryBound(to: UInt8.self)
+        capacity = grown
+    }
+
+    /// One byte, into room already reserved.
+    @inline(__always)
+    private mutating func put(_ byte: UInt8) {
+        base[written] = byte
+        written += 1
+    }
+
+    /// Bytes, into room already reserved.
+    @inline(__always)
+    private mutating func copy(_ start: UnsafePointer<UInt8>, _ count: Int) {
+        (base + written).initialize(from: start, count: count)
+        written += count
+    }
+
+    /// A comma if a member or element came before, into room already reserved.
+    @inline(__always)
+    private mutating func separate() {
+        if needsComma { put(UInt8(ascii: ",")) }
+    }
+
+    private mutating func literal(_ text: StaticString) {
+        reserve(text.utf8CodeUnitCount + 1)
+        separate()
+        copy(text.utf8Start, text.utf8CodeUnitCount)
+        needsComma = true
+    }
+
+    /// Digits straight into the output (room for 20 reserved): events and snapshots are mostly numbers and short
+    /// strings, and going through `String(value)` built a string per number.
     private mutating func appendDecimal(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { put(UInt8(ascii: "-")) }
         // Least significant digit first, then turned around in place. The magnitude is unsigned, so that Int64.min
         // has one too.
-        let start = bytes.count
+        let start = written
         var rest = value.magnitude
         repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            put(UInt8(ascii: "0") + UInt8(rest % 10))
             rest /= 10
         } while rest > 0
-        // Through a pointer: reversing `bytes[start...]` took the slice out of the array, copied it (the array still
-        // held its buffer) and put it back, an allocation per number.
-        bytes.withUnsafeMutableBufferPointer { $0[start...].reverse() }
+        var digits = UnsafeMutableBufferPointer(start: base + start, count: written - start)
+        digits.reverse()
     }
 
-    /// Writes `value` quoted, copying runs that need no escape in one go.
-    private mutating func writeString(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        // A native string's bytes are there to read (small ones from the stack); a bridged one is copied once first.
-        if value.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) == nil {
-            var text = value
+    /// Writes `value` quoted — after a comma if `separated` and one is due, followed by `then` if given — copying
+    /// runs that need no escape in one go.
+    private mutating func writeString(_ value: String, separated: Bool, then: UInt8?) {
+        var text = value
+        // A native string's bytes are there to read (small ones from the stack); a bridged one is made native first.
+        if text.utf8.withContiguousStorageIfAvailable({ writeString($0, separated: separated, then: then) }) == nil {
             text.makeContiguousUTF8()
-            _ = text.utf8.withContiguousStorageIfAvailable { appendEscaped($0) }
+            _ = text.utf8.withContiguousStorageIfAvailable { writeString($0, separated: separated, then: then) }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Room for the separator, the quotes, `then` and every byte unescaped is reserved once; an escape (rare in
+    /// events and snapshots) reserves its own extra room.
+    ///
     /// Checks eight bytes at a time where it can: an event or snapshot is a few kilobytes of strings, almost none
     /// of them with a byte to escape, and a byte at a time the check was most of the writer's work.
-    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-        guard let base = utf8.baseAddress else { return }
-        var runStart = 0
-        var position = 0
-        while position < utf8.count {
-            if position + 8 <= utf8.count,
-               !Self.mayNeedEscape(UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)) {
-                position += 8
-                continue
+    private mutating func writeString(_ utf8: UnsafeBufferPointer<UInt8>, separated: Bool, then: UInt8?) {
+        reserve(utf8.count + 4)
+        if separated { separate() }
+        put(UInt8(ascii: "\""))
+        if let source = utf8.baseAddress {
+            var runStart = 0
+            var position = 0
+            while position < utf8.count {
+                if position + 8 <= utf8.count,
+                   !Self.mayNeedEscape(UnsafeRawPointer(source + position).loadUnaligned(as: UInt64.self)) {
+                    position += 8
+                    continue
+                }
+                let byte = source[position]
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                    copy(source + runStart, position - runStart)
+                    // The escape's six bytes at most, and what is left to write as reserved above.
+                    reserve(6 + utf8.count - position + 3)
+                    appendEscape(for: byte)
+                    runStart = position + 1
+                }
+                position += 1
             }
-            let byte = base[position]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                if runStart < position { bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: position - runStart)) }
-                appendEscape(for: byte)
-                runStart = position + 1
-            }
-            position += 1
+            copy(source + runStart, utf8.count - runStart)
         }
-        if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: utf8.count - runStart)) }
+        put(UInt8(ascii: "\""))
+        if let then { put(then) }
     }
 
     /// Whether any of eight bytes is below 0x20, a quote or a backslash (it never misses one; the bytes are then
@@ -244,15 +330,21 @@ public struct JSONWriter: Sendable {
         return control | ((quote &- ones) & ~quote & highs) | ((backslash &- ones) & ~backslash & highs) != 0
     }
 
+    /// An escape, into room already reserved (six bytes).
     private mutating func appendEscape(for byte: UInt8) {
+        put(UInt8(ascii: "\\"))
         switch byte {
-        case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-        case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
-        case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-        case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-        case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+        case UInt8(ascii: "\""): put(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): put(UInt8(ascii: "\\"))
+        case 0x0A: put(UInt8(ascii: "n"))
+        case 0x0D: put(UInt8(ascii: "r"))
+        case 0x09: put(UInt8(ascii: "t"))
         default:
-            bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hexDigit(byte >> 4), Self.hexDigit(byte & 0xF)])
+            put(UInt8(ascii: "u"))
+            put(UInt8(ascii: "0"))
+            put(UInt8(ascii: "0"))
+            put(Self.hexDigit(byte >> 4))
+            put(Self.hexDigit(byte & 0xF))
         }
     }
 
@@ -260,3 +352,6 @@ public struct JSONWriter: Sendable {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 }
+
+/// The writer owns its buffer alone (it cannot be copied), so it may move between tasks.
+extension JSONWriter: @unchecked Sendable {}

@@ -29,7 +29,7 @@ extension RFC3339Instant {
         }
     }
 
-    private static func write(_ date: Date, into buffer: UnsafeMutableBufferPointer<UInt8>) {
+    static func write(_ date: Date, into buffer: UnsafeMutableBufferPointer<UInt8>) {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
         // Comparisons with NaN are false, so NaN lands on the earliest instant instead of trapping in `Int64(_:)`.
         let total = Int64(milliseconds >= earliest ? (milliseconds <= latest ? milliseconds : latest) : earliest)

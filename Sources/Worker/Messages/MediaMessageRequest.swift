@@ -119,6 +119,6 @@ public struct MediaMessageRequest: Sendable, Hashable {
         }
         json.field("type", type.rawValue)
         json.endObject()
-        return Data(json.bytes)
+        return json.data()
     }
 }

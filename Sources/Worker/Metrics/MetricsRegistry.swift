@@ -30,12 +30,47 @@ public final class MetricsRegistry: Sendable {
         var count = 0.0
     }
 
-    /// The values, one flat table for all families: an update is one in-place dictionary write, never a copy of
-    /// a family's table.
+    /// The values, one flat table for all families: each series has a slot, found by its key once and kept by a
+    /// ``Counter`` handle, so a hot counter's update is an array write under the lock, never a hashing of its labels.
     private struct Values {
         var families: [String: Family] = [:]
-        var series: [Series: Double] = [:]
+        /// The slot of each series ever named.
+        var series: [Series: Int] = [:]
+        var slots: [Double] = []
+        /// Whether a slot's series is rendered: a handle's series from its first update on, a replaced one until it is
+        /// left out of a replacement.
+        var shown: [Bool] = []
         var histograms: [Series: Histogram] = [:]
+
+        mutating func slot(of key: Series) -> Int {
+            if let slot = series[key] { return slot }
+            series[key] = slots.count
+            slots.append(0)
+            shown.append(false)
+            return slots.count - 1
+        }
+
+        /// The series and values rendered, by family.
+        func shownSeries() -> [String: [(labels: String, value: Double)]] {
+            var byFamily: [String: [(labels: String, value: Double)]] = [:]
+            for (key, slot) in series where shown[slot] { byFamily[key.family, default: []].append((key.labels, slots[slot])) }
+            return byFamily
+        }
+    }
+
+    /// A counter series resolved once, for code that counts the same series over and over (every job, every file):
+    /// its updates skip bounding and looking up the labels.
+    public struct Counter: Sendable {
+        fileprivate let registry: MetricsRegistry
+        fileprivate let slot: Int?
+
+        public func increment(by value: Double = 1) {
+            guard let slot else { return }
+            registry.values.withLock { values in
+                values.slots[slot] += value
+                values.shown[slot] = true
+            }
+        }
     }
 
     /// What a label value outside a family's closed set is counted as.
@@ -75,15 +110,27 @@ public final class MetricsRegistry: Sendable {
         let series = Series(family: name, labels: seriesKey(name, labels))
         values.withLock { values in
             guard values.families[name] != nil else { return }
-            values.series[series, default: 0] += value
+            let slot = values.slot(of: series)
+            values.slots[slot] += value
+            values.shown[slot] = true
         }
+    }
+
+    /// The handle of a family's series (`labels` bounded as `increment` bounds them); the series appears once first
+    /// incremented. A handle of an undeclared family counts nothing, as `increment` does.
+    public func counter(_ name: String, labels: [String: String] = [:]) -> Counter {
+        let series = Series(family: name, labels: seriesKey(name, labels))
+        let slot = values.withLock { values in values.families[name] == nil ? nil : values.slot(of: series) }
+        return Counter(registry: self, slot: slot)
     }
 
     public func set(_ name: String, _ value: Double, labels: [String: String] = [:]) {
         let series = Series(family: name, labels: seriesKey(name, labels))
         values.withLock { values in
             guard values.families[name] != nil else { return }
-            values.series[series] = value
+            let slot = values.slot(of: series)
+            values.slots[slot] = value
+            values.shown[slot] = true
         }
     }
 
@@ -93,8 +140,15 @@ public final class MetricsRegistry: Sendable {
         let keyed = series.map { (Series(family: name, labels: seriesKey(name, $0.labels)), $0.value) }
         values.withLock { values in
             guard values.families[name] != nil else { return }
-            values.series = values.series.filter { $0.key.family != name }
-            for (key, value) in keyed { values.series[key] = value }
+            for (key, slot) in values.series where key.family == name {
+                values.slots[slot] = 0
+                values.shown[slot] = false
+            }
+            for (key, value) in keyed {
+                let slot = values.slot(of: key)
+                values.slots[slot] = value
+                values.shown[slot] = true
+            }
         }
     }
 
@@ -116,7 +170,7 @@ public final class MetricsRegistry: Sendable {
     /// The current value of a counter or gauge series (0 when never set).
     public func value(_ name: String, labels: [String: String] = [:]) -> Double {
         let series = Series(family: name, labels: seriesKey(name, labels))
-        return values.withLock { $0.series[series] ?? 0 }
+        return values.withLock { values in values.series[series].map { values.slots[$0] } ?? 0 }
     }
 
     /// The labels a family's series is kept under: undeclared names dropped, values outside their set `other`.
@@ -135,8 +189,7 @@ public final class MetricsRegistry: Sendable {
     public func render() -> String {
         let names = order.withLock { $0 }
         let labelled = schemas.withLock { schemas in Set(schemas.filter { !$0.value.isEmpty }.keys) }
-        let snapshot = values.withLock { $0 }
-        let series = Dictionary(grouping: snapshot.series, by: \.key.family)
+        let (snapshot, series) = values.withLock { ($0, $0.shownSeries()) }
         let histograms = Dictionary(grouping: snapshot.histograms, by: \.key.family)
         var text = ""
         for name in names {
@@ -152,7 +205,7 @@ public final class MetricsRegistry: Sendable {
                     text += "\(name)_sum\(labels) \(Self.number(entry.sum))\n\(name)_count\(labels) \(Self.number(entry.count))\n"
                 }
             } else {
-                let values = (series[name] ?? []).map { (labels: $0.key.labels, value: $0.value) }
+                let values = series[name] ?? []
                 // A family without labels has its one series from the start; one with labels has a series only for
                 // what happened (a bare 0 there would be a series no query means).
                 let shown = values.isEmpty && !labelled.contains(name) ? [("", 0)] : values

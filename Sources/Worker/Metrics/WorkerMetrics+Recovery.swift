@@ -33,7 +33,7 @@ extension WorkerMetrics {
 
     /// Declares them: commits and lag per owned partition, changelog restores and snapshots, the local store, event
     /// delivery and health.
-    func declareRecovery() {
+    static func declareRecovery(in registry: MetricsRegistry) {
         let partition: [String: LabelDomain] = ["partition": LabelValues.partitions]
         registry.declare(Self.partitionCommitted, .gauge,
                          help: "The group's committed offset of an owned jobs partition (where this owner started until its first commit).",

@@ -3,6 +3,8 @@ import UploadEngine
 /// The worker's metrics, by name, so every writer and the tests agree on them.
 public struct WorkerMetrics: Sendable {
     public let registry: MetricsRegistry
+    /// The series counted for every job, file and message, resolved once (see ``HotCounters``).
+    private let hot: HotCounters
 
     public static let jobs = "attache_jobs_total"
     public static let files = "attache_files_total"
@@ -53,27 +55,83 @@ public struct WorkerMetrics: Sendable {
         registry.declare(Self.changelogRecordsRestored, .counter,
                          help: "Batch changelog records read while restoring assigned partitions.")
         registry.declare(Self.cachedBatches, .gauge, help: "Batches held in memory (in flight, and idle ones kept for reuse).")
-        declareRecovery()
+        Self.declareRecovery(in: registry)
+        hot = HotCounters(registry)
+    }
+
+    /// Counts a record taken in: `kind` a record kind (or `invalid`), `outcome` one of ``LabelValues/jobOutcomes``.
+    public func countJob(kind: String, outcome: String) {
+        guard let counter = hot.jobs[outcome]?[kind] else {
+            return registry.increment(Self.jobs, labels: ["kind": kind, "outcome": outcome])
+        }
+        counter.increment()
     }
 
     /// Counts what an engine event says about files and bytes.
     public func record(_ event: UploadEvent) {
         switch event.kind {
         case .uploaded(let attachment):
-            registry.increment(Self.files, labels: ["outcome": "uploaded"])
-            registry.increment(Self.bytes, by: Double(attachment.size))
+            hot.uploaded.increment()
+            hot.bytes.increment(by: Double(attachment.size))
         case .rejected(let error):
-            registry.increment(Self.files, labels: ["outcome": "rejected", "code": error.code.rawValue])
+            countFile("rejected", code: error.code.rawValue)
         case .failed(let error, _, let willRetry):
-            registry.increment(Self.files, labels: ["outcome": willRetry ? "retrying" : "failed", "code": error.code.rawValue])
+            countFile(willRetry ? "retrying" : "failed", code: error.code.rawValue)
         case .removed:
-            registry.increment(Self.files, labels: ["outcome": "removed"])
+            hot.removed.increment()
         case .messageSent:
-            registry.increment(Self.messages, labels: ["outcome": "sent"])
+            hot.messages["sent"]?.increment()
         case .messageFailed(_, _, _, let willRetry):
-            registry.increment(Self.messages, labels: ["outcome": willRetry ? "retrying" : "failed"])
+            hot.messages[willRetry ? "retrying" : "failed"]?.increment()
         case .progress, .completed:
             break
         }
+    }
+
+    /// Counts a snapshot or tombstone the changelog acknowledged.
+    func countSnapshotDelivered() {
+        hot.snapshotsDelivered.increment()
+    }
+
+    private func countFile(_ outcome: String, code: String) {
+        guard let counter = hot.files[outcome]?[code] else {
+            return registry.increment(Self.files, labels: ["outcome": outcome, "code": code])
+        }
+        counter.increment()
+    }
+}
+
+/// The series counted for every job, file and message, as ``MetricsRegistry/Counter`` handles: an update through
+/// `increment(_:labels:)` bounded and looked up its labels, some 4,000 instructions, several times a job. Each
+/// series still appears only once counted.
+private struct HotCounters: Sendable {
+    /// By outcome, then record kind.
+    let jobs: [String: [String: MetricsRegistry.Counter]]
+    /// Files rejected, retrying or failed: by outcome, then error code (a code outside the contract's is counted
+    /// through the registry, as `other`).
+    let files: [String: [String: MetricsRegistry.Counter]]
+    let uploaded, removed, bytes, snapshotsDelivered: MetricsRegistry.Counter
+    /// By outcome.
+    let messages: [String: MetricsRegistry.Counter]
+
+    init(_ registry: MetricsRegistry) {
+        typealias Values = WorkerMetrics.LabelValues
+        jobs = Dictionary(uniqueKeysWithValues: Values.jobOutcomes.map { outcome in
+            (outcome, Dictionary(uniqueKeysWithValues: Values.jobKinds.map { kind in
+                (kind, registry.counter(WorkerMetrics.jobs, labels: ["kind": kind, "outcome": outcome]))
+            }))
+        })
+        files = Dictionary(uniqueKeysWithValues: ["rejected", "retrying", "failed"].map { outcome in
+            (outcome, Dictionary(uniqueKeysWithValues: Values.errorCodes.map { code in
+                (code, registry.counter(WorkerMetrics.files, labels: ["outcome": outcome, "code": code]))
+            }))
+        })
+        uploaded = registry.counter(WorkerMetrics.files, labels: ["outcome": "uploaded"])
+        removed = registry.counter(WorkerMetrics.files, labels: ["outcome": "removed"])
+        bytes = registry.counter(WorkerMetrics.bytes)
+        snapshotsDelivered = registry.counter(WorkerMetrics.snapshotsDelivered)
+        messages = Dictionary(uniqueKeysWithValues: Values.messageOutcomes.map { outcome in
+            (outcome, registry.counter(WorkerMetrics.messages, labels: ["outcome": outcome]))
+        })
     }
 }

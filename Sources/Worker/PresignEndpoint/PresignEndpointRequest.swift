@@ -58,6 +58,6 @@ struct PresignEndpointRequest: Sendable, Hashable {
         }
         json.endArray()
         json.endObject()
-        return Data(json.bytes)
+        return json.data()
     }
 }

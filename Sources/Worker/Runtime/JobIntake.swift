@@ -155,13 +155,13 @@ final class JobIntake: Sendable {
         switch decoded.command {
         case .success(let command) where command.needsRekey:
             // Nothing about the batch is applied from a partition that is not its own: the copy is, on its own.
-            metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": command.command.kindName, "outcome": "rekeyed"])
+            metrics.countJob(kind: command.command.kindName, outcome: "rekeyed")
             rekey(record, to: command.command.batchId, provenance: decoded.provenance)
         case .success(let command):
-            metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": command.command.kindName, "outcome": "accepted"])
+            metrics.countJob(kind: command.command.kindName, outcome: "accepted")
             registry.handle(command.command, record: record.position)
         case .failure(let invalid):
-            metrics.registry.increment(WorkerMetrics.jobs, labels: ["kind": "invalid", "outcome": "dead-lettered"])
+            metrics.countJob(kind: "invalid", outcome: "dead-lettered")
             deadLetter(record, provenance: decoded.provenance, reason: invalid.reason)
         }
     }

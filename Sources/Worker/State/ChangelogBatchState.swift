@@ -606,13 +606,12 @@ final class ChangelogBatchState: BatchDurability {
 
     private func write(_ batch: UploadBatch, _ taken: Taken) {
         let (batchId, partition, generation) = (taken.batchId, taken.partition, taken.stamp.claim ?? 0)
-        guard let bytes = BatchSnapshot.encode(batch, writerGeneration: generation, maxBytes: maxBytes) else {
+        guard let snapshot = BatchSnapshot.encodedData(batch, writerGeneration: generation, maxBytes: maxBytes) else {
             lose("the snapshot of batch \(batchId) does not fit events.maxBytes (\(maxBytes) bytes)")
             return
         }
         let updatedAt = Int64(((batch.updatedAt ?? Date()).timeIntervalSince1970 * 1000).rounded())
-        // One copy of the bytes, shared by the record and the store's row.
-        let snapshot = Data(bytes)
+        // One buffer, shared by the record and the store's row.
         let record = SnapshotRecord.snapshot(topic: topic, batchId: batchId, partition: partition, bytes: snapshot,
                                              generation: generation, pending: batch.hasWorkToResume, updatedAt: updatedAt)
         produce(record, batchId: batchId, version: batch.stateVersion,
@@ -713,7 +712,7 @@ final class ChangelogBatchState: BatchDurability {
         let version = sent.version
         var change = sent.change
         change.offset = report.offset
-        metrics.registry.increment(WorkerMetrics.snapshotsDelivered)
+        metrics.countSnapshotDelivered()
         let drain = state.withLock { state -> Bool in
             state.unplaced.removeValue(forKey: batchId)
             state.stored.append(Delivered(batchId: batchId, partition: report.partition, version: version, change: change,

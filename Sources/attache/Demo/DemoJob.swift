@@ -25,6 +25,6 @@ enum DemoJob {
         ])
         var json = JSONWriter()
         json.value(job)
-        return Data(json.bytes)
+        return json.data()
     }
 }

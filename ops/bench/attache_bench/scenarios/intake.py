@@ -1,11 +1,14 @@
 """intake: --intake-jobs jobs (50,000 by default) refused at validation (empty inline data): Kafka in, decode,
 events out, snapshots, commits, no HTTP. Jobs/s and events/s from the worker's partition assignment to its last
-event; the worker's CPU per job; the memory it still holds per idle batch once they settled."""
+event; the worker's CPU per job; the memory it still holds per idle batch once they settled. With --callgrind, one
+more, untimed run of CALLGRIND_JOBS jobs with the worker under callgrind counts a refused job's instructions, from its
+partition assignment to its last event (callgrind.py; report in ops/bench/work/intake-callgrind.txt)."""
 import json
 import os
 import time
 from dataclasses import dataclass, field
 
+from .. import callgrind
 from ..cpu import HostSteal
 from ..failure import BenchFailure
 from ..figures import Figure
@@ -14,11 +17,14 @@ from ..log import log
 from ..rows import Row
 from ..sources import MIB
 from ..run_names import RunTopics, run_tag
+from .small import instructions_row
 from ..targets import IDLE_BATCH_BYTES, INTAKE_CPU_GUIDE, INTAKE_RATE
 
 # Once the jobs have settled (their snapshots delivered), idle batches leave memory beyond worker.maxCachedBatches at
 # the worker's next sweeps (every 2 s): two of them.
 SETTLE_SECONDS = 4.5
+# Jobs in the counted run: the worker runs some 50 times slower under callgrind.
+CALLGRIND_JOBS = 5000
 
 
 @dataclass
@@ -43,6 +49,8 @@ class Intake:
     cpu_per_job_us: Figure = field(default_factory=Figure)
     held_bytes: Figure = field(default_factory=Figure)
     steal: Figure = field(default_factory=Figure)
+    # with --callgrind: library label -> instructions per refused job (callgrind.py), "total" among them
+    instructions_per_job: dict = field(default_factory=dict)
 
 
 def measure(rig):
@@ -57,11 +65,17 @@ def measure(rig):
         intake.steal.add(measured.steal)
         log("intake run {}: {} jobs in {:.3f} s ({:.0f} jobs/s, {:.0f} events/s)".format(
             run, intake.jobs, measured.seconds, intake.jobs / measured.seconds, measured.events / measured.seconds))
+    if rig.options.callgrind:
+        jobs = min(intake.jobs, CALLGRIND_JOBS)
+        intake.instructions_per_job = measure_one(rig, jobs, run_tag("intake", "callgrind", 0), instructions=True)
+        log("intake: instructions per refused job {:,.0f} (ops/bench/work/intake-callgrind.txt)".format(
+            intake.instructions_per_job["total"]))
     return intake
 
 
-def measure_one(rig, count, tag):
-    """All `count` jobs are produced before the worker starts; the run ends with the last event it produced."""
+def measure_one(rig, count, tag, instructions=False):
+    """All `count` jobs are produced before the worker starts; the run ends with the last event it produced. With
+    `instructions`, the worker runs under callgrind and what is returned is its instructions per job by library."""
     kafka, topics = rig.kafka, RunTopics.of(tag)
     kafka.create_topic(topics.events, rig.workdir)
     path = os.path.join(rig.workdir, tag + ".tsv")
@@ -72,24 +86,39 @@ def measure_one(rig, count, tag):
     if os.path.getsize(path) / 4 > 4.5 * MIB:
         raise BenchFailure("--intake-jobs {} does not fit the mock cluster's partitions (5 MiB each, 4 per topic)"
                            .format(count))
-    kafka.produce(topics.jobs, path)
-    worker = rig.workers().start("worker-" + tag, topics.group, topics.jobs, topics.events, {"ATTACHE_LOG_LEVEL": "info"})
+    if instructions:
+        # Counted from the first job on: the jobs come once the worker has its partitions and has dead-lettered the
+        # marker that created its topic (one more event).
+        kafka.create_topic(topics.jobs, rig.workdir)
+    else:
+        kafka.produce(topics.jobs, path)
+    extra = {"ATTACHE_LOG_LEVEL": "info"}
+    if instructions:
+        extra.update(callgrind.ENVIRONMENT)
+    worker = rig.workers().start("worker-" + tag, topics.group, topics.jobs, topics.events, extra,
+                                 callgrind.wrapper(callgrind.output_path("intake")) if instructions else ())
     try:
-        assigned = worker.wait_assigned()
+        assigned = worker.wait_assigned(timeout=600 if instructions else 60)
+        counting = None
+        if instructions:
+            wait_for_events(kafka, topics.events, 2, time.time() + 300)
+            counting = callgrind.InstructionCount(worker.pid, "intake")
+            kafka.produce(topics.jobs, path)
         cpu_before = worker.cpu_seconds()
         rss_before = worker.rss_kib()
         host = HostSteal()
-        recording = rig.profiler.start("intake", worker)
-        expected = 2 * count + 1  # file.rejected + batch.completed per job, and the marker
-        deadline = time.time() + 300
-        while worker.metric("attache_files_total", "ERR_FILE_DATA_EMPTY") < count:
+        recording = rig.profiler.start("intake", worker) if not instructions else None
+        # file.rejected + batch.completed per job, and the marker (counted: and the jobs topic's marker's event)
+        expected = 2 * count + (2 if instructions else 1)
+        deadline = time.time() + (1800 if instructions else 300)
+        # Counted, the worker is not asked for its metrics: each reading would be counted as the jobs' work.
+        while not instructions and worker.metric("attache_files_total", "ERR_FILE_DATA_EMPTY") < count:
             if time.time() > deadline or worker.child.process.poll() is not None:
                 raise BenchFailure("intake did not finish: {}".format(worker.child.stderr_text()[-1000:]))
             time.sleep(0.1)
-        while kafka.end_offsets(topics.events) < expected:
-            if time.time() > deadline:
-                raise BenchFailure("intake events did not all arrive")
-            time.sleep(0.1)
+        wait_for_events(kafka, topics.events, expected, deadline)
+        if counting:
+            return counting.stop(count)
         host.stop()
         if recording:
             recording.stop()
@@ -115,6 +144,13 @@ def measure_one(rig, count, tag):
     return IntakeRun(max(r[0] for r in records) / 1000 - assigned, events, cpu_per_job, held, host)
 
 
+def wait_for_events(kafka, topic, expected, deadline):
+    while kafka.end_offsets(topic) < expected:
+        if time.time() > deadline:
+            raise BenchFailure("intake events did not all arrive")
+        time.sleep(0.1)
+
+
 def rows(intake):
     return [Row("intake {} refused jobs: jobs/s · events/s".format(intake.jobs),
                 "{} · {}".format(intake.jobs_per_s.text("{:.0f}"), intake.events_per_s.text("{:.0f}")),
@@ -122,4 +158,6 @@ def rows(intake):
             Row("intake: worker CPU per job µs", intake.cpu_per_job_us.text("{:.0f}"), target=INTAKE_CPU_GUIDE),
             Row("intake: memory held per idle batch after the run, bytes (RSS growth ÷ jobs, one batch each)",
                 intake.held_bytes.text("{:.0f}"), target=IDLE_BATCH_BYTES, checked=(intake.held_bytes.median,)),
-            Row("intake: CPU the host stole while timed, %", intake.steal.text("{:.1f}"))]
+            Row("intake: CPU the host stole while timed, %", intake.steal.text("{:.1f}"))] + (
+        [instructions_row("intake: instructions per refused job (callgrind), thousands", intake.instructions_per_job)]
+        if intake.instructions_per_job else [])

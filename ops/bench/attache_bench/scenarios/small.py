@@ -167,7 +167,8 @@ def rows(small):
         if who in small.counts_per_job:
             table.append(counts_row(small.counts_per_job[who], mode))
         if who == S3 and small.instructions_per_job:
-            table.append(instructions_row(small.instructions_per_job))
+            table.append(instructions_row("small, s3 mode: instructions per job (callgrind), thousands",
+                                          small.instructions_per_job))
     table += cpu_rows("small, 1 worker, endpoint mode", small.cpu[1], "curl", small.cpu["curl"])
     table += cpu_rows("small, 1 worker, s3 mode", small.cpu[S3], "curl", small.cpu["curl"])
     return table + [rate_row(small, 1)]
@@ -194,10 +195,10 @@ def counts_row(counts, mode):
                " · ".join("{:.1f}".format(value) for value in counts.values()))
 
 
-def instructions_row(counts):
-    """A small `s3` job's instructions by library, counted under callgrind in one extra run (callgrind.py)."""
+def instructions_row(title, counts):
+    """A job's instructions by library, counted under callgrind in one extra run (callgrind.py)."""
     parts = [(label, value) for label, value in counts.items() if label != "total"]
-    return Row("small, s3 mode: instructions per job (callgrind), thousands: " + " · ".join(label for label, _ in parts)
+    return Row(title + ": " + " · ".join(label for label, _ in parts)
                + " = total", " · ".join("{:.0f}".format(value / 1000) for _, value in parts)
                + " = {:.0f}".format(counts["total"] / 1000))
 
