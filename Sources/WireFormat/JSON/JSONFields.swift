@@ -11,6 +11,10 @@ public protocol JSONFieldFailure: Error {
 /// `null` reads as absent, like a missing field; `required(_:)` turns an absent field into `name is missing`.
 public struct JSONFields<Failure: JSONFieldFailure> {
     private let members: [String: JSONValue]
+    /// Bit `n % 64` set for each member name `n` bytes long. A reader asks for every field a record may have, most
+    /// of them absent (a job names 5 of its 12 top-level fields); a name of a length no member has is absent without
+    /// hashing it, which a dictionary lookup of a short name costs about 340 instructions for.
+    private let nameLengths: UInt64
     /// Where the object sits in the document: empty for the document itself, else `receiver`, `message`, ….
     public let path: String
 
@@ -18,6 +22,9 @@ public struct JSONFields<Failure: JSONFieldFailure> {
     public init(_ members: [String: JSONValue], path: String) {
         self.members = members
         self.path = path
+        var lengths: UInt64 = 0
+        for name in members.keys { lengths |= 1 << UInt64(name.utf8.count & 63) }
+        nameLengths = lengths
     }
 
     /// The fields of a document's root; anything but an object throws `notAnObject`.
@@ -121,7 +128,7 @@ public struct JSONFields<Failure: JSONFieldFailure> {
 
     /// The member `name`, with `null` read as absent.
     private subscript(name: String) -> JSONValue? {
-        guard let value = members[name] else { return nil }
+        guard nameLengths & (1 << UInt64(name.utf8.count & 63)) != 0, let value = members[name] else { return nil }
         if case .null = value { return nil }
         return value
     }

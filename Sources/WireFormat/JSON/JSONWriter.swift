@@ -296,11 +296,24 @@ public struct JSONWriter: ~Copyable {
         if let source = utf8.baseAddress {
             var runStart = 0
             var position = 0
+            var tailChecked = false
             while position < utf8.count {
-                if position + 8 <= utf8.count,
-                   !Self.mayNeedEscape(UnsafeRawPointer(source + position).loadUnaligned(as: UInt64.self)) {
-                    position += 8
-                    continue
+                let remaining = utf8.count - position
+                if remaining >= 8 {
+                    if !Self.mayNeedEscape(UnsafeRawPointer(source + position).loadUnaligned(as: UInt64.self)) {
+                        position += 8
+                        continue
+                    }
+                } else if !tailChecked {
+                    // The last few bytes (most keys are shorter than a word) checked as one word, padded with
+                    // spaces, which need no escape.
+                    tailChecked = true
+                    var tail: UInt64 = 0x2020_2020_2020_2020
+                    withUnsafeMutableBytes(of: &tail) { $0.baseAddress!.copyMemory(from: source + position, byteCount: remaining) }
+                    if !Self.mayNeedEscape(tail) {
+                        position = utf8.count
+                        continue
+                    }
                 }
                 let byte = source[position]
                 if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
