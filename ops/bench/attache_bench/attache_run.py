@@ -70,6 +70,9 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
         account.add("kcat", reaped_children_cpu() - reaped)
         account.add("bench", time.process_time() - bench_before)
         account.stop()
+        if instructions:
+            # Counted up to the jobs' last snapshots, which follow their batch.completed (callgrind.py).
+            wait_for_changelog(kafka, topics.changelog, ids)
         counts = counting.stop(len(jobs)) if counting else {}
         threads_after = started[0].thread_cpu_seconds() if workers == 1 else {}
         if recording:
@@ -123,6 +126,16 @@ def warm_workers(rig, tag, workers=1, extra=None, wrapper=()):
             worker.stop()
         watcher.stop()
         shutil.rmtree(os.path.join(rig.workdir, "staging"), ignore_errors=True)
+
+
+def wait_for_changelog(kafka, changelog, ids, timeout=120.0):
+    """Waits until the changelog topic holds a record for each of `ids` (a settled batch's snapshot)."""
+    wanted = set(ids)
+    deadline = time.time() + timeout
+    while len({key for _, key, _ in kafka.read_all(changelog) if key in wanted}) < len(wanted):
+        if time.time() > deadline:
+            raise BenchFailure("the changelog did not get a snapshot of every batch in {:.0f} s".format(timeout))
+        time.sleep(0.5)
 
 
 def changelog_records(kafka, changelog, ids, quiet=0.3, timeout=10.0):

@@ -6,10 +6,13 @@ about 2 %, so two builds compare in one run each, on any host.
 
 The counters are zeroed when the measured jobs are produced and dumped when the last of them completed, so start-up
 and warm-up are left out. What is left in is what ran meanwhile, timers and idle polls included; under callgrind the
-worker runs some 50 times slower, so those weigh more per job than at full speed. The largest, the consumer's
+worker runs some 50 times slower, so those weigh more per job than at full speed, and what coalesces by wall time
+coalesces less. So the settings that tick or coalesce by wall time are stretched 50 times in this run: the consumer's
 statistics (every 100 ms: librdkafka's histograms and a document of tens of kilobytes, parsed for the group's join
-state), comes every 5 s instead in this run: about its share of a job at full speed. Under callgrind it came to a
-tenth of a job's instructions; at full speed it is under 1 %."""
+state) come every 5 s, which under callgrind came to a tenth of a job's instructions and at full speed is under 1 %;
+`state.flushInterval` is 2.5 s, so a small job that settles within it writes one snapshot as at full speed (with
+50 ms, 1.9 a job: its snapshot at intake and another at settling); and the producer's `linger.ms` is 250, so its
+requests carry as many records as at full speed."""
 import collections
 import os
 import subprocess
@@ -39,7 +42,8 @@ ORDER = list(dict.fromkeys([label for _, label in LIBRARIES] + [OTHER]))
 
 
 # Settings of the worker under callgrind (see above): what ticks with wall time, slowed as the worker is.
-ENVIRONMENT = {"ATTACHE_KAFKA_PROPERTY_STATISTICS_INTERVAL_MS": "5000"}
+ENVIRONMENT = {"ATTACHE_KAFKA_PROPERTY_STATISTICS_INTERVAL_MS": "5000", "ATTACHE_STATE_FLUSH_INTERVAL": "2500ms",
+               "ATTACHE_KAFKA_PROPERTY_LINGER_MS": "250"}
 
 
 def wrapper(output):

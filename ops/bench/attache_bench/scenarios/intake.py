@@ -17,6 +17,7 @@ from ..log import log
 from ..rows import Row
 from ..sources import MIB
 from ..run_names import RunTopics, run_tag
+from ..attache_run import wait_for_changelog
 from .small import instructions_row
 from ..targets import IDLE_BATCH_BYTES, INTAKE_CPU_GUIDE, INTAKE_RATE
 
@@ -118,6 +119,7 @@ def measure_one(rig, count, tag, instructions=False):
             time.sleep(0.1)
         wait_for_events(kafka, topics.events, expected, deadline)
         if counting:
+            wait_for_changelog(kafka, topics.changelog, ["i-{}-{}".format(tag, i) for i in range(count)])
             return counting.stop(count)
         host.stop()
         if recording:
