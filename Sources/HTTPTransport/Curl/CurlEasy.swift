@@ -1,6 +1,6 @@
 import CCurl
 
-/// One libcurl easy handle and what must outlive it: the header list and the error buffer.
+/// One libcurl easy handle and what must outlive it: the header list, the error buffer and a body handed over whole.
 ///
 /// Confined to the transfer thread: created, configured, run and cleaned up there.
 final class CurlEasy {
@@ -8,6 +8,8 @@ final class CurlEasy {
     let handle: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The request body libcurl sends from in place (``setOwnedBody(_:)``).
+    private var body: UnsafeMutableRawBufferPointer?
     /// Where the handle goes back when this object ends (nil: it is cleaned up).
     private let pool: EasyHandlePool?
 
@@ -29,6 +31,7 @@ final class CurlEasy {
         if let pool { pool.giveBack(handle) } else { curl_easy_cleanup(handle) }
         curl_slist_free_all(headerList)
         errorBuffer.deallocate()
+        body?.deallocate()
     }
 
     /// libcurl's detailed message for the last failure (may be empty).
@@ -54,12 +57,15 @@ final class CurlEasy {
         try check(attache_curl_easy_setopt_pointer(handle, option, value), option)
     }
 
-    /// Makes `bytes` the request body, copied by libcurl. Unlike a body read through the read callback, a body of
-    /// at most 64 KiB leaves in the same write as the request head: one segment instead of two.
-    func setCopiedBody(_ bytes: UnsafeRawBufferPointer) throws(HTTPTransportError) {
+    /// Makes `bytes` the request body, sent from where it is: this object owns it from now on and frees it after
+    /// the handle is reset, as it does the header list (`CURLOPT_COPYPOSTFIELDS` copied every small file's bytes
+    /// once more). Unlike a body read through the read callback, a body of at most 64 KiB leaves in the same write
+    /// as the request head: one segment instead of two.
+    func setOwnedBody(_ bytes: UnsafeMutableRawBufferPointer) throws(HTTPTransportError) {
+        body?.deallocate()
+        body = bytes
         try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(bytes.count))
-        let copied = UnsafeMutableRawPointer(mutating: bytes.baseAddress)
-        try check(attache_curl_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, copied), CURLOPT_COPYPOSTFIELDS)
+        try check(attache_curl_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, bytes.baseAddress), CURLOPT_POSTFIELDS)
     }
 
     /// Replaces the request's header lines (`"Name: value"`); libcurl copies each line.

@@ -179,16 +179,16 @@ extension Transfer {
     /// ends before its announced size fails the transfer with the same error either way.
     private func copyBody(into easy: CurlEasy) throws(HTTPTransportError) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(uploadSize), alignment: 16)
-        defer { buffer.deallocate() }
         var filled = 0
         while filled < buffer.count {
             let count = supplyBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
             guard count > 0, count != Int(CURL_READFUNC_ABORT) else {
+                buffer.deallocate()
                 throw failure ?? HTTPTransportError(.localFile, "the request body ended early", retryable: false)
             }
             filled += count
         }
-        try easy.setCopiedBody(UnsafeRawBufferPointer(buffer))
+        try easy.setOwnedBody(buffer)
     }
 
     /// The largest body sent with the request head (libcurl's own limit for doing so). Two writes per request
