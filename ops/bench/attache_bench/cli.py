@@ -47,8 +47,9 @@ def parse_options(argv):
     parser.add_argument("--perf-event", default="cpu-clock",
                         help="what --perf records: cpu-clock (default) or a tracepoint such as sched:sched_switch")
     parser.add_argument("--callgrind", action="store_true",
-                        help="count the instructions of a small job: one more `s3` run of the small scenario with the "
-                        "worker under valgrind's callgrind (report in ops/bench/work/small-s3-callgrind.txt)")
+                        help="count the instructions of a small job and of a refused one: one more `s3` run of the "
+                        "small scenario and one more intake run with the worker under valgrind's callgrind (reports in "
+                        "ops/bench/work/small-s3-callgrind.txt and intake-callgrind.txt)")
     parser.add_argument("--strace-nginx", action="store_true",
                         help="count nginx's system calls during the first large run of each contender (ops/bench/work/)")
     parser.add_argument("--max-steal", type=float, default=10.0,
