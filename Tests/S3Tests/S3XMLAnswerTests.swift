@@ -114,6 +114,32 @@ import HTTPTransport
         #expect(S3ErrorResponse(status: 403, body: body) == nil)
     }
 
+    /// A processing instruction without data (found by fuzzing): FoundationXML reads its NULL data as a C string.
+    @Test(arguments: ["<?xm?><Error/>", "<Error><?x?></Error>", "<?xml version=\"1.0\"?><?a?><Error/>",
+                      "<?xml?><Error/>", "<?xml-stylesheet href=\"a\"?><Error/>",
+                      "<?xml versi <Error><?xmlo.ad?></Error>", "<?xml version=\"1.0\""])
+    func aProcessingInstructionIsMalformedInsteadOfCrashing(text: String) {
+        #expect(throws: S3XMLElement.Malformed.self) { try S3XMLElement.parse(Self.data(text)) }
+        #expect(S3ErrorResponse(status: 403, body: Self.data(text)) == nil)
+    }
+
+    /// Escaping goes by scalar (found by fuzzing): a `<` or `&` with a combining mark after it is one `Character`,
+    /// which a character-wise escape let through raw.
+    @Test(arguments: ["<\u{653}/>", "&\u{301}amp;", "a\"\u{20DD}'b", "plain", "<>&\"'"])
+    func escapedTextParsesBackToItself(text: String) throws {
+        let element = try S3XMLElement.parse(Self.data("<a>\(S3XMLElement.escape(text))</a>"))
+        #expect(element.text == text)
+    }
+
+    /// The declaration S3 writes, and the text around it, still parse.
+    @Test func theXMLDeclarationIsNoProcessingInstruction() throws {
+        let body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>AccessDenied</Code><Message>a > b</Message></Error>"
+        let root = try S3XMLElement.parse(Self.data(body))
+        #expect(root.name == "Error")
+        #expect(root.childText("Code") == "AccessDenied")
+        #expect(root.childText("Message") == "a > b")
+    }
+
     @Test func aNon2xxWithoutAnErrorDocumentKeepsItsStatus() {
         #expect {
             try S3InitiateMultipartUploadResult(status: 503, body: Data())

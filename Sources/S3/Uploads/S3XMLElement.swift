@@ -44,6 +44,11 @@ public struct S3XMLElement: Sendable, Hashable {
         guard String(validating: data[start...], as: UTF8.self) != nil else {
             throw Malformed(message: "the XML answer is not UTF-8")
         }
+        // Nor does FoundationXML survive a processing instruction without data (`<?x?>`: it reads the data libxml2
+        // passes as NULL as a C string). S3 writes none but the XML declaration, so any other is refused.
+        guard !holdsProcessingInstruction(data[start...]) else {
+            throw Malformed(message: "the XML answer holds a processing instruction")
+        }
         let parser = XMLParser(data: Data(data[start...]))
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
@@ -54,6 +59,24 @@ public struct S3XMLElement: Sendable, Hashable {
             throw Malformed(message: "the XML answer is not well-formed (\(reason))")
         }
         return root
+    }
+
+    /// Whether `document` has a `<?` other than its leading XML declaration (`<?xml` and a space): a processing
+    /// instruction, or the text `<?` inside a comment or CDATA section, which S3 never writes either.
+    static func holdsProcessingInstruction(_ document: Data.SubSequence) -> Bool {
+        let open: [UInt8] = [UInt8(ascii: "<"), UInt8(ascii: "?")]
+        var rest = document[...]
+        let declaration = Array("<?xml".utf8)
+        if rest.starts(with: declaration), let after = rest.dropFirst(declaration.count).first,
+           after == 0x20 || after == 0x09 || after == 0x0A || after == 0x0D {
+            // A declaration holds no `<`: one that seems to end after one is not a declaration.
+            guard let end = rest.firstRange(of: [UInt8(ascii: "?"), UInt8(ascii: ">")]),
+                  !rest[rest.index(rest.startIndex, offsetBy: 2)..<end.lowerBound].contains(UInt8(ascii: "<")) else {
+                return true
+            }
+            rest = rest[end.upperBound...]
+        }
+        return rest.firstRange(of: open) != nil
     }
 
     /// The first child called `name`.
@@ -81,20 +104,22 @@ public struct S3XMLElement: Sendable, Hashable {
     }
 
     /// `text` with `&`, `<`, `>`, `"` and `'` escaped for use as element content.
+    ///
+    /// By scalar, not by `Character`: a `<` followed by a combining mark is one character that is not `"<"`, and
+    /// went out raw.
     public static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(character)
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": out.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": out.append(contentsOf: "&gt;".unicodeScalars)
+            case "\"": out.append(contentsOf: "&quot;".unicodeScalars)
+            case "'": out.append(contentsOf: "&apos;".unicodeScalars)
+            default: out.append(scalar)
             }
         }
-        return out
+        return String(out)
     }
 }
 
