@@ -61,10 +61,7 @@ public struct WorkerMetrics: Sendable {
 
     /// Counts a record taken in: `kind` a record kind (or `invalid`), `outcome` one of ``LabelValues/jobOutcomes``.
     public func countJob(kind: String, outcome: String) {
-        guard let counter = hot.jobs[outcome]?[kind] else {
-            return registry.increment(Self.jobs, labels: ["kind": kind, "outcome": outcome])
-        }
-        counter.increment()
+        hot.jobs.increment(outcome, kind)
     }
 
     /// Counts what an engine event says about files and bytes.
@@ -74,9 +71,9 @@ public struct WorkerMetrics: Sendable {
             hot.uploaded.increment()
             hot.bytes.increment(by: Double(attachment.size))
         case .rejected(let error):
-            countFile("rejected", code: error.code.rawValue)
+            hot.files.increment("rejected", error.code.rawValue)
         case .failed(let error, _, let willRetry):
-            countFile(willRetry ? "retrying" : "failed", code: error.code.rawValue)
+            hot.files.increment(willRetry ? "retrying" : "failed", error.code.rawValue)
         case .removed:
             hot.removed.increment()
         case .messageSent:
@@ -92,13 +89,6 @@ public struct WorkerMetrics: Sendable {
     func countSnapshotDelivered() {
         hot.snapshotsDelivered.increment()
     }
-
-    private func countFile(_ outcome: String, code: String) {
-        guard let counter = hot.files[outcome]?[code] else {
-            return registry.increment(Self.files, labels: ["outcome": outcome, "code": code])
-        }
-        counter.increment()
-    }
 }
 
 /// The series counted for every job, file and message, as ``MetricsRegistry/Counter`` handles: an update through
@@ -106,26 +96,18 @@ public struct WorkerMetrics: Sendable {
 /// series still appears only once counted.
 private struct HotCounters: Sendable {
     /// By outcome, then record kind.
-    let jobs: [String: [String: MetricsRegistry.Counter]]
-    /// Files rejected, retrying or failed: by outcome, then error code (a code outside the contract's is counted
-    /// through the registry, as `other`).
-    let files: [String: [String: MetricsRegistry.Counter]]
+    let jobs: CounterTable
+    /// Files rejected, retrying or failed: by outcome, then error code.
+    let files: CounterTable
     let uploaded, removed, bytes, snapshotsDelivered: MetricsRegistry.Counter
     /// By outcome.
     let messages: [String: MetricsRegistry.Counter]
 
     init(_ registry: MetricsRegistry) {
         typealias Values = WorkerMetrics.LabelValues
-        jobs = Dictionary(uniqueKeysWithValues: Values.jobOutcomes.map { outcome in
-            (outcome, Dictionary(uniqueKeysWithValues: Values.jobKinds.map { kind in
-                (kind, registry.counter(WorkerMetrics.jobs, labels: ["kind": kind, "outcome": outcome]))
-            }))
-        })
-        files = Dictionary(uniqueKeysWithValues: ["rejected", "retrying", "failed"].map { outcome in
-            (outcome, Dictionary(uniqueKeysWithValues: Values.errorCodes.map { code in
-                (code, registry.counter(WorkerMetrics.files, labels: ["outcome": outcome, "code": code]))
-            }))
-        })
+        jobs = CounterTable(registry, WorkerMetrics.jobs, ("outcome", Values.jobOutcomes), ("kind", Values.jobKinds))
+        files = CounterTable(registry, WorkerMetrics.files, ("outcome", ["rejected", "retrying", "failed"]),
+                             ("code", Values.errorCodes))
         uploaded = registry.counter(WorkerMetrics.files, labels: ["outcome": "uploaded"])
         removed = registry.counter(WorkerMetrics.files, labels: ["outcome": "removed"])
         bytes = registry.counter(WorkerMetrics.bytes)
@@ -133,5 +115,33 @@ private struct HotCounters: Sendable {
         messages = Dictionary(uniqueKeysWithValues: Values.messageOutcomes.map { outcome in
             (outcome, registry.counter(WorkerMetrics.messages, labels: ["outcome": outcome]))
         })
+    }
+}
+
+/// The counters of one family by two labels, one for each pair of their values; a pair outside them is counted
+/// through the registry, which bounds it (`other`).
+private struct CounterTable: Sendable {
+    private let registry: MetricsRegistry
+    private let family: String
+    private let labels: (first: String, second: String)
+    private let counters: [String: [String: MetricsRegistry.Counter]]
+
+    init(_ registry: MetricsRegistry, _ family: String, _ first: (label: String, values: Set<String>),
+         _ second: (label: String, values: Set<String>)) {
+        self.registry = registry
+        self.family = family
+        labels = (first.label, second.label)
+        counters = Dictionary(uniqueKeysWithValues: first.values.map { one in
+            (one, Dictionary(uniqueKeysWithValues: second.values.map { two in
+                (two, registry.counter(family, labels: [first.label: one, second.label: two]))
+            }))
+        })
+    }
+
+    func increment(_ first: String, _ second: String) {
+        guard let counter = counters[first]?[second] else {
+            return registry.increment(family, labels: [labels.first: first, labels.second: second])
+        }
+        counter.increment()
     }
 }
