@@ -176,6 +176,11 @@ final class ChangelogBatchState: BatchDurability {
     private let storeRetryCap: Duration
     /// Snapshots are encoded and produced here once their events are delivered, in flush order.
     private let encodeQueue = DispatchQueue(label: "attache.batch-snapshots")
+    /// Held through a flush, from taking what is due to numbering its gate. Flushes run from timers and from
+    /// revokes at once: one that took a batch's change first but numbered its gate second released the newer
+    /// snapshot ahead of the older, and compaction kept the older (§4.1 *One owner, in order*); a runner read by two
+    /// flushes could likewise give the earlier flush the newer state.
+    private let flushing = Mutex<Void>(())
 
     /// How long a batch still at work may go without a snapshot when nothing of it settled since and no record waits
     /// for one. A change that only takes a record in, or moves a file between pending phases, needs none for the
@@ -450,6 +455,12 @@ final class ChangelogBatchState: BatchDurability {
     /// work with nothing settled and nobody waiting may wait up to `inProgressDelay` — unless its partition is
     /// `forcing` (a revoke or a shutdown writes everything).
     private func flushNow(forcing: Set<Int32> = []) {
+        flushing.withLock { _ in flushPass(forcing: forcing) }
+    }
+
+    /// One flush, under `flushing`: what it takes, the snapshots it reads off runners and its gate's place in the
+    /// release order all follow the flush before it.
+    private func flushPass(forcing: Set<Int32>) {
         let due = state.withLock { state -> [Due] in
             state.flushScheduled = false
             state.passes += 1

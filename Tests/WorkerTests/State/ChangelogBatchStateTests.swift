@@ -602,6 +602,43 @@ import TestSupport
         #expect(fixture.handedKeys == ["x", "y"])
     }
 
+    /// A change during a flush schedules the next flush, and a revoke flushes beside the timer's: passes overlap. A
+    /// pass that took a batch first must still hand its snapshot over first. Timing-dependent by nature, so many
+    /// changes, each racing the flush before it (without the flushes' lock, two runs in three caught one out of
+    /// order).
+    @Test func overlappingFlushesHandABatchsSnapshotsOverInVersionOrder() async throws {
+        let fixture = try Fixture()
+        let producer = fixture.producer
+        producer.state.withLock { state in
+            state.onProduce = { index in
+                producer.report(index, .success(KafkaDeliveryReport(topic: "attache.batches", partition: 2, offset: Int64(index))))
+            }
+        }
+        fixture.state.restored(partition: 2, through: 0, epoch: 3)
+        let runner = fixture.runner()
+        let changes = 30_000
+        let done = Gate()
+        // From a thread of its own, as a runner changes its batch.
+        Thread {
+            for step in 0..<changes {
+                runner.setConcurrency(step % 4 + 1)
+                fixture.state.changed(batchId: "trip", partition: 2, runner: runner)
+            }
+            done.open()
+        }.start()
+        let finished = Locked(false)
+        Task {
+            await done.wait()
+            finished.update { $0 = true }
+        }
+        while !finished.value { await fixture.state.flush(partitions: [2]) }
+        await fixture.state.flush(partitions: [2])
+        let versions = try (0..<producer.handedCount).map { try handedVersion(fixture, $0) }
+        #expect(versions.last == runner.stateVersion)
+        let backwards = zip(versions, versions.dropFirst()).filter { $0.0 > $0.1 }
+        #expect(backwards.isEmpty, "handed \(versions.count) snapshots; out of order: \(backwards.prefix(5))")
+    }
+
     @Test func aBatchWhoseEventsAreStillOnTheirWayToThePublisherIsTakenAtALaterFlush() async throws {
         let fixture = try Fixture()
         let runner = fixture.runner()
