@@ -38,6 +38,9 @@ final class ChangelogBatchState: BatchDurability {
         var epochs: [Int32: Int64] = [:]
         /// Partitions released and not restored since: what a flush took of them before is not produced.
         var released: Set<Int32> = []
+        /// Partitions being written out before they leave (a revoke, a shutdown), by the flushes under way for each:
+        /// what the store refuses of them is let go, not retried (``letGoUnstored(_:)``).
+        var leaving: [Int32: Int] = [:]
         /// Attempts at re-producing a snapshot the broker acknowledged without an offset, by batch.
         var unplaced: [String: Int] = [:]
         /// Records waiting to be handed to the producer, in the order they were released: when the producer's queue
@@ -333,6 +336,17 @@ final class ChangelogBatchState: BatchDurability {
     /// only after its batches' last snapshots are in the changelog. After a loss (fatal) it waits for nothing: the
     /// worker is stopping, and its records stay uncommitted.
     func flush(partitions: Set<Int32>) async {
+        state.withLock { state in
+            for partition in partitions { state.leaving[partition, default: 0] += 1 }
+        }
+        defer {
+            state.withLock { state in
+                for partition in partitions {
+                    state.leaving[partition]? -= 1
+                    if state.leaving[partition] == 0 { state.leaving.removeValue(forKey: partition) }
+                }
+            }
+        }
         letGoUnstored(partitions)
         state.withLock { state in
             // Ids first: changing the table while iterating it would copy all of it.
@@ -370,6 +384,7 @@ final class ChangelogBatchState: BatchDurability {
             state.checkpoints[partition] = CheckpointTracker(next: offset)
             state.epochs[partition] = epoch
             state.released.remove(partition)
+            state.leaving.removeValue(forKey: partition)
         }
     }
 
@@ -724,13 +739,22 @@ final class ChangelogBatchState: BatchDurability {
         var change = sent.change
         change.offset = report.offset
         metrics.countSnapshotDelivered()
+        var ready: [@Sendable () -> Void] = []
         let drain = state.withLock { state -> Bool in
             state.unplaced.removeValue(forKey: batchId)
+            // A partition being written out before it leaves, while the store refuses: let go at once rather than
+            // after the store's next retry, up to `storeRetryCap` later (letGoUnstored).
+            if state.leaving[report.partition] != nil, !state.unstored.isEmpty, !state.isStale(sent.stamp, partition: report.partition) {
+                state.checkpoints.removeValue(forKey: report.partition)
+                state.finish(batchId, delivered: version, stamp: sent.stamp, into: &ready)
+                return false
+            }
             state.stored.append(Delivered(batchId: batchId, partition: report.partition, version: version, change: change,
                                           stamp: sent.stamp))
             defer { state.storing = true }
             return !state.storing
         }
+        ready.forEach { $0() }
         if drain { storeQueue.async { [self] in storeDelivered() } }
     }
 
@@ -783,7 +807,7 @@ final class ChangelogBatchState: BatchDurability {
             stale.forEach { $0() }
             guard took else { return }
             guard !batch.isEmpty else {
-                if retrying { storeObserver.withLock { $0 }?(false) }
+                if retrying { reportStoreBlocked() }
                 continue
             }
             var refused: [Delivered] = []
@@ -808,7 +832,7 @@ final class ChangelogBatchState: BatchDurability {
                     refused += deliveries
                 }
             }
-            let ready = state.withLock { state -> [@Sendable () -> Void] in
+            let (ready, refusing) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
                 var ready: [@Sendable () -> Void] = []
                 for delivery in written {
                     if let snapshot = delivery.change.snapshot {
@@ -818,17 +842,28 @@ final class ChangelogBatchState: BatchDurability {
                     }
                     state.finish(delivery.batchId, delivered: delivery.version, stamp: delivery.stamp, into: &ready)
                 }
-                state.unstored = refused.sorted { $0.change.offset < $1.change.offset }
+                // What a partition being written out before it leaves could not store is let go (letGoUnstored):
+                // kept, it would hold the handover up until the store recovers.
+                var kept: [Delivered] = []
+                for delivery in refused {
+                    guard state.leaving[delivery.partition] != nil else {
+                        kept.append(delivery)
+                        continue
+                    }
+                    state.checkpoints.removeValue(forKey: delivery.partition)
+                    state.finish(delivery.batchId, delivered: delivery.version, stamp: delivery.stamp, into: &ready)
+                }
+                state.unstored = kept.sorted { $0.change.offset < $1.change.offset }
                 // A dictionary never gives back the capacity a burst grew it to: tens of thousands of batches owed
                 // at once at full intake left some 90 bytes per idle batch behind (intake bench, 264 → 348).
                 if state.owed.capacity > 1024, state.owed.count < state.owed.capacity / 8 {
                     state.owed = Dictionary(uniqueKeysWithValues: state.owed.map { ($0.key, $0.value) })
                 }
-                return ready
+                return (ready, !kept.isEmpty)
             }
             ready.forEach { $0() }
-            if !refused.isEmpty {
-                if !retrying { storeObserver.withLock { $0 }?(true) }
+            if refusing {
+                if !retrying { reportStoreBlocked() }
                 storeQueue.asyncAfter(deadline: .now() + delay.timeInterval) { [self] in
                     storeDelivered(retry: min(delay * 2, storeRetryCap))
                 }
@@ -836,7 +871,7 @@ final class ChangelogBatchState: BatchDurability {
             }
             if retrying {
                 logger.info("the local batch store takes snapshots again; intake goes on")
-                storeObserver.withLock { $0 }?(false)
+                reportStoreBlocked()
             }
         }
     }
@@ -857,7 +892,16 @@ final class ChangelogBatchState: BatchDurability {
             return state.unstored.isEmpty
         }
         ready.forEach { $0() }
-        if unblocked { storeObserver.withLock { $0 }?(false) }
+        if unblocked { reportStoreBlocked() }
+    }
+
+    /// Tells the observer whether the store refuses now, as the state says when it is told, one report at a time:
+    /// reports of two threads' changes (a refused write, a leaving partition's let go) land in either order, and
+    /// each saying what it saw would leave the observer with the older answer.
+    private func reportStoreBlocked() {
+        storeObserver.withLock { observer in
+            observer?(state.withLock { !$0.unstored.isEmpty })
+        }
     }
 
     /// A snapshot acknowledged without a place, for which a newer one of its batch went out: that one stands for it.

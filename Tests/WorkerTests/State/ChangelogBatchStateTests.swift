@@ -587,6 +587,32 @@ import TestSupport
         #expect(try fixture.store.checkpoint(partition: 2) ?? 0 == 0, "the store's checkpoint stays before what it does not have")
     }
 
+    /// The snapshots the leaving flush itself writes reach a store that refuses too: they are let go as well, or
+    /// the handover waits for the store after all.
+    @Test func aLeavingPartitionsLastSnapshotsDoNotWaitForARefusingStore() async throws {
+        let fixture = try Fixture()
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
+        let blocked = Locked<[Bool]>([])
+        fixture.state.onStoreBlocked { value in blocked.update { $0.append(value) } }
+        _ = await deliverToARefusingStore(fixture)
+        #expect(await eventually(within: .seconds(20)) { fixture.state.isBlocked })
+        let runner = fixture.runner("later")
+        rejectOne(runner, "b", offset: 2)
+        fixture.state.changed(batchId: "later", partition: 2, runner: runner)
+        await fixture.handed(2)
+        let flushed = Locked(false)
+        Task {
+            await fixture.state.flush(partitions: [2])
+            flushed.update { $0 = true }
+        }
+        // Delivered while the flush waits for it, the store still refusing.
+        await yieldUntil { fixture.state.pendingCount == 1 && !fixture.state.isBlocked }
+        await fixture.deliver(1, offset: 1)
+        #expect(await eventually(within: .seconds(20)) { flushed.value }, "the handover waited for the store")
+        #expect(blocked.value.last == false, "the last word the observer had: the store blocks nothing now")
+        #expect(try fixture.store.checkpoint(partition: 2) ?? 0 == 0, "the store's checkpoint stays before what it does not have")
+    }
+
     @Test func flushesGoOutInTheirOrderWhateverOrderTheirEventsAreDeliveredIn() async throws {
         let fixture = try Fixture()
         fixture.events.hold()
