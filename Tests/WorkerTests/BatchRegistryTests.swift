@@ -172,6 +172,34 @@ import UploadEngine
         fixture.registry.sweep(idleFor: .seconds(3600), retainFailed: .seconds(3600))
         #expect(fixture.registry.batchCount == 0)
     }
+    /// A sweep that found a batch expired and a record arriving for it race: the record must not join a batch the
+    /// sweep then drops (it would wait on a batch nobody holds, its offset never committed). Timing-dependent, so
+    /// many records, each racing a sweep on a thread of its own.
+    @Test func aRecordArrivingAsItsBatchExpiresIsStillLetGo() async {
+        let fixture = Fixture()
+        let record = RecordCompletion()
+        let stop = Atomic<Bool>(false)
+        let stopped = Gate()
+        let (registry, clock) = (fixture.registry, fixture.clock)
+        Thread {
+            while !stop.load(ordering: .relaxed) {
+                clock.advance(by: .seconds(3601))
+                registry.sweep(idleFor: .seconds(3600), retainFailed: .seconds(3600))
+            }
+            stopped.open()
+        }.start()
+        let jobs = 3_000
+        for index in 0..<jobs {
+            registry.handle(Self.job(request: "r\(index)", files: [Self.file("f\(index % 5)", "image/png")],
+                                     message: MessageOptions(send: .none)), done: record.done)
+            if index % 8 == 0 { await Task.yield() }
+        }
+        await record.wait(for: jobs)
+        stop.store(true, ordering: .relaxed)
+        await stopped.wait()
+        #expect(record.calls == jobs)
+    }
+
     @Test func theBusyObserverStaysOneCallAfterManyChanges() async {
         // A closure kept as a Mutex's value itself gained a reabstraction layer on every access: after some ten
         // thousand jobs, each change of the busy count walked a chain of thunks as long as the history (and a

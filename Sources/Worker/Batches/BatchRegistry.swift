@@ -259,8 +259,7 @@ public final class BatchRegistry: Sendable {
         }
         for (batchId, session) in idle where session.runner.isSettled {
             if session.lastActivity < expiry {
-                drop(batchId, tombstone: true)
-                session.runner.releaseRetainedBytes()
+                if expire(batchId, runner: session.runner, untouchedSince: expiry) { session.runner.releaseRetainedBytes() }
                 continue
             }
             if session.lastActivity < retention { session.runner.releaseRetainedBytes() }
@@ -291,15 +290,23 @@ public final class BatchRegistry: Sendable {
         if evicted { evictions.add(1, ordering: .relaxed) }
     }
 
+    /// Drops and tombstones a batch the sweep found expired, if it still is: between the sweep's look and now a lane
+    /// may have handed it a record, which would then wait on a batch nobody holds, its offset never committed.
+    private func expire(_ batchId: String, runner: BatchRunner, untouchedSince expiry: Date) -> Bool {
+        let removed = withSessions { sessions -> BatchSession? in
+            let idle = sessions.read(batchId) { session in
+                session.runner === runner && session.waiting.isEmpty && session.intake == 0 && session.lastActivity < expiry
+            }
+            guard idle == true, runner.isSettled else { return nil }
+            return sessions.removeValue(forKey: batchId)
+        }
+        guard let removed else { return false }
+        dependencies.durability.forget(batchId: batchId, partition: removed.partition)
+        return true
+    }
+
     /// Batches that left memory so far: the worker gives the allocator's freed pages back after many left.
     public var evictedCount: Int { evictions.load(ordering: .relaxed) }
-
-    private func drop(_ batchId: String, tombstone: Bool) {
-        let removed = withSessions { $0.removeValue(forKey: batchId) }
-        if tombstone, let removed {
-            dependencies.durability.forget(batchId: batchId, partition: removed.partition)
-        }
-    }
 
     /// Sets what to call after ``busyBatchCount`` changed (outside the registry's lock): backpressure follows it.
     func onBusyChange(_ observer: (@Sendable () -> Void)?) {
