@@ -114,7 +114,10 @@ public final class KafkaWorker: Sendable {
             // partitions may be another member's already: nothing to wait for.
             let partitions = Set(revoked.map(\.partition))
             let started = ContinuousClock.now
-            await restores?.cancel(partitions)
+            // Finished once the partitions are let go, however long after the consumer stopped waiting for it: their
+            // next restore waits for it.
+            let handover = await restores?.cancel(partitions)
+            defer { handover?.finish() }
             await applying.quiesce()
             let settled: Bool
             var unfinished = 0
