@@ -312,8 +312,19 @@ final class ChangelogBatchState: BatchDurability {
     }
 
     func forget(batchId: String, partition: Int32) {
-        state.withLock { $0.recent.remove(batchId, partition: partition) }
         owe(batchId, partition: partition, .expiring(due: true))
+    }
+
+    /// Forgets a batch the store's sweep read as idle past its time, unless it changed since: something of it owed
+    /// or on its way, or a newer row stored. A job applied to it at intake since the sweep's read (the
+    /// settled-at-intake path holds no session for the sweep to see) would otherwise be overwritten by the
+    /// tombstone, its record committed against it.
+    func forgetIdle(_ row: StoredBatch) {
+        let store = self.store
+        owe(row.batchId, partition: row.partition, .expiring(due: true)) {
+            // Nothing owed, so no write of the batch is under way, and none starts while the lock is held.
+            (try? store.batch(partition: row.partition, batchId: row.batchId))??.offset == row.offset
+        }
     }
 
     func whenRecorded(batchId: String, version: Int, _ action: @escaping @Sendable () -> Void) {
@@ -437,17 +448,21 @@ final class ChangelogBatchState: BatchDurability {
 
     // MARK: - Flushing
 
-    /// The one place a batch's stage is set from outside a flush or a delivery.
-    private func owe(_ batchId: String, partition: Int32, _ stage: Stage) {
+    /// The one place a batch's stage is set from outside a flush or a delivery. With `unchanged`, only when nothing
+    /// of the batch is owed or on its way and `unchanged` holds, both looked at under the lock the change takes.
+    private func owe(_ batchId: String, partition: Int32, _ stage: Stage, unchanged: (() -> Bool)? = nil) {
         let schedule = state.withLock { state -> Bool in
             // One look-up of the batch id, under the lock every change of every batch takes.
             let entry: Owed
             if let known = state.owed[batchId] {
+                if unchanged != nil { return false }
                 entry = known
             } else {
+                if let unchanged, !unchanged() { return false }
                 entry = Owed(partition: partition)
                 state.owed[batchId] = entry
             }
+            if case .expiring = stage { state.recent.remove(batchId, partition: partition) }
             if entry.enter(stage, partition: partition) {
                 state.due.append(batchId)
             }

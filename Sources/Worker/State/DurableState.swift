@@ -79,7 +79,7 @@ struct DurableState: Sendable {
         for partition in partitions {
             guard let rows = try? store.idleBatches(partition: partition, updatedBefore: cutoff, limit: 1000) else { continue }
             for row in rows where !held(row.batchId) {
-                state.forget(batchId: row.batchId, partition: partition)
+                state.forgetIdle(row)
             }
         }
     }

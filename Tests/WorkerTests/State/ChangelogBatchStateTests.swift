@@ -111,6 +111,37 @@ import TestSupport
         #expect(fixture.state.load(batchId: "later", partition: 2) == nil, "the partition's next owner may change it")
     }
 
+    /// The store's sweep read batches as idle; one had a job applied at intake since (as a value: no session for
+    /// the sweep to see), another a newer snapshot stored: both stay — the tombstone would have overwritten the job's
+    /// snapshot. The one nobody touched goes.
+    @Test func aStoredBatchFoundIdleStaysWhenItChangedSinceTheSweepReadIt() async throws {
+        let fixture = try Fixture(cachedBatches: 10)
+        fixture.state.restored(partition: 2, through: 0, epoch: 12)
+        func row(_ batchId: String, offset: Int64) -> BatchChange {
+            BatchChange(batchId: batchId, snapshot: Data("old \(batchId)".utf8), offset: offset, pending: false, updatedAt: 0)
+        }
+        try fixture.store.apply([row("idle", offset: 1), row("moved", offset: 2), row("gone", offset: 3)], partition: 2, checkpoint: 4)
+        let read = try fixture.store.idleBatches(partition: 2, updatedBefore: 1, limit: 10)
+        #expect(read.count == 3)
+
+        var batch = UploadBatch(context: BatchContext(batchId: "idle", receiver: Receiver(id: "u", type: .user)),
+                                configuration: EngineConfiguration(), options: MessageOptions(send: .none))
+        _ = batch.applyJob([FileItem(fileId: "a", name: "a.png", mimeType: "image/png", source: .data(Data()))], requestId: "r",
+                           options: nil, concurrency: nil, offset: 5, now: Date())
+        fixture.state.settled(batchId: "idle", partition: 2, batch: batch)
+        try fixture.store.apply([row("moved", offset: 7)], partition: 2, checkpoint: 8)
+        read.forEach(fixture.state.forgetIdle)
+
+        let producer = fixture.producer
+        func handed() -> [(key: String, value: Bool)] {
+            producer.state.withLock { $0.handed.map { (String(decoding: $0.record.key ?? Data(), as: UTF8.self), $0.record.value != nil) } }
+        }
+        await yieldUntil { handed().contains { $0 == ("gone", false) } && handed().contains { $0 == ("idle", true) } }
+        for _ in 0..<50 { await Task.yield() }
+        #expect(handed().filter { !$0.value }.map(\.key) == ["gone"], "no tombstone but the untouched batch's")
+        #expect(fixture.state.load(batchId: "idle", partition: 2)?.appliedThrough == 5)
+    }
+
     /// A burst of batches owed at once grows the table of what is owed; once their snapshots are delivered the
     /// table gives that room back instead of keeping it for good.
     @Test func theOwedTableGivesBackTheRoomABurstTook() async throws {
