@@ -62,9 +62,11 @@ struct DurableState: Sendable {
 
     /// Tombstones stored batches idle for `ttl` that are not in memory (the registry expires those itself).
     /// What the store says of `batchId`'s multipart uploads, on the partitions owned: the ones its files will resume;
-    /// `.unknown` when no owned partition holds it, or its snapshot cannot be read.
+    /// `.unknown` when no owned partition holds it, or its snapshot cannot be read. Only partitions restored for
+    /// this claim count: while a restore runs, the store holds what it read so far — maybe a snapshot older than the
+    /// one that records the upload — or the rows of an earlier claim.
     func multipartKnowledge(of batchId: String, partitions: Set<Int32>) -> S3OrphanedUploads.BatchKnowledge {
-        for partition in partitions {
+        for partition in partitions where state.currentEpoch(partition: partition) != nil {
             guard let row = try? store.batch(partition: partition, batchId: batchId) else { continue }
             guard let batch = try? BatchSnapshot.decode(row.snapshot, configuration: restore.configuration).batch else {
                 return .unknown
