@@ -48,6 +48,22 @@ import TestSupport
         #expect(worker.take(upTo: Int(worker.burst), now: start + .seconds(10)).granted == Int(worker.burst))
     }
 
+    /// Tenants that come and go do not accumulate buckets, but a tenant whose transfers still hold its bucket keeps
+    /// it, full or not: given a second, its new transfers would draw beside its running ones, its cap doubled.
+    @Test func aTenantsBucketStaysWhileATransferHoldsItAndGoesOnceNoneDoes() {
+        let caps = BandwidthCaps(total: nil, perTenant: 1 << 20)
+        var running = caps.limiters(for: "steady")  // a long upload below its cap: its bucket stays full
+        weak let steady = running.first
+        // The table fills; the next new tenant finds it full and drops what is full and held by nobody.
+        for index in 0..<BandwidthCaps.tenantsKept { _ = caps.limiters(for: "passing-\(index)") }
+        #expect(caps.tenantCount == 2, "the steady tenant's and the newest")
+        #expect(caps.limiters(for: "steady").first === running.first, "the running upload's bucket is still the tenant's")
+
+        running = []
+        for index in 0..<BandwidthCaps.tenantsKept { _ = caps.limiters(for: "later-\(index)") }
+        #expect(steady == nil, "held by nobody any more, it went")
+    }
+
     @Test func anEmptyBucketSaysWhenTheNextChunkWillBeThere() {
         let start = ContinuousClock.now
         let cap = ByteRateLimiter(bytesPerSecond: 100 * 1024, now: start)

@@ -66,8 +66,8 @@ public final class ByteRateLimiter: Sendable {
 /// The upload rate caps of one client: the worker's total (`upload.maxBytesPerSecond`) and each tenant's
 /// (`upload.maxBytesPerSecondPerTenant`), as the buckets a transfer draws on.
 ///
-/// A tenant's bucket lives while the tenant uploads: an idle one (full) is dropped once there are many, so tenants
-/// that come and go do not accumulate.
+/// A tenant's bucket lives while the tenant uploads: once there are many, one that is full and that no transfer
+/// holds is dropped, so tenants that come and go do not accumulate.
 public final class BandwidthCaps: Sendable {
     public let total: ByteRateLimiter?
     public let perTenant: Int64?
@@ -94,15 +94,27 @@ public final class BandwidthCaps: Sendable {
     private func bucket(for tenant: String, rate: Int64) -> ByteRateLimiter {
         tenants.withLock { tenants in
             if let bucket = tenants[tenant] { return bucket }
-            if tenants.count >= Self.tenantsKept {
-                let now = ContinuousClock.now
-                tenants = tenants.filter { !$0.value.isIdle(now: now) }
-            }
+            if tenants.count >= Self.tenantsKept { dropUnused(&tenants) }
             let bucket = ByteRateLimiter(bytesPerSecond: rate)
             tenants[tenant] = bucket
             return bucket
         }
     }
+
+    /// Drops the buckets that are full and held by no transfer. Full is not enough: a tenant uploading below its cap,
+    /// or paused by the worker's, keeps a full bucket, and its transfers hold it to the end; given a fresh one, its
+    /// next transfers would draw on another bucket beside the first, the tenant's cap doubled.
+    private func dropUnused(_ tenants: inout [String: ByteRateLimiter]) {
+        let now = ContinuousClock.now
+        for tenant in Array(tenants.keys) {
+            // Taken out to be looked at: then this is the only reference unless a transfer holds one.
+            guard var bucket = tenants.removeValue(forKey: tenant) else { continue }
+            if !isKnownUniquelyReferenced(&bucket) || !bucket.isIdle(now: now) { tenants[tenant] = bucket }
+        }
+    }
+
+    /// The tenants with a bucket now.
+    var tenantCount: Int { tenants.withLock { $0.count } }
 
     /// Takes up to `wanted` bytes from every bucket in `limiters`: what all of them granted; bytes one granted beyond
     /// that go back. With fewer than wanted, also when to ask again.
