@@ -399,5 +399,24 @@ import WireFormat
         #expect(response.status < 500)
         #expect(client.waitingTransfers == 0 && client.runningTransfers == 1)
     }
-}
 
+    /// A file holding a slot of the worker's runs its one request on that slot: waiting for the client's cap as
+    /// well (taken by other files' parallel parts) would count against the file's stall timeout while no byte can
+    /// move. Any other upload still waits.
+    @Test func anUploadOnItsOwnSlotDoesNotWaitForTheCapAndOthersDo() async throws {
+        let scratch = try TemporaryDirectory(prefix: "attache-http")
+        defer { scratch.remove() }
+        let source = try scratch.patternFile("source.bin", size: 4096)
+        let client = try HTTPClient(configuration: .init(maxConcurrentTransfers: 1))
+        try await client.slots.acquire()
+        var request = HTTPRequest(method: "PUT", url: nginx.url("/dav/own-slot-\(UUID()).bin"))
+        request.onOwnSlot = true
+        let response = try await client.upload(fromFile: source, request: request)
+        #expect(response.status == 201)
+
+        let waiting = Task { try await client.upload(fromFile: source, request: HTTPRequest(method: "PUT", url: nginx.url("/dav/capped-\(UUID()).bin"))) }
+        #expect(await eventually { client.waitingTransfers == 1 }, "an upload without a slot of its own waits for the cap")
+        client.slots.release()
+        #expect(try await waiting.value.status == 201)
+    }
+}

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import UploadEngine
 
-import HTTPTransport
+@testable import HTTPTransport
 import TestSupport
 import WireFormat
 
@@ -138,6 +138,27 @@ import WireFormat
         #expect(setup.transport.count(.create) == 1)
         #expect((1...4).allSatisfy { setup.transport.count(.part($0)) == 1 })
         #expect(setup.transport.mostPartsInFlight == 2)
+        #expect(try await Self.stored(setup).body == setup.bytes)
+    }
+
+    /// A file holding a slot of the worker's keeps one part moving on it while the HTTP client's cap is all taken
+    /// (by other files' parallel parts): its parts beyond that one wait, it does not — waiting would count against
+    /// its stall timeout with no byte able to move.
+    @Test func aFileOnItsOwnSlotKeepsAPartMovingWhileTheClientsCapIsTaken() async throws {
+        let size = 16 * Self.mebibyte
+        var setup = try await Self.setUp(size: size, configuration: Self.configuration(partConcurrency: 2))
+        defer { setup.fixture.cleanUp() }
+        setup.transfer.holdsSlot = true
+        let client = setup.transport.client
+        for _ in 0..<client.slots.capacity { try await client.slots.acquire() }
+        let uploading = Task { [setup] in try await Self.upload(setup) }
+
+        // Four parts in two lanes: the slot's lane takes parts 1, 3 and 4 while part 2 waits for the cap.
+        #expect(await eventually(within: .seconds(60)) { setup.transport.count(.part(4)) == 1 })
+        #expect(client.waitingTransfers == 1, "the second lane's part waits for the cap")
+        for _ in 0..<client.slots.capacity { client.slots.release() }
+        let reports = try await uploading.value
+        #expect(Self.isMonotonic(reports, endingAt: size))
         #expect(try await Self.stored(setup).body == setup.bytes)
     }
 

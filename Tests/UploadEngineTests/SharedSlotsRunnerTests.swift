@@ -91,9 +91,23 @@ import TestSupport
 
         let failures = recorder.events.filter { if case .failed = $0.kind { true } else { false } }
         #expect(failures.isEmpty, "waiting for a slot was taken for a stall: \(failures)")
+        #expect(uploader.calls.allSatisfy { $0.holdsSlot }, "an upload runs on its file's slot, waiting for no other cap")
         #expect(uploader.peakConcurrency == 2)
         #expect(shares.heldCount == 0)
         #expect(shares.waitingFiles == 0)
+    }
+
+    /// Without the worker's slots nothing bounds a batch's uploads but its concurrency: they wait for the HTTP
+    /// client's cap like any other request.
+    @Test func anUploadWithoutSharedSlotsHoldsNoSlotOfItsOwn() async {
+        let uploader = ScriptedUploader()
+        let batch = UploadBatch(context: BatchContext(batchId: "solo", receiver: Receiver(id: "u", type: .user)),
+                                configuration: EngineConfiguration())
+        let runner = BatchRunner(batch: batch, presigner: ScriptedPresigner(), uploader: uploader, stager: ScriptedStager(),
+                                 clock: ManualClock())
+        runner.upload([Self.file("f")], requestId: "r")
+        await yieldUntil { uploader.calls.count == 1 }
+        #expect(uploader.calls.first?.holdsSlot == false)
     }
 
     @Test func anotherTenantsFileTakesTheNextFreeSlot() async {

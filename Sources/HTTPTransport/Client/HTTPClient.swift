@@ -161,6 +161,7 @@ public final class HTTPClient: Sendable {
     private func run(_ spec: TransferSpec, beforeStart: (@Sendable () throws -> Void)?, capped: Bool = true) async throws -> HTTPResponse {
         try CurlURL.validate(spec.request.url)
         try spec.request.validateHeaders()
+        let capped = capped && !spec.request.onOwnSlot
         if capped { try await slots.acquire() }
         defer { if capped { slots.release() } }
         try beforeStart?()

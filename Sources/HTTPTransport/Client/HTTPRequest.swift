@@ -24,6 +24,9 @@ public struct HTTPRequest: Sendable, Hashable {
     /// Set on an upload of stored bytes to storage: its body is sent within the client's upload rate caps, the
     /// worker's and this tenant's (``BandwidthCaps``). nil: not capped (downloads, presign calls, message posts).
     public var bandwidthTenant: String?
+    /// Set when the caller holds a transfer slot of its own that bounds how many such requests run (a file's slot
+    /// of the worker's): the request starts without waiting for the client's cap (`maxConcurrentTransfers`).
+    public var onOwnSlot = false
 
     /// A request; only the URL is required.
     public init(

@@ -36,6 +36,9 @@ struct S3MultipartTransfer: Sendable {
     var trace: TraceContext?
     /// Whose upload rate cap the parts count against.
     var tenant: String?
+    /// The file holds a transfer slot of the worker's (``UploadTransfer/holdsSlot``): one part at a time runs on it,
+    /// the others wait for the HTTP client's cap, so a file whose slot was granted always has a part moving.
+    var holdsSlot = false
     /// The upload an earlier attempt started.
     var previous: MultipartUpload?
     /// Told of the upload as it is created and as parts are stored; nil: an upload nobody records.
@@ -129,26 +132,29 @@ struct S3MultipartTransfer: Sendable {
 
     /// The missing parts, at most `partConcurrency` at once; the first part that fails for good cancels the others.
     /// Each stored part is reported with all those before it.
+    /// Parts go in lanes: the first runs on the file's own slot when it holds one, and a lane's next part takes the
+    /// place of the one that ended.
     private func uploadParts(_ numbers: [Int], of upload: MultipartUpload) async throws -> [MultipartUpload.Part] {
-        try await withThrowingTaskGroup(of: MultipartUpload.Part.self) { group in
+        try await withThrowingTaskGroup(of: (part: MultipartUpload.Part, lane: Int).self) { group in
             var pending = numbers.makeIterator()
-            for _ in 0..<configuration.partConcurrency {
+            let holdsSlot = self.holdsSlot
+            for lane in 0..<configuration.partConcurrency {
                 guard let number = pending.next() else { break }
-                group.addTask { try await uploadPart(number, uploadId: upload.uploadId) }
+                group.addTask { (try await uploadPart(number, uploadId: upload.uploadId, onOwnSlot: holdsSlot && lane == 0), lane) }
             }
             var recorded = upload
-            while let part = try await group.next() {
+            while let (part, lane) = try await group.next() {
                 recorded.parts.append(part)
                 stored?(recorded)
                 if let number = pending.next() {
-                    group.addTask { try await uploadPart(number, uploadId: upload.uploadId) }
+                    group.addTask { (try await uploadPart(number, uploadId: upload.uploadId, onOwnSlot: holdsSlot && lane == 0), lane) }
                 }
             }
             return recorded.parts.sorted { $0.number < $1.number }
         }
     }
 
-    private func uploadPart(_ number: Int, uploadId: String) async throws -> MultipartUpload.Part {
+    private func uploadPart(_ number: Int, uploadId: String, onOwnSlot: Bool) async throws -> MultipartUpload.Part {
         let range = plan.byteRange(ofPart: number)
         let digest = configuration.partChecksums ? try await S3PartDigest.sha256Hex(of: bytes, range: range) : ""
         return try await storage.withAttempts {
@@ -164,6 +170,7 @@ struct S3MultipartTransfer: Sendable {
                 method: signed.method, url: signed.url, headers: signed.headers + (trace?.httpHeaders ?? []),
                 stallTimeout: configuration.stallTimeout)
             request.bandwidthTenant = tenant ?? ""
+            request.onOwnSlot = onOwnSlot
             let response: HTTPResponse
             do {
                 response = try await storage.transport.upload(bytes, range: range, request: request) {

@@ -44,6 +44,7 @@ public struct CurlUploader: Uploader {
             headers: headers, stallTimeout: stallTimeout)
         // Uploads to storage share the upload rate caps; "" is a tenant like any other for a transfer without one.
         request.bandwidthTenant = transfer.tenant ?? ""
+        request.onOwnSlot = transfer.holdsSlot
         let response: HTTPResponse
         do {
             response = try await client.upload(

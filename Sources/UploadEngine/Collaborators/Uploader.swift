@@ -11,6 +11,11 @@ public struct UploadTransfer: Sendable, Hashable {
     public var tenant: String?
     /// The multipart upload an earlier attempt of the file started, to resume when the bytes are the same.
     public var multipart: MultipartUpload?
+    /// The file holds one of the worker's transfer slots for the whole upload (its runner shares them): one request
+    /// of it at a time runs on that slot, with no other cap to wait for. Waiting there would count against
+    /// `upload.stallTimeout`, which must only count while bytes can move (DESIGN §4). Requests beyond that one
+    /// (a multipart upload's parallel parts) still wait for the HTTP client's cap.
+    public var holdsSlot = false
 
     public init(target: UploadTarget, staged: StagedFile, mimeType: String) {
         self.target = target

@@ -13,7 +13,8 @@ extension BatchRunner {
             var context = context
             context.trace = calls.first.flatMap { state.batch.trace(of: $0.token) }
             start(.presign(calls, context), in: &state, claim: &claim)
-        case .upload(let token, let transfer):
+        case .upload(let token, var transfer):
+            transfer.holdsSlot = shares != nil
             start(.upload(token, transfer), in: &state, claim: &claim)
         case .cancel(let token):
             state.attempts.removeValue(forKey: token)?.cancel()

@@ -67,7 +67,7 @@ public final class BatchRunner: Sendable {
     let poster: (any MessagePoster)?
     private let clock: any EngineClock
     private let timers: DeadlineScheduler
-    private let shares: TransferShares?
+    let shares: TransferShares?
 
     /// A runner for `batch`. Its deadlines (stalls, backoff, presign gathering) go to `timers`, which a worker shares
     /// across its batches; without one the runner keeps a scheduler of its own on `clock`. With `shares`, each file

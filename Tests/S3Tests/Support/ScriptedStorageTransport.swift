@@ -54,7 +54,7 @@ final class ScriptedStorageTransport: StorageTransport {
         var hangWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let client: HTTPClient
+    let client: HTTPClient
     private let script: @Sendable (Call) -> Interposition?
     private let partsTogether: Int
     private let state = Mutex(State())
