@@ -209,8 +209,13 @@ public final class BatchRunner: Sendable {
     /// batch is being handed to another owner, which restores it and starts the rest, while what completes here
     /// meanwhile is not redone there.
     public func holdForHandover(whenQuiet quiet: @escaping @Sendable () -> Void) {
-        state.withLock { $0.quietObserver = quiet }
+        // The hold first: told before it, a round of deliveries ending on another thread in between could find
+        // nothing under way and call `quiet` while a presign finishing there still started an upload.
         apply { batch, _ in batch.holdForHandover() }
+        state.withLock { $0.quietObserver = quiet }
+        // A round that ended between the two did not see `quiet`: one more look (nothing, if a round is under way
+        // — it looks when it ends).
+        deliver()
     }
 
     /// Whether files keep staged bytes (failed ones, for a retry within `staging.retainFailed`).
