@@ -130,25 +130,25 @@ struct S3MultipartTransfer: Sendable {
         try await complete(upload.uploadId, parts: parts)
     }
 
-    /// The missing parts, at most `partConcurrency` at once; the first part that fails for good cancels the others.
-    /// Each stored part is reported with all those before it.
-    /// Parts go in lanes: the first runs on the file's own slot when it holds one, and a lane's next part takes the
-    /// place of the one that ended.
+    /// The missing parts, at most `partConcurrency` at once, in lanes: the first lane runs on the file's own slot
+    /// when it holds one, and a lane's next part starts when its last one ended. The first part that fails for good
+    /// cancels the others. Each stored part is reported with all those before it.
     private func uploadParts(_ numbers: [Int], of upload: MultipartUpload) async throws -> [MultipartUpload.Part] {
         try await withThrowingTaskGroup(of: (part: MultipartUpload.Part, lane: Int).self) { group in
             var pending = numbers.makeIterator()
             let holdsSlot = self.holdsSlot
+            func start(_ number: Int, lane: Int) {
+                group.addTask { (try await uploadPart(number, uploadId: upload.uploadId, onOwnSlot: holdsSlot && lane == 0), lane) }
+            }
             for lane in 0..<configuration.partConcurrency {
                 guard let number = pending.next() else { break }
-                group.addTask { (try await uploadPart(number, uploadId: upload.uploadId, onOwnSlot: holdsSlot && lane == 0), lane) }
+                start(number, lane: lane)
             }
             var recorded = upload
             while let (part, lane) = try await group.next() {
                 recorded.parts.append(part)
                 stored?(recorded)
-                if let number = pending.next() {
-                    group.addTask { (try await uploadPart(number, uploadId: upload.uploadId, onOwnSlot: holdsSlot && lane == 0), lane) }
-                }
+                if let number = pending.next() { start(number, lane: lane) }
             }
             return recorded.parts.sorted { $0.number < $1.number }
         }

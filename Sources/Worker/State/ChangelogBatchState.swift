@@ -97,6 +97,13 @@ final class ChangelogBatchState: BatchDurability {
             (owed[batchId]?.handed ?? 0) > order
         }
 
+        /// A delivered snapshot of a leaving partition goes unstored (``letGoUnstored(_:)``): its waiters are
+        /// answered, and the partition's checkpoint no longer moves, so it stays before what the store lacks.
+        mutating func letGo(_ delivery: Delivered, into ready: inout [@Sendable () -> Void]) {
+            checkpoints.removeValue(forKey: delivery.partition)
+            finish(delivery.batchId, delivered: delivery.version, stamp: delivery.stamp, into: &ready)
+        }
+
         /// Notes that a flush is scheduled; true when none was, so the caller schedules it.
         mutating func scheduleFlushIfNeeded() -> Bool {
             defer { flushScheduled = true }
@@ -754,18 +761,17 @@ final class ChangelogBatchState: BatchDurability {
         var change = sent.change
         change.offset = report.offset
         metrics.countSnapshotDelivered()
+        let delivery = Delivered(batchId: batchId, partition: report.partition, version: version, change: change, stamp: sent.stamp)
         var ready: [@Sendable () -> Void] = []
         let drain = state.withLock { state -> Bool in
             state.unplaced.removeValue(forKey: batchId)
             // A partition being written out before it leaves, while the store refuses: let go at once rather than
-            // after the store's next retry, up to `storeRetryCap` later (letGoUnstored).
+            // after the store's next retry, up to `storeRetryCap` later.
             if state.leaving[report.partition] != nil, !state.unstored.isEmpty, !state.isStale(sent.stamp, partition: report.partition) {
-                state.checkpoints.removeValue(forKey: report.partition)
-                state.finish(batchId, delivered: version, stamp: sent.stamp, into: &ready)
+                state.letGo(delivery, into: &ready)
                 return false
             }
-            state.stored.append(Delivered(batchId: batchId, partition: report.partition, version: version, change: change,
-                                          stamp: sent.stamp))
+            state.stored.append(delivery)
             defer { state.storing = true }
             return !state.storing
         }
@@ -857,16 +863,11 @@ final class ChangelogBatchState: BatchDurability {
                     }
                     state.finish(delivery.batchId, delivered: delivery.version, stamp: delivery.stamp, into: &ready)
                 }
-                // What a partition being written out before it leaves could not store is let go (letGoUnstored):
-                // kept, it would hold the handover up until the store recovers.
+                // What a partition being written out before it leaves could not store is let go: kept, it would hold
+                // the handover up until the store recovers.
                 var kept: [Delivered] = []
                 for delivery in refused {
-                    guard state.leaving[delivery.partition] != nil else {
-                        kept.append(delivery)
-                        continue
-                    }
-                    state.checkpoints.removeValue(forKey: delivery.partition)
-                    state.finish(delivery.batchId, delivered: delivery.version, stamp: delivery.stamp, into: &ready)
+                    if state.leaving[delivery.partition] != nil { state.letGo(delivery, into: &ready) } else { kept.append(delivery) }
                 }
                 state.unstored = kept.sorted { $0.change.offset < $1.change.offset }
                 // A dictionary never gives back the capacity a burst grew it to: tens of thousands of batches owed
@@ -900,10 +901,7 @@ final class ChangelogBatchState: BatchDurability {
             let leaving = state.unstored.filter { partitions.contains($0.partition) }
             guard !leaving.isEmpty else { return false }
             state.unstored.removeAll { partitions.contains($0.partition) }
-            for delivery in leaving {
-                state.checkpoints.removeValue(forKey: delivery.partition)
-                state.finish(delivery.batchId, delivered: delivery.version, stamp: delivery.stamp, into: &ready)
-            }
+            for delivery in leaving { state.letGo(delivery, into: &ready) }
             return state.unstored.isEmpty
         }
         ready.forEach { $0() }

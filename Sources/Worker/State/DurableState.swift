@@ -60,7 +60,6 @@ struct DurableState: Sendable {
         }
     }
 
-    /// Tombstones stored batches idle for `ttl` that are not in memory (the registry expires those itself).
     /// What the store says of `batchId`'s multipart uploads, on the partitions owned: the ones its files will resume;
     /// `.unknown` when no owned partition holds it, or its snapshot cannot be read. Only partitions restored for
     /// this claim count: while a restore runs, the store holds what it read so far — maybe a snapshot older than the
@@ -76,6 +75,7 @@ struct DurableState: Sendable {
         return .unknown
     }
 
+    /// Tombstones stored batches idle for `ttl` that are not in memory (the registry expires those itself).
     func expire(idleFor ttl: Duration, partitions: Set<Int32>, held: (String) -> Bool) {
         let cutoff = Int64((Date().timeIntervalSince1970 - ttl.timeInterval) * 1000)
         for partition in partitions {

@@ -49,7 +49,7 @@ final class RestoreGate: Sendable {
     @discardableResult
     func cancel(_ partitions: Set<Int32>) async -> Handover {
         let handover = handovers.withLock { handovers in
-            let handover = Handover(after: Set(partitions.compactMap { handovers[$0] }.filter { !$0.isFinished }))
+            let handover = Handover(after: partitions.compactMap { handovers[$0] }.filter { !$0.isFinished })
             for partition in partitions { handovers[partition] = handover }
             return handover
         }
@@ -95,10 +95,11 @@ extension RestoreGate {
             var nextWaiter: UInt64 = 0
         }
 
-        private let earlier: Set<Handover>
+        /// Unfinished revokes of its partitions (one may appear more than once: waiting again costs nothing).
+        private let earlier: [Handover]
         private let state = Mutex(State())
 
-        init(after earlier: Set<Handover>) {
+        init(after earlier: [Handover]) {
             self.earlier = earlier
         }
 
@@ -136,9 +137,4 @@ extension RestoreGate {
             }
         }
     }
-}
-
-extension RestoreGate.Handover: Hashable {
-    static func == (lhs: RestoreGate.Handover, rhs: RestoreGate.Handover) -> Bool { lhs === rhs }
-    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
