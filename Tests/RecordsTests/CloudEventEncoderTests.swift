@@ -9,7 +9,7 @@ import WireFormat
     private let encoder = CloudEventEncoder(workerId: "worker-7")
     private let time = Date(timeIntervalSince1970: 1_796_072_400.123)
 
-    private func object(_ bytes: [UInt8]) throws -> [String: JSONValue] {
+    private func object(_ bytes: Data) throws -> [String: JSONValue] {
         try #require(try JSONParser.parse(bytes).objectValue)
     }
 

@@ -28,9 +28,12 @@ import WireFormat
     func instantsAreWrittenInUTCWithMillisecondsRoundedDown(seconds: TimeInterval, expected: String) {
         let date = Date(timeIntervalSince1970: seconds)
         #expect(RFC3339Instant.format(date) == expected)
-        var bytes: [UInt8] = Array("x".utf8)
-        RFC3339Instant.append(date, to: &bytes)
-        #expect(bytes == Array("x\(expected)".utf8), "appending writes the same bytes after what is there")
+        var json = JSONWriter()
+        json.beginArray()
+        json.int(1)
+        json.time(date)
+        json.endArray()
+        #expect(json.string() == "[1,\"\(expected)\"]", "written into JSON straight: the same bytes, quoted, after what is there")
     }
 
     @Test(arguments: [

@@ -157,10 +157,10 @@ extension Transfer {
             return
         }
         if sendsBodyWithHead {
-            // libcurl sends a copied body with the head only on its POST path; CUSTOMREQUEST renames the method.
+            // libcurl sends a whole body with the head only on its POST path; CUSTOMREQUEST renames the method.
             try easy.set(CURLOPT_POST, 1)
             if method != "POST" { try easy.set(CURLOPT_CUSTOMREQUEST, method) }
-            try copyBody(into: easy)
+            try handBody(to: easy)
             return
         }
         // A known size makes libcurl send Content-Length rather than chunked encoding.
@@ -177,7 +177,7 @@ extension Transfer {
 
     /// Hands a small body to libcurl whole, read through the same `supplyBody` a streamed body uses: a file that
     /// ends before its announced size fails the transfer with the same error either way.
-    private func copyBody(into easy: CurlEasy) throws(HTTPTransportError) {
+    private func handBody(to easy: CurlEasy) throws(HTTPTransportError) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(uploadSize), alignment: 16)
         var filled = 0
         while filled < buffer.count {

@@ -97,14 +97,14 @@ public struct BatchView: Sendable, Hashable {
         var writer = JSONWriter()
         CloudEventEncoder.write(attachment, into: &writer)
         // The encoder's own output: it always parses.
-        return (try? JSONParser.parse(writer.bytes)) ?? .null
+        return writer.withBytes { try? JSONParser.parse($0) } ?? .null
     }
 
     /// A rejected or failed file with its error as events carry it (written by the events' own encoder).
     private static func json(_ failure: UploadResult.Failure) -> JSONValue {
         var writer = JSONWriter()
         CloudEventEncoder.write(failure.error, into: &writer)
-        return ["fileId": .string(failure.fileId), "error": (try? JSONParser.parse(writer.bytes)) ?? .null]
+        return ["fileId": .string(failure.fileId), "error": writer.withBytes { try? JSONParser.parse($0) } ?? .null]
     }
 
     /// The view for people: a header, then one section per getter.

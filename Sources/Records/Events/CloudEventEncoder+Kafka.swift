@@ -10,7 +10,7 @@ extension CloudEventEncoder {
     /// header and, when the event has a trace context, the trace headers. Every part is bounded — the value by
     /// `maxBytes`, the key and the trace by the record limits of the job that caused the event.
     public func record(of event: WorkerEvent, sequence: UInt64, topic: String) -> KafkaProducerRecord {
-        KafkaProducerRecord(topic: topic, key: Data(event.batchId.utf8), value: encodedData(event, sequence: sequence),
+        KafkaProducerRecord(topic: topic, key: Data(event.batchId.utf8), value: encode(event, sequence: sequence),
                             headers: event.trace.map { Self.headers + $0.kafkaHeaders } ?? Self.headers)
     }
 }

@@ -38,13 +38,8 @@ public final class CloudEventEncoder: Sendable {
     }
 
     /// The JSON bytes of one event, at most `maxBytes` of them; `sequence` increases per batch within this
-    /// worker's ownership.
-    public func encode(_ event: WorkerEvent, sequence: UInt64, time: Date = Date()) -> [UInt8] {
-        [UInt8](encodedData(event, sequence: sequence, time: time))
-    }
-
-    /// ``encode(_:sequence:time:)`` as `Data`, the writer's own buffer: what a record's value is made of.
-    func encodedData(_ event: WorkerEvent, sequence: UInt64, time: Date = Date()) -> Data {
+    /// worker's ownership. The writer's own buffer, handed over uncopied: what a record's value is made of.
+    public func encode(_ event: WorkerEvent, sequence: UInt64, time: Date = Date()) -> Data {
         let id = event.stableName.map { NameBasedUUID.string(namespace: Self.eventNamespace, joining: $0) }
             ?? idPrefix + String(counter.add(1, ordering: .relaxed).newValue)
         let json = envelope(event, id: id, sequence: sequence, time: time) { Self.writeData(of: event, into: &$0) }
@@ -53,7 +48,7 @@ public final class CloudEventEncoder: Sendable {
         // Rare: measure the rest of the envelope, then fit the data into what is left.
         var data = JSONWriter()
         Self.writeData(of: event, into: &data)
-        let parsed = (try? JSONParser.parse(data.bytes)) ?? .object([:])
+        let parsed = data.withBytes { try? JSONParser.parse($0) } ?? .object([:])
         let budget = maxBytes - (size - data.byteCount)
         let fitted = EventSummary.fit(parsed, budget: budget)
         return envelope(event, id: id, sequence: sequence, time: time) { $0.value(fitted) }.data()

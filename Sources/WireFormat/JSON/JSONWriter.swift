@@ -24,9 +24,19 @@ public struct JSONWriter: ~Copyable {
         free(base)
     }
 
-    /// The JSON written so far.
+    /// A copy of the JSON written so far, for what keeps it as an array.
     public var bytes: [UInt8] {
         Array(UnsafeBufferPointer(start: base, count: written))
+    }
+
+    /// Lends the JSON written so far, without copying it.
+    public borrowing func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: base, count: written))
+    }
+
+    /// The JSON written, as a string (one copy).
+    public consuming func string() -> String {
+        withBytes { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The JSON written, as `Data` that takes the writer's buffer over instead of copying it: for what goes on to
@@ -72,24 +82,20 @@ public struct JSONWriter: ~Copyable {
 
     /// Writes `"name":` — the value follows.
     public mutating func key(_ name: String) {
-        writeString(name, separated: true, then: UInt8(ascii: ":"))
+        writeString(name, then: UInt8(ascii: ":"))
         needsComma = false
     }
 
     /// Writes a string value, escaped.
     public mutating func string(_ value: String) {
-        writeString(value, separated: true, then: nil)
+        writeString(value, then: nil)
         needsComma = true
     }
 
     /// Writes an integer value.
     public mutating func int(_ value: some BinaryInteger) {
         if let small = Int64(exactly: value) { return int(small) }
-        let text = String(value)
-        reserve(text.utf8.count + 1)
-        separate()
-        for byte in text.utf8 { put(byte) }
-        needsComma = true
+        unquoted(String(value))
     }
 
     /// Writes an integer value. Concrete, unlike the generic form, which a caller in another module reaches
@@ -111,7 +117,8 @@ public struct JSONWriter: ~Copyable {
 
     /// Writes a string of `count` bytes that `write` puts straight into the output, unescaped: for text the caller
     /// knows needs no escaping (timestamps, digits), without building a `String` first.
-    public mutating func rawString(count: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+    /// `write` must fill all `count` bytes: whatever it leaves is uninitialised memory in the output.
+    mutating func rawString(count: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
         reserve(count + 3)
         separate()
         put(UInt8(ascii: "\""))
@@ -134,11 +141,7 @@ public struct JSONWriter: ~Copyable {
         case .int(let number): int(number)
         case .double(let number):
             guard number.isFinite else { return null() }
-            let text = "\(number)"
-            reserve(text.utf8.count + 1)
-            separate()
-            for byte in text.utf8 { put(byte) }
-            needsComma = true
+            unquoted("\(number)")
         case .string(let text): string(text)
         case .array(let elements):
             beginArray()
@@ -202,7 +205,8 @@ public struct JSONWriter: ~Copyable {
 
     private mutating func indent(_ depth: Int) {
         reserve(2 * depth)
-        for _ in 0..<2 * depth { put(UInt8(ascii: " ")) }
+        (base + written).initialize(repeating: UInt8(ascii: " "), count: 2 * depth)
+        written += 2 * depth
     }
 
     /// Writes `"name": value`.
@@ -250,6 +254,17 @@ public struct JSONWriter: ~Copyable {
         if needsComma { put(UInt8(ascii: ",")) }
     }
 
+    /// A value written as its text, unquoted (a number beyond `Int64`, a double).
+    private mutating func unquoted(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            reserve(utf8.count + 1)
+            separate()
+            if let start = utf8.baseAddress { copy(start, utf8.count) }
+        }
+        needsComma = true
+    }
+
     private mutating func literal(_ text: StaticString) {
         reserve(text.utf8CodeUnitCount + 1)
         separate()
@@ -273,14 +288,14 @@ public struct JSONWriter: ~Copyable {
         digits.reverse()
     }
 
-    /// Writes `value` quoted — after a comma if `separated` and one is due, followed by `then` if given — copying
-    /// runs that need no escape in one go.
-    private mutating func writeString(_ value: String, separated: Bool, then: UInt8?) {
+    /// Writes `value` quoted — after a comma if one is due, followed by `then` if given — copying runs that need no
+    /// escape in one go.
+    private mutating func writeString(_ value: String, then: UInt8?) {
         var text = value
         // A native string's bytes are there to read (small ones from the stack); a bridged one is made native first.
-        if text.utf8.withContiguousStorageIfAvailable({ writeString($0, separated: separated, then: then) }) == nil {
+        if text.utf8.withContiguousStorageIfAvailable({ writeString($0, then: then) }) == nil {
             text.makeContiguousUTF8()
-            _ = text.utf8.withContiguousStorageIfAvailable { writeString($0, separated: separated, then: then) }
+            _ = text.utf8.withContiguousStorageIfAvailable { writeString($0, then: then) }
         }
     }
 
@@ -289,9 +304,9 @@ public struct JSONWriter: ~Copyable {
     ///
     /// Checks eight bytes at a time where it can: an event or snapshot is a few kilobytes of strings, almost none
     /// of them with a byte to escape, and a byte at a time the check was most of the writer's work.
-    private mutating func writeString(_ utf8: UnsafeBufferPointer<UInt8>, separated: Bool, then: UInt8?) {
+    private mutating func writeString(_ utf8: UnsafeBufferPointer<UInt8>, then: UInt8?) {
         reserve(utf8.count + 4)
-        if separated { separate() }
+        separate()
         put(UInt8(ascii: "\""))
         if let source = utf8.baseAddress {
             var runStart = 0

@@ -21,14 +21,6 @@ extension RFC3339Instant {
         }
     }
 
-    /// Appends the timestamp's 24 bytes (no quotes) to `bytes`.
-    public static func append(_ date: Date, to bytes: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
-            write(date, into: buffer)
-            bytes.append(contentsOf: buffer)
-        }
-    }
-
     static func write(_ date: Date, into buffer: UnsafeMutableBufferPointer<UInt8>) {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
         // Comparisons with NaN are false, so NaN lands on the earliest instant instead of trapping in `Int64(_:)`.

@@ -39,7 +39,7 @@ public struct Logger: Sendable {
             json.field("msg", message)
             for (key, value) in fields.sorted(by: { $0.key < $1.key }) { json.field(key, value) }
             json.endObject()
-            sink(String(decoding: json.bytes, as: UTF8.self))
+            sink(json.string())
         case .text:
             let extra = fields.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             sink("\(time) \(level.rawValue.uppercased()) \(message)\(extra.isEmpty ? "" : " " + extra)")

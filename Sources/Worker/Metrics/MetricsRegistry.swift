@@ -50,6 +50,15 @@ public final class MetricsRegistry: Sendable {
             return slots.count - 1
         }
 
+        /// Changes a declared family's series, which is rendered from then on; a series of a family never declared
+        /// is not kept.
+        mutating func update(_ key: Series, _ change: (inout Double) -> Void) {
+            guard families[key.family] != nil else { return }
+            let slot = slot(of: key)
+            change(&slots[slot])
+            shown[slot] = true
+        }
+
         /// The series and values rendered, by family.
         func shownSeries() -> [String: [(labels: String, value: Double)]] {
             var byFamily: [String: [(labels: String, value: Double)]] = [:]
@@ -108,12 +117,7 @@ public final class MetricsRegistry: Sendable {
 
     public func increment(_ name: String, by value: Double = 1, labels: [String: String] = [:]) {
         let series = Series(family: name, labels: seriesKey(name, labels))
-        values.withLock { values in
-            guard values.families[name] != nil else { return }
-            let slot = values.slot(of: series)
-            values.slots[slot] += value
-            values.shown[slot] = true
-        }
+        values.withLock { $0.update(series) { $0 += value } }
     }
 
     /// The handle of a family's series (`labels` bounded as `increment` bounds them); the series appears once first
@@ -126,12 +130,7 @@ public final class MetricsRegistry: Sendable {
 
     public func set(_ name: String, _ value: Double, labels: [String: String] = [:]) {
         let series = Series(family: name, labels: seriesKey(name, labels))
-        values.withLock { values in
-            guard values.families[name] != nil else { return }
-            let slot = values.slot(of: series)
-            values.slots[slot] = value
-            values.shown[slot] = true
-        }
+        values.withLock { $0.update(series) { $0 = value } }
     }
 
     /// Makes `series` the family's only series: for gauges about things that come and go (the partitions a worker

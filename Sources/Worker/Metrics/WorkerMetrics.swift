@@ -77,9 +77,9 @@ public struct WorkerMetrics: Sendable {
         case .removed:
             hot.removed.increment()
         case .messageSent:
-            hot.messages["sent"]?.increment()
+            hot.messagesSent.increment()
         case .messageFailed(_, _, _, let willRetry):
-            hot.messages[willRetry ? "retrying" : "failed"]?.increment()
+            (willRetry ? hot.messagesRetrying : hot.messagesFailed).increment()
         case .progress, .completed:
             break
         }
@@ -100,8 +100,8 @@ private struct HotCounters: Sendable {
     /// Files rejected, retrying or failed: by outcome, then error code.
     let files: CounterTable
     let uploaded, removed, bytes, snapshotsDelivered: MetricsRegistry.Counter
-    /// By outcome.
-    let messages: [String: MetricsRegistry.Counter]
+    /// Messages by outcome.
+    let messagesSent, messagesRetrying, messagesFailed: MetricsRegistry.Counter
 
     init(_ registry: MetricsRegistry) {
         typealias Values = WorkerMetrics.LabelValues
@@ -112,9 +112,9 @@ private struct HotCounters: Sendable {
         removed = registry.counter(WorkerMetrics.files, labels: ["outcome": "removed"])
         bytes = registry.counter(WorkerMetrics.bytes)
         snapshotsDelivered = registry.counter(WorkerMetrics.snapshotsDelivered)
-        messages = Dictionary(uniqueKeysWithValues: Values.messageOutcomes.map { outcome in
-            (outcome, registry.counter(WorkerMetrics.messages, labels: ["outcome": outcome]))
-        })
+        messagesSent = registry.counter(WorkerMetrics.messages, labels: ["outcome": "sent"])
+        messagesRetrying = registry.counter(WorkerMetrics.messages, labels: ["outcome": "retrying"])
+        messagesFailed = registry.counter(WorkerMetrics.messages, labels: ["outcome": "failed"])
     }
 }
 

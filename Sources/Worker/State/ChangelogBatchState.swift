@@ -654,7 +654,7 @@ final class ChangelogBatchState: BatchDurability {
 
     private func write(_ batch: UploadBatch, _ taken: Taken) {
         let (batchId, partition, generation) = (taken.batchId, taken.partition, taken.stamp.claim ?? 0)
-        guard let snapshot = BatchSnapshot.encodedData(batch, writerGeneration: generation, maxBytes: maxBytes) else {
+        guard let snapshot = BatchSnapshot.encode(batch, writerGeneration: generation, maxBytes: maxBytes) else {
             lose("the snapshot of batch \(batchId) does not fit events.maxBytes (\(maxBytes) bytes)")
             return
         }

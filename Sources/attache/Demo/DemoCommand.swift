@@ -166,7 +166,7 @@ enum DemoCommand {
         var json = JSONWriter(capacity: 4096)
         json.indentedValue(result)
         print("\nfinal UploadResult:")
-        print(String(decoding: json.bytes, as: UTF8.self))
+        print(json.string())
     }
 
     /// The demo checks its own story: five uploads (one after a retry), one rejection, four messages in type order.

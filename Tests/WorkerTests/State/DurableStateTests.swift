@@ -26,7 +26,7 @@ import TestSupport
                                    logger: .silent, metrics: WorkerMetrics())
         let batch = UploadBatch(context: BatchContext(batchId: "trip", receiver: Receiver(id: "u", type: .user)),
                                 configuration: EngineConfiguration(), options: MessageOptions(send: .none))
-        let snapshot = try #require(BatchSnapshot.encodedData(batch, writerGeneration: 1, maxBytes: 1 << 20))
+        let snapshot = try #require(BatchSnapshot.encode(batch, writerGeneration: 1, maxBytes: 1 << 20))
         try store.apply([BatchChange(batchId: "trip", snapshot: snapshot, offset: 0, pending: false, updatedAt: 0)], partition: 2, checkpoint: 1)
 
         #expect(durable.multipartKnowledge(of: "trip", partitions: [2]) == .unknown, "its restore may not have read the newest snapshot yet")
