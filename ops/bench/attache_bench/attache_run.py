@@ -128,14 +128,17 @@ def warm_workers(rig, tag, workers=1, extra=None, wrapper=()):
         shutil.rmtree(os.path.join(rig.workdir, "staging"), ignore_errors=True)
 
 
-def wait_for_changelog(kafka, changelog, ids, timeout=120.0):
-    """Waits until the changelog topic holds a record for each of `ids` (a settled batch's snapshot)."""
+def wait_for_changelog(kafka, changelog, ids, quiet=5.0, timeout=120.0):
+    """Waits until the changelog topic holds a record for each of `ids`, then until their count has not moved for
+    `quiet` seconds: a batch may write one snapshot at intake and its last when it settles, up to a (stretched)
+    `state.flushInterval` of 2.5 s later (callgrind.py)."""
     wanted = set(ids)
     deadline = time.time() + timeout
     while len({key for _, key, _ in kafka.read_all(changelog) if key in wanted}) < len(wanted):
         if time.time() > deadline:
             raise BenchFailure("the changelog did not get a snapshot of every batch in {:.0f} s".format(timeout))
         time.sleep(0.5)
+    changelog_records(kafka, changelog, ids, quiet=quiet, timeout=timeout)
 
 
 def changelog_records(kafka, changelog, ids, quiet=0.3, timeout=10.0):

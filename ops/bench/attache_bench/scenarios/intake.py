@@ -2,7 +2,8 @@
 events out, snapshots, commits, no HTTP. Jobs/s and events/s from the worker's partition assignment to its last
 event; the worker's CPU per job; the memory it still holds per idle batch once they settled. With --callgrind, one
 more, untimed run of CALLGRIND_JOBS jobs with the worker under callgrind counts a refused job's instructions, from its
-partition assignment to its last event (callgrind.py; report in ops/bench/work/intake-callgrind.txt)."""
+first job until every batch's last snapshot is on the changelog (callgrind.py; report in
+ops/bench/work/intake-callgrind.txt)."""
 import json
 import os
 import time
@@ -68,59 +69,45 @@ def measure(rig):
             run, intake.jobs, measured.seconds, intake.jobs / measured.seconds, measured.events / measured.seconds))
     if rig.options.callgrind:
         jobs = min(intake.jobs, CALLGRIND_JOBS)
-        intake.instructions_per_job = measure_one(rig, jobs, run_tag("intake", "callgrind", 0), instructions=True)
+        intake.instructions_per_job = count_instructions(rig, jobs, run_tag("intake", "callgrind", 0))
         log("intake: instructions per refused job {:,.0f} (ops/bench/work/intake-callgrind.txt)".format(
             intake.instructions_per_job["total"]))
     return intake
 
 
-def measure_one(rig, count, tag, instructions=False):
-    """All `count` jobs are produced before the worker starts; the run ends with the last event it produced. With
-    `instructions`, the worker runs under callgrind and what is returned is its instructions per job by library."""
-    kafka, topics = rig.kafka, RunTopics.of(tag)
-    kafka.create_topic(topics.events, rig.workdir)
+def write_jobs(rig, count, tag):
+    """A file of `count` refused jobs, one batch each, for kcat to produce; and their batch ids."""
+    ids = ["i-{}-{}".format(tag, i) for i in range(count)]
     path = os.path.join(rig.workdir, tag + ".tsv")
     with open(path, "w") as f:
-        for i in range(count):
-            batch = "i-{}-{}".format(tag, i)
+        for batch in ids:
             f.write(record(batch, empty_job(batch)) + "\n")
     if os.path.getsize(path) / 4 > 4.5 * MIB:
         raise BenchFailure("--intake-jobs {} does not fit the mock cluster's partitions (5 MiB each, 4 per topic)"
                            .format(count))
-    if instructions:
-        # Counted from the first job on: the jobs come once the worker has its partitions and has dead-lettered the
-        # marker that created its topic (one more event).
-        kafka.create_topic(topics.jobs, rig.workdir)
-    else:
-        kafka.produce(topics.jobs, path)
-    extra = {"ATTACHE_LOG_LEVEL": "info"}
-    if instructions:
-        extra.update(callgrind.ENVIRONMENT)
-    worker = rig.workers().start("worker-" + tag, topics.group, topics.jobs, topics.events, extra,
-                                 callgrind.wrapper(callgrind.output_path("intake")) if instructions else ())
+    return path, ids
+
+
+def measure_one(rig, count, tag):
+    """All `count` jobs are produced before the worker starts; the run ends with the last event it produced."""
+    kafka, topics = rig.kafka, RunTopics.of(tag)
+    kafka.create_topic(topics.events, rig.workdir)
+    path, _ = write_jobs(rig, count, tag)
+    kafka.produce(topics.jobs, path)
+    worker = rig.workers().start("worker-" + tag, topics.group, topics.jobs, topics.events, {"ATTACHE_LOG_LEVEL": "info"})
     try:
-        assigned = worker.wait_assigned(timeout=600 if instructions else 60)
-        counting = None
-        if instructions:
-            wait_for_events(kafka, topics.events, 2, time.time() + 300)
-            counting = callgrind.InstructionCount(worker.pid, "intake")
-            kafka.produce(topics.jobs, path)
+        assigned = worker.wait_assigned(timeout=60)
         cpu_before = worker.cpu_seconds()
         rss_before = worker.rss_kib()
         host = HostSteal()
-        recording = rig.profiler.start("intake", worker) if not instructions else None
-        # file.rejected + batch.completed per job, and the marker (counted: and the jobs topic's marker's event)
-        expected = 2 * count + (2 if instructions else 1)
-        deadline = time.time() + (1800 if instructions else 300)
-        # Counted, the worker is not asked for its metrics: each reading would be counted as the jobs' work.
-        while not instructions and worker.metric("attache_files_total", "ERR_FILE_DATA_EMPTY") < count:
+        recording = rig.profiler.start("intake", worker)
+        deadline = time.time() + 300
+        while worker.metric("attache_files_total", "ERR_FILE_DATA_EMPTY") < count:
             if time.time() > deadline or worker.child.process.poll() is not None:
                 raise BenchFailure("intake did not finish: {}".format(worker.child.stderr_text()[-1000:]))
             time.sleep(0.1)
-        wait_for_events(kafka, topics.events, expected, deadline)
-        if counting:
-            wait_for_changelog(kafka, topics.changelog, ["i-{}-{}".format(tag, i) for i in range(count)])
-            return counting.stop(count)
+        # file.rejected + batch.completed per job, and the marker's
+        wait_for_events(kafka, topics.events, 2 * count + 1, deadline)
         host.stop()
         if recording:
             recording.stop()
@@ -144,6 +131,32 @@ def measure_one(rig, count, tag, instructions=False):
         raise BenchFailure("intake: a batch completed twice or not with ERR_FILE_DATA_EMPTY")
     os.remove(path)
     return IntakeRun(max(r[0] for r in records) / 1000 - assigned, events, cpu_per_job, held, host)
+
+
+def count_instructions(rig, count, tag):
+    """The same jobs, the worker under callgrind: its instructions per job by library, counted from the first job
+    until every batch's last snapshot is on the changelog. The worker is not asked for its metrics meanwhile: each
+    reading would be counted as the jobs' work."""
+    kafka, topics = rig.kafka, RunTopics.of(tag)
+    kafka.create_topic(topics.events, rig.workdir)
+    path, ids = write_jobs(rig, count, tag)
+    # The jobs come once the worker has its partitions and has dead-lettered the marker that created its topic.
+    kafka.create_topic(topics.jobs, rig.workdir)
+    worker = rig.workers().start("worker-" + tag, topics.group, topics.jobs, topics.events,
+                                 {"ATTACHE_LOG_LEVEL": "info", **callgrind.ENVIRONMENT},
+                                 callgrind.wrapper(callgrind.output_path("intake")))
+    try:
+        worker.wait_assigned(timeout=600)
+        wait_for_events(kafka, topics.events, 2, time.time() + 300)
+        counting = callgrind.InstructionCount(worker.pid, "intake")
+        kafka.produce(topics.jobs, path)
+        # file.rejected + batch.completed per job, and the two markers'
+        wait_for_events(kafka, topics.events, 2 * count + 2, time.time() + 1800)
+        wait_for_changelog(kafka, topics.changelog, ids)
+        return counting.stop(count)
+    finally:
+        worker.stop()
+        os.remove(path)
 
 
 def wait_for_events(kafka, topic, expected, deadline):
