@@ -102,6 +102,9 @@ import TestSupport
         let steps = zip(reports.value, reports.value.dropFirst()).map { $1 - $0 }
         #expect(reports.value.last == Int64(size))
         #expect(steps.allSatisfy { $0 <= 16 * 1024 }, "steps \(steps)")
+        // Paused, it says so: the progress so far, repeated (a caller's stall clock hears it waits, not stalls).
+        #expect(steps.contains(0), "steps \(steps)")
+        #expect(steps.allSatisfy { $0 >= 0 }, "never backwards: \(steps)")
     }
 
     @Test func anUploadWithoutATenantIsNotCapped() async throws {

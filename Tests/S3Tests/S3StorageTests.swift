@@ -70,8 +70,9 @@ import WireFormat
         try await setup.fixture.send(setup.fixture.presigner.presignedGet(key: setup.key))
     }
 
+    /// Never backwards (a report may repeat the last: the upload waited), ending at the size.
     static func isMonotonic(_ reports: [ProgressReport], endingAt size: Int) -> Bool {
-        zip(reports, reports.dropFirst()).allSatisfy { $0.sent < $1.sent } && reports.last?.sent == Int64(size)
+        zip(reports, reports.dropFirst()).allSatisfy { $0.sent <= $1.sent } && reports.last?.sent == Int64(size)
             && reports.allSatisfy { $0.total == Int64(size) }
     }
 
@@ -108,6 +109,25 @@ import WireFormat
             setup.fixture.presigner.presigned(
                 method: "GET", key: setup.key, headers: [HTTPHeader("x-amz-checksum-mode", "ENABLED")]))
         #expect(checked.header("x-amz-checksum-sha256") == composite)
+    }
+
+    /// CompleteMultipartUpload sends no bytes, and storage may take a while to answer it: the upload repeats its
+    /// progress meanwhile (a third of the stall timeout apart), so the engine's stall clock does not run out on it.
+    @Test func anUploadWaitingForStorageToAssembleItsPartsRepeatsItsProgress() async throws {
+        let size = 6 * Self.mebibyte
+        var configuration = Self.configuration()
+        configuration.stallTimeout = .milliseconds(300)
+        let setup = try await Self.setUp(size: size, configuration: configuration) { call in
+            call.operation == .complete ? .delay(.seconds(1)) : nil
+        }
+        defer { setup.fixture.cleanUp() }
+
+        let reports = try await Self.upload(setup)
+
+        let waiting = reports.drop { $0.sent < Int64(size) }
+        #expect(waiting.count >= 4, "one report as the last part ends, then one at least every 100 ms of the second: \(waiting.count)")
+        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.sent <= $1.sent }, "never backwards")
+        #expect(try await Self.stored(setup).body == setup.bytes)
     }
 
     @Test(arguments: [3 * mebibyte, 11 * mebibyte])

@@ -44,6 +44,19 @@ import Testing
         #expect(h.failures(of: "f1").map(\.error.code) == [.uploadStalled])
     }
 
+    /// An uploader repeats its last progress while it waits on the worker's own limits or storage's answer (a
+    /// bandwidth cap, CompleteMultipartUpload): waiting is never a stall.
+    @Test func aRepeatedProgressReportRestartsTheStallTimerToo() {
+        var h = uploading { $0.retry.maxAttempts = 1 }
+        h.progress("f1", sent: 10)
+        h.advance(.seconds(25))
+        h.progress("f1", sent: 10)
+        h.advance(.seconds(25))
+        #expect(h.failures(of: "f1").isEmpty)
+        h.advance(.seconds(5))
+        #expect(h.failures(of: "f1").map(\.error.code) == [.uploadStalled], "silence still stalls")
+    }
+
     @Test func theStallTimeoutIsConfigurable() {
         var h = uploading { $0.stallTimeout = .seconds(5); $0.retry.maxAttempts = 1 }
         h.advance(.seconds(5))

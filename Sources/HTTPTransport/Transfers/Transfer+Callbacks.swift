@@ -135,9 +135,15 @@ extension Transfer {
         guard !spec.throttles.isEmpty, buffer.count > 0 else { return supplyUncapped(into: buffer) }
         let remaining = Int(min(Int64(buffer.count), uploadSize - bodyOffset))
         guard remaining > 0 else { return supplyUncapped(into: buffer) }
-        let (granted, retryAt) = BandwidthCaps.take(upTo: remaining, from: spec.throttles, now: .now)
+        let now = ContinuousClock.now
+        let (granted, retryAt) = BandwidthCaps.take(upTo: remaining, from: spec.throttles, now: now)
         guard granted > 0 else {
-            pausedUntil = retryAt ?? .now
+            // Woken at least once a second (a third of the stall timeout, when shorter) to ask again, each pause
+            // repeating the progress so far: the caller's own stall clock hears that the transfer waits for a cap and
+            // is not stalled.
+            let longest = spec.stallTimeout.map { min(Self.longestPause, $0 / 3) } ?? Self.longestPause
+            pausedUntil = min(retryAt ?? now, now + longest)
+            if case .upload(let report) = spec.progress { report(reportedUpload, uploadSize) }
             return Int(CURL_READFUNC_PAUSE)
         }
         let count = supplyUncapped(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<granted]))
@@ -145,6 +151,9 @@ extension Transfer {
         if count >= 0, count < granted { spec.throttles.forEach { $0.giveBack(granted - count) } }
         return count
     }
+
+    /// The longest a transfer stays paused for its rate caps before it asks them again.
+    static let longestPause: Duration = .seconds(1)
 
     /// How far into the body libcurl has been handed bytes.
     private var bodyOffset: Int64 {

@@ -1,11 +1,13 @@
 import Synchronization
 
-/// The progress of a multipart upload: the sum over its parts of the most each part has sent, reported only when
-/// it grows.
+/// The progress of a multipart upload: the sum over its parts of the most each part has sent, reported with every
+/// report of a part.
 ///
 /// A part that fails and starts over keeps its high mark until the new attempt passes it, so the sum never goes
-/// backwards, and it reaches the object's size exactly when every part is through. Reports are made under the
-/// lock, so they arrive in increasing order whichever thread the parts report on.
+/// backwards, and it reaches the object's size exactly when every part is through. A part's report that does not
+/// pass its mark (bytes sent again, or a transfer waiting for a rate cap) repeats the sum unchanged: the engine's
+/// stall clock counts only while nothing happens at all. Reports are made under the lock, so they arrive in
+/// order whichever thread the parts report on.
 final class S3MultipartProgress: Sendable {
     private struct State {
         var highs: [Int: Int64] = [:]
@@ -38,10 +40,16 @@ final class S3MultipartProgress: Sendable {
     func record(part: Int, sent: Int64) {
         state.withLock { state in
             let high = state.highs[part, default: 0]
-            guard sent > high else { return }
-            state.highs[part] = sent
-            state.sum += sent - high
+            if sent > high {
+                state.highs[part] = sent
+                state.sum += sent - high
+            }
             report(state.sum, total)
         }
+    }
+
+    /// The upload is waiting on storage, not sending: the sum so far, again.
+    func waiting() {
+        state.withLock { report($0.sum, total) }
     }
 }

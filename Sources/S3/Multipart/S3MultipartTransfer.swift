@@ -50,9 +50,20 @@ struct S3MultipartTransfer: Sendable {
     /// Storage no longer has the upload: its parts cannot be completed.
     private struct UploadGone: Error {}
 
-    /// Runs the upload to its end.
+    /// Runs the upload to its end, repeating its progress every few seconds meanwhile.
+    ///
+    /// The engine's `upload.stallTimeout` counts only while bytes could move and none do, and much of a multipart
+    /// upload is waiting that is not that: parts waiting for a connection, a part's retry backoff, storage
+    /// assembling the parts (CompleteMultipartUpload). Each request the upload makes has its own stall watchdog
+    /// (the request's or the client's `stallTimeout`, while its bytes can move), which is what fails a stalled one.
+    ///
     /// - Throws: `UploadError`, or `CancellationError`; an upload nobody records has been aborted either way.
     func run() async throws {
+        let transfer = self
+        try await reportingWaits { try await transfer.storeAndComplete() }
+    }
+
+    private func storeAndComplete() async throws {
         if let previous {
             if let resumable = resumable(previous) {
                 do {
@@ -202,7 +213,7 @@ struct S3MultipartTransfer: Sendable {
             S3CompletedPart(partNumber: $0.number, etag: $0.etag, checksumSHA256: S3Checksum.base64(sha256Hex: $0.sha256))
         }
         // No overall limit: S3 may take a while to assemble a large object, writing spaces meanwhile, which the
-        // stall timeout sees as progress.
+        // request's stall timeout sees as progress.
         try await storage.withAttempts {
             let signed = presigner.completeMultipartUploadRequest(key: key, uploadId: uploadId, parts: completed)
             try await storage.exchange(signed, timeout: nil) { response in
@@ -211,6 +222,28 @@ struct S3MultipartTransfer: Sendable {
             }
         }
     }
+
+    /// Runs `body`, repeating the upload's progress at least every `longestQuiet` (a third of the stall timeout,
+    /// when shorter) until it ends.
+    private func reportingWaits(_ body: @escaping @Sendable () async throws -> Void) async throws {
+        let interval = configuration.stallTimeout.map { min(Self.longestQuiet, $0 / 3) } ?? Self.longestQuiet
+        let clock = storage.clock, progress = progress
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while true {
+                    try await clock.sleep(until: clock.now() + interval)
+                    progress.waiting()
+                }
+            }
+            group.addTask(operation: body)
+            defer { group.cancelAll() }
+            // The beat only ends by cancellation: the first task to end is the body, or the cancelled caller.
+            try await group.next()
+        }
+    }
+
+    /// The longest a multipart upload goes without a progress report.
+    static let longestQuiet: Duration = .seconds(5)
 
     /// Whether storage says the upload, or a part it was to have, is not there: `NoSuchUpload`, or `InvalidPart`
     /// for a recorded part it no longer holds.

@@ -72,13 +72,15 @@ extension UploadBatch {
         return effects
     }
 
-    /// Upload progress. Any movement resets the stall timer; events are throttled, never go backwards, and stop
-    /// short of 100 % (the 100 % event comes with success).
+    /// Upload progress. Every report restarts the stall timer: one with new bytes, and one repeating the bytes
+    /// sent, by which the uploader says it waits on the worker's own limits or on storage's answer (a bandwidth
+    /// cap, CompleteMultipartUpload) — waiting is never a stall (DESIGN §4). Events are throttled, never go
+    /// backwards, and stop short of 100 % (the 100 % event comes with success).
     public mutating func progress(_ token: AttemptToken, sent: Int64, now: Date) -> BatchEffects {
         var effects = BatchEffects()
         guard let index = index(of: token), case .uploading(var uploading) = entries[index].phase else { return effects }
         let size = uploading.staged.size
-        if sent > uploading.sentBytes {
+        if sent >= uploading.sentBytes {
             uploading.sentBytes = sent
             uploading.lastMovement = now
             entries[index].phase = .uploading(uploading)

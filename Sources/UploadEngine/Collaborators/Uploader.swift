@@ -30,6 +30,12 @@ public struct UploadTransfer: Sendable, Hashable {
 /// by name), report progress as `(bytesSent, totalBytes)`, and throw `UploadError` classified by code
 /// (`ERR_S3_UPLOAD_FAILED`, `ERR_PRESIGNED_URL_EXPIRED`, `ERR_UPLOAD_STALLED`, `ERR_INVALID_URL`, …) with `retryAfter`
 /// when the server sent one. Cancellation of the calling task aborts the transfer at once.
+///
+/// Each report restarts the batch's `upload.stallTimeout`, which counts only while bytes could move and none do. An
+/// upload that waits on the worker's own limits or on storage's answer — a bandwidth cap with no bytes to spare,
+/// CompleteMultipartUpload assembling the parts — repeats its last `bytesSent` at least once every few seconds
+/// while it waits. It never repeats one on a timer while its bytes are in flight: telling those apart is what the
+/// timeout is for.
 public protocol Uploader: Sendable {
     func upload(_ transfer: UploadTransfer, progress: @escaping @Sendable (_ sent: Int64, _ total: Int64) -> Void) async throws
     /// An upload that can resume: storage that uploads in parts reports its multipart upload to `stored` when it

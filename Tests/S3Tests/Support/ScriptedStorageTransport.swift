@@ -42,6 +42,8 @@ final class ScriptedStorageTransport: StorageTransport {
         case fail(HTTPTransportError)
         /// Do not forward; wait until the calling task is cancelled.
         case hang
+        /// Forward after this long (storage slow to answer, as CompleteMultipartUpload assembling a large object).
+        case delay(Duration)
     }
 
     private struct State {
@@ -124,6 +126,9 @@ final class ScriptedStorageTransport: StorageTransport {
             return response
         case .fail(let error):
             throw error
+        case .delay(let duration):
+            try await Task.sleep(for: duration)
+            return try await forward()
         case .hang:
             let waiters = state.withLock { state in
                 state.hanging += 1
