@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import HTTPTransport
 import Synchronization
@@ -98,17 +99,43 @@ final class OpenSource: OpenSourceFile {
     ///
     /// - Throws: `ERR_SOURCE_FETCH_FAILED` (retryable) when the file cannot be read, or was given back.
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
-        let count = try withDescriptor { descriptor in
-            var count: Int
-            repeat {
-                count = pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))
-            } while count < 0 && errno == EINTR
-            guard count >= 0 else { throw localFailure("cannot read source.path") }
-            return count
-        }
+        let count = try withDescriptor { try Self.positionedRead($0, into: buffer, at: offset) }
         digest.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: offset)
         return count
     }
+
+    /// `read`, taking only what the kernel holds in memory: nil where the bytes would have to come from a disk or
+    /// a network (or the read failed: a blocking read then meets the failure and explains it). Never waits for I/O,
+    /// so it may run on the cooperative pool.
+    ///
+    /// A file system that cannot tell (`EOPNOTSUPP`) is read as usual when it keeps its files in memory: tmpfs and
+    /// ramfs, where only a page swapped out would wait.
+    func readFromMemory(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int? {
+        let count = try withDescriptor { descriptor -> Int? in
+            while true {
+                let count = attache_pread_cached(descriptor, buffer.baseAddress, UInt(buffer.count), offset)
+                if count >= 0 { return count }
+                switch errno {
+                case EINTR: continue
+                case EOPNOTSUPP where attache_kept_in_memory(descriptor) == 1: return try? Self.positionedRead(descriptor, into: buffer, at: offset)
+                default: return nil
+                }
+            }
+        }
+        guard let count else { return nil }
+        digest.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: offset)
+        return count
+    }
+
+    private static func positionedRead(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        var count: Int
+        repeat {
+            count = pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))
+        } while count < 0 && errno == EINTR
+        guard count >= 0 else { throw localFailure("cannot read source.path") }
+        return count
+    }
+
 
     /// The hex SHA-256 of the staged bytes, reading those no upload has read yet (all of them, before an upload
     /// that signs the digest). Blocks.

@@ -24,7 +24,7 @@ extension SourceStaging {
     }
 
     /// The source root, once `relative` has passed the checks made on its text alone.
-    private func checkedRoot(for relative: String) throws -> String {
+    func checkedRoot(for relative: String) throws -> String {
         guard let root = sourceRoot else {
             throw UploadError(.sourceForbidden, "path sources are not enabled (sources.root)", retryable: false)
         }
@@ -95,16 +95,23 @@ extension SourceStaging {
     /// the upload; otherwise the upload's own reads compute it (see `finishUpload`).
     func stageInPlace(_ relative: String, file: FileItem, sizeLimit: Int64, progress: StagingProgress) async throws -> StagedFile {
         let signsDigest = settings.signsDigest
-        // One trip off the pool for the open, the size check, the sniff and — for a file small enough that hashing
-        // it costs less than another trip — the digest: each trip is two thread hand-offs, which for a 16 KiB file
-        // cost more than the work itself.
-        let (source, shown, smallDigest) = try await StagingArea.offPool { [self] in
-            let source = try openInRoot(relative)
-            guard source.size <= sizeLimit else { throw StagingStream.sizeExceeded(sizeLimit) }
-            let shown = try Self.sniff(source)
-            let digest = signsDigest && source.size <= StagingArea.inlineDigestBytes ? try source.sha256() : nil
-            return (source, shown, digest)
+        // A small file the kernel holds in memory is looked at here, on the task; anything else takes one trip off the
+        // pool for the open, the size check, the sniff and — for a file small enough that hashing it costs less than
+        // another trip — the digest: each trip is two thread hand-offs, which for a 16 KiB file cost more than the
+        // work itself.
+        let look: SourceLook
+        if let inMemory = try lookInMemory(relative, sizeLimit: sizeLimit, hashing: signsDigest) {
+            look = inMemory
+        } else {
+            look = try await StagingArea.offPool { [self] in
+                let source = try openInRoot(relative)
+                guard source.size <= sizeLimit else { throw StagingStream.sizeExceeded(sizeLimit) }
+                let shown = try Self.sniff(source)
+                let digest = signsDigest && source.size <= StagingArea.inlineDigestBytes ? try source.sha256() : nil
+                return (source, shown, digest)
+            }
         }
+        let (source, shown, smallDigest) = look
         if let verdict = StagingStream.contradiction(declared: file.mimeType, shown: shown) { throw verdict }
         var sha256 = smallDigest ?? ""
         if signsDigest, smallDigest == nil {

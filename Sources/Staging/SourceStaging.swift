@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import HTTPTransport
 import UploadEngine
@@ -25,6 +26,9 @@ public struct SourceStaging: SourceStager {
     /// The cap on sources failed files hold open (`staging.maxOpenSources`), shared by every copy of the stager;
     /// nil holds none.
     let keptSources: FairSlots?
+    /// Whether small `path` sources may be looked at on the calling task (`lookInMemory`): the source root is on a
+    /// local file system, where an open whose path is cached waits for nothing.
+    let looksInMemory: Bool
     /// Reads the inline bytes of a file back from the jobs-topic record that carried them (a file restored from a
     /// snapshot, whose bytes stayed with its previous owner); nil when the record is no longer in the topic.
     public var recordedBytes: (@Sendable (RecordOrigin) async throws -> Data?)?
@@ -37,6 +41,7 @@ public struct SourceStaging: SourceStager {
         self.sourceRoot = sourceRoot.flatMap { root in
             root.isEmpty ? nil : URL(fileURLWithPath: root).resolvingSymlinksInPath().standardizedFileURL.path
         }
+        looksInMemory = self.sourceRoot.map { attache_local_file_system($0) == 1 } ?? false
         self.settings = settings
         self.cache = cache
         self.client = client

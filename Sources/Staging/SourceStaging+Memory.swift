@@ -1,0 +1,63 @@
+import CLinux
+import Foundation
+import UploadEngine
+
+/// `path` sources the kernel already holds in memory, staged on the calling task.
+///
+/// Most sources are small files written shortly before their job: their directory entries and bytes are in the
+/// page cache, and opening, sniffing and hashing them takes a few microseconds of CPU — less than the two thread
+/// hand-offs of a trip to the staging queue. Every step here is asked of the kernel in a form that answers from
+/// memory or not at all (`RESOLVE_CACHED`, `RWF_NOWAIT`), so the cooperative pool never waits for a disk or a network
+/// file system; whatever would wait takes the staging queue's path from the start. Only a root on a local file
+/// system is looked at so (an open on a network one can be a round trip however well its name is cached), and only
+/// files on the root's own file system (a mount below it takes the queue's path).
+extension SourceStaging {
+    /// An opened `path` source: the file, what its first bytes show, and its digest when it was asked for.
+    typealias SourceLook = (source: OpenSource, shown: ContentSignature?, digest: String?)
+
+    /// Opens, checks and sniffs a `path` source of at most `StagingArea.inlineDigestBytes` — and hashes it, when
+    /// `hashing` — from what the kernel holds in memory; nil when any step would wait for I/O, or found anything
+    /// but a small regular file (the staging queue's path then meets it and explains it).
+    ///
+    /// - Throws: what the path's text alone is refused for, and `ERR_FILE_TOO_LARGE` past `sizeLimit`: the same
+    ///   errors the staging queue's path gives.
+    func lookInMemory(_ relative: String, sizeLimit: Int64, hashing: Bool) throws -> SourceLook? {
+        guard looksInMemory else { return nil }
+        let root = try checkedRoot(for: relative)
+        let directory = attache_open_cached(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        guard directory >= 0 else { return nil }
+        defer { close(directory) }
+        let input = attache_open_cached(directory, relative, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 1)
+        guard input >= 0 else { return nil }
+        var info = stat()
+        guard fstat(input, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(input)
+            return nil
+        }
+        guard Int64(info.st_size) <= sizeLimit else {
+            close(input)
+            throw StagingStream.sizeExceeded(sizeLimit)
+        }
+        guard Int64(info.st_size) <= StagingArea.inlineDigestBytes else {
+            close(input)
+            return nil
+        }
+        // As in `openSource`: the flag only kept a FIFO from hanging the open.
+        _ = fcntl(input, F_SETFL, 0)
+        let source = OpenSource(descriptor: input, info: info, keptSources: keptSources)
+        let wanted = Int(hashing ? source.size : min(Int64(ContentSignature.window), source.size))
+        let look = try withUnsafeTemporaryAllocation(byteCount: max(wanted, 1), alignment: 16) { buffer -> SourceLook? in
+            var filled = 0
+            while filled < wanted {
+                // A file shorter than it measured (count 0) is left to the queue's path too, which says so.
+                guard let count = try source.readFromMemory(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<wanted]),
+                                                            at: Int64(filled)), count > 0 else { return nil }
+                filled += count
+            }
+            let shown = ContentSignature.sniff(UnsafeRawBufferPointer(rebasing: buffer[0..<min(filled, ContentSignature.window)]))
+            return (source, shown, hashing ? try source.sha256() : nil)
+        }
+        if look == nil { source.release() }
+        return look
+    }
+}

@@ -1,0 +1,106 @@
+import CLinux
+import Foundation
+import S3
+@testable import Staging
+import Testing
+import UploadEngine
+
+
+/// `path` sources the kernel holds in memory are staged on the calling task; anything that would wait for I/O, or
+/// is out of the ordinary, is left to the staging queue's path.
+@Suite(.timeLimit(.minutes(1))) struct SourceMemoryTests {
+    @Test func aSmallFileInMemoryIsOpenedSniffedAndHashedOnTheTask() async throws {
+        let fixture = try await StagingFixture(StagingFixture.Options(signsDigest: true))
+        defer { fixture.stop() }
+        try fixture.writeSource("inbox/notes.pdf", SampleBytes.pdf)
+
+        let look = try #require(try fixture.stager.lookInMemory("inbox/notes.pdf", sizeLimit: 1 << 20, hashing: true))
+        defer { look.source.release() }
+
+        #expect(look.shown?.mimeType == "application/pdf")
+        #expect(look.digest == SHA256Hasher.hex(of: Data(SampleBytes.pdf)))
+        #expect(look.source.size == Int64(SampleBytes.pdf.count))
+        #expect(look.source.digestComplete, "the one read fed the digest: the upload reads nothing more for it")
+    }
+
+    @Test func withoutHashingOnlyTheSniffedBytesAreRead() async throws {
+        let fixture = try await StagingFixture()
+        defer { fixture.stop() }
+        try fixture.writeSource("a.png", SampleBytes.png)
+
+        let look = try #require(try fixture.stager.lookInMemory("a.png", sizeLimit: 1 << 20, hashing: false))
+        defer { look.source.release() }
+
+        #expect(look.shown?.mimeType == "image/png")
+        #expect(look.digest == nil)
+        #expect(!look.source.digestComplete, "\(SampleBytes.png.count) bytes, of which only the first \(ContentSignature.window) were read")
+    }
+
+    @Test func aFileWhosePagesLeftTheCacheIsLeftToTheQueueAndStillStaged() async throws {
+        let fixture = try await StagingFixture(StagingFixture.Options(signsDigest: true))
+        defer { fixture.stop() }
+        try fixture.writeSource("cold.pdf", SampleBytes.pdf)
+        let path = fixture.sourceRoot.appendingPathComponent("cold.pdf").path
+        let descriptor = open(path, O_RDONLY)
+        try #require(descriptor >= 0)
+        let inMemory = attache_kept_in_memory(descriptor) == 1
+        // Written back, then dropped from the page cache: the next read has to go to the disk.
+        #expect(fsync(descriptor) == 0)
+        #expect(posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED) == 0)
+        close(descriptor)
+
+        let look = try fixture.stager.lookInMemory("cold.pdf", sizeLimit: 1 << 20, hashing: true)
+        look?.source.release()
+        let staged = try await fixture.stage(.path("cold.pdf"))
+        defer { fixture.stager.releaseInBackground(staged) }
+
+        if inMemory {
+            #expect(look != nil, "tmpfs keeps its pages whatever the advice: read from memory")
+        } else {
+            #expect(look == nil, "bytes on the disk are read on the staging queue, not on the task")
+        }
+        #expect(staged.sha256 == SHA256Hasher.hex(of: Data(SampleBytes.pdf)))
+        #expect(staged.mimeType == "application/pdf")
+    }
+
+    @Test func anythingButASmallRegularFileIsLeftToTheQueuesPath() async throws {
+        let fixture = try await StagingFixture(StagingFixture.Options(signsDigest: true))
+        defer { fixture.stop() }
+        try fixture.writeSource("big.bin", [UInt8](repeating: 7, count: Int(StagingArea.inlineDigestBytes) + 1))
+        try FileManager.default.createDirectory(at: fixture.sourceRoot.appendingPathComponent("folder"), withIntermediateDirectories: true)
+        #expect(mkfifo(fixture.sourceRoot.appendingPathComponent("pipe").path, 0o600) == 0)
+        try FileManager.default.createSymbolicLink(atPath: fixture.sourceRoot.appendingPathComponent("absolute").path,
+                                                   withDestinationPath: fixture.sourceRoot.appendingPathComponent("big.bin").path)
+
+        for relative in ["big.bin", "folder", "pipe", "absolute", "missing.pdf"] {
+            let look = try fixture.stager.lookInMemory(relative, sizeLimit: 1 << 30, hashing: true)
+            #expect(look == nil, "\(relative)")
+        }
+        #expect(fixture.openDescriptors == 0, "every descriptor opened on the way is closed")
+    }
+
+    @Test func theTextChecksAndTheSizeLimitRefuseAsTheQueuesPathDoes() async throws {
+        let fixture = try await StagingFixture()
+        defer { fixture.stop() }
+        try fixture.writeSource("a.pdf", SampleBytes.pdf)
+
+        let tooLarge = #expect(throws: UploadError.self) { try fixture.stager.lookInMemory("a.pdf", sizeLimit: 100, hashing: false) }
+        #expect(tooLarge?.code == .fileSizeExceeded)
+        let escape = #expect(throws: UploadError.self) { try fixture.stager.lookInMemory("../a.pdf", sizeLimit: 1 << 20, hashing: false) }
+        #expect(escape?.code == .sourceForbidden)
+        #expect(await fixture.stagingError(.path("a.pdf"), sizeLimit: 100)?.code == .fileSizeExceeded)
+        #expect(fixture.openDescriptors == 0)
+    }
+
+    /// An open on a network file system can be a round trip however well its name is cached: a root that is not on
+    /// a local file system is never looked at on the task.
+    @Test func onlyARootOnALocalFileSystemIsLookedAtOnTheTask() async throws {
+        let fixture = try await StagingFixture()
+        defer { fixture.stop() }
+        let procfs = SourceStaging(area: fixture.stager.area, sourceRoot: "/proc/self", client: fixture.client)
+
+        #expect(fixture.stager.looksInMemory, "the fixture's root is in \(fixture.directory.path), on the local disk")
+        #expect(!procfs.looksInMemory)
+        #expect(try procfs.lookInMemory("status", sizeLimit: 1 << 20, hashing: false) == nil)
+    }
+}
