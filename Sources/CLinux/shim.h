@@ -2,6 +2,7 @@
 #define ATTACHE_CLINUX_SHIM_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 #include <linux/openat2.h>
@@ -28,16 +29,21 @@ static inline int attache_open_beneath(int directory, const char *path, int flag
 #endif
 }
 
-/* openat2(2) that answers from the kernel's lookup cache alone (RESOLVE_CACHED, Linux 5.12): -1 with EAGAIN where any
-   component would need I/O or revalidation (a cold directory, a network file system), rather than waiting for it.
-   `beneath` adds RESOLVE_BENEATH and RESOLVE_NO_MAGICLINKS, as attache_open_beneath, and RESOLVE_NO_XDEV: the file
-   stays on the directory's own file system (EXDEV otherwise). -1 with ENOSYS or EINVAL on a kernel without it. */
-static inline int attache_open_cached(int directory, const char *path, int flags, int beneath) {
+#ifndef RESOLVE_CACHED
+#define RESOLVE_CACHED 0x20
+#endif
+/* O_NOATIME, which glibc declares only under _GNU_SOURCE (see attache_name_this_thread); the same on x86-64 and arm64. */
+#define ATTACHE_O_NOATIME 01000000
+
+/* openat2(2) answered from the kernel's lookup cache alone (RESOLVE_CACHED, Linux 5.12): -1 with EAGAIN where any
+   component would need I/O or revalidation (a cold directory, a network file system) rather than waiting for it;
+   ENOSYS or EINVAL on a kernel without it. */
+static inline int attache_open_cached(int directory, const char *path, int flags, unsigned long long resolve) {
 #ifdef SYS_openat2
     struct open_how how = {
         .flags = (unsigned long long)(unsigned int)flags,
         .mode = 0,
-        .resolve = RESOLVE_CACHED | (beneath ? RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV : 0),
+        .resolve = RESOLVE_CACHED | resolve,
     };
     return (int)syscall(SYS_openat2, directory, path, &how, sizeof how);
 #else
@@ -46,10 +52,24 @@ static inline int attache_open_cached(int directory, const char *path, int flags
 #endif
 }
 
+/* A directory by its absolute path, from the lookup cache alone. */
+static inline int attache_open_cached_directory(const char *path) {
+    return attache_open_cached(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+}
+
+/* A file beneath `directory`, from the lookup cache alone, with attache_open_beneath's checks and on the
+   directory's own file system (RESOLVE_NO_XDEV: EXDEV for a file under another mount). Without a FIFO's wait
+   (O_NONBLOCK) and without an access-time update (O_NOATIME), which would be a journal write: EPERM where the
+   caller neither owns the file nor has CAP_FOWNER. */
+static inline int attache_open_cached_file(int directory, const char *path) {
+    return attache_open_cached(directory, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | ATTACHE_O_NOATIME,
+                               RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
+}
+
 /* pread(2) that takes only what the page cache holds (preadv2, RWF_NOWAIT, Linux 4.14): -1 with EAGAIN where the
    bytes would have to come from the disk, EOPNOTSUPP where the file system cannot say (tmpfs, NFS). glibc declares
-   preadv2 only under _GNU_SOURCE (see attache_name_this_thread), so the system call is made directly; on x86-64 and
-   arm64 its offset is one register, the high word ignored. */
+   preadv2 only under _GNU_SOURCE, so the system call is made directly; on x86-64 and arm64 its offset is one
+   register, the high word ignored. */
 static inline long attache_pread_cached(int descriptor, void *buffer, unsigned long count, long long offset) {
 #ifdef SYS_preadv2
     struct iovec vector = { buffer, count };
@@ -61,20 +81,20 @@ static inline long attache_pread_cached(int descriptor, void *buffer, unsigned l
 #endif
 }
 
-/* Whether the file system at `path` is a local one whose opens wait for nothing but its own disk: ext2/3/4, XFS,
-   Btrfs, F2FS, ZFS, tmpfs, ramfs, overlayfs. Network and FUSE file systems are not (opening a file there can be a
-   round trip even when its name is cached). 1 if so, 0 if not or unknown. */
-static inline int attache_local_file_system(const char *path) {
-    struct statfs info;
-    if (statfs(path, &info) != 0) return 0;
-    switch ((unsigned long)info.f_type & 0xffffffffUL) {
+/* What a file system of statfs type `type` is: 2 keeps its files in memory (tmpfs, ramfs: no read waits for
+   anything but a page swapped out, and RWF_NOWAIT cannot be answered there); 1 is local, its opens and reads waiting
+   for nothing but its own disk (ext2/3/4, XFS, Btrfs, F2FS, ZFS, overlayfs); 0 is anything else: a network or FUSE
+   file system, where opening a file can be a round trip however well its name is cached. */
+static inline int attache_file_system_kind(unsigned long type) {
+    switch (type & 0xffffffffUL) {
+    case 0x01021994UL:  /* TMPFS */
+    case 0x858458F6UL:  /* RAMFS */
+        return 2;
     case 0xEF53UL:      /* EXT2/3/4 */
     case 0x58465342UL:  /* XFS */
     case 0x9123683EUL:  /* BTRFS */
     case 0xF2F52010UL:  /* F2FS */
     case 0x2FC12FC1UL:  /* ZFS */
-    case 0x01021994UL:  /* TMPFS */
-    case 0x858458F6UL:  /* RAMFS */
     case 0x794C7630UL:  /* OVERLAYFS */
         return 1;
     default:
@@ -82,12 +102,14 @@ static inline int attache_local_file_system(const char *path) {
     }
 }
 
-/* Whether the file system under `descriptor` keeps its files in memory (tmpfs, ramfs): 1 if so, 0 if not or unknown.
-   These cannot answer RWF_NOWAIT, and need not: their reads wait for nothing but a page swapped out. */
-static inline int attache_kept_in_memory(int descriptor) {
+/* attache_file_system_kind of the file system at `path`, or under `descriptor`; 0 when it cannot be asked. */
+static inline int attache_file_system_kind_at(const char *path) {
     struct statfs info;
-    if (fstatfs(descriptor, &info) != 0) return 0;
-    return info.f_type == 0x01021994 /* TMPFS_MAGIC */ || info.f_type == (long)0x858458f6 /* RAMFS_MAGIC */;
+    return statfs(path, &info) == 0 ? attache_file_system_kind((unsigned long)info.f_type) : 0;
+}
+static inline int attache_file_system_kind_of(int descriptor) {
+    struct statfs info;
+    return fstatfs(descriptor, &info) == 0 ? attache_file_system_kind((unsigned long)info.f_type) : 0;
 }
 
 /* Names the calling thread as `top -H`, `ps -L` and perf show it: its first 15 bytes, which is all the kernel keeps

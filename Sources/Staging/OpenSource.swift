@@ -117,7 +117,8 @@ final class OpenSource: OpenSourceFile {
                 if count >= 0 { return count }
                 switch errno {
                 case EINTR: continue
-                case EOPNOTSUPP where attache_kept_in_memory(descriptor) == 1: return try? Self.positionedRead(descriptor, into: buffer, at: offset)
+                case EOPNOTSUPP where attache_file_system_kind_of(descriptor) == 2:
+                    return try? Self.positionedRead(descriptor, into: buffer, at: offset)
                 default: return nil
                 }
             }
@@ -127,7 +128,8 @@ final class OpenSource: OpenSourceFile {
         return count
     }
 
-    private static func positionedRead(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+    private static func positionedRead(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer,
+                                       at offset: Int64) throws -> Int {
         var count: Int
         repeat {
             count = pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))
@@ -135,7 +137,6 @@ final class OpenSource: OpenSourceFile {
         guard count >= 0 else { throw localFailure("cannot read source.path") }
         return count
     }
-
 
     /// The hex SHA-256 of the staged bytes, reading those no upload has read yet (all of them, before an upload
     /// that signs the digest). Blocks.

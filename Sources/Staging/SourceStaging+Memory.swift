@@ -10,7 +10,9 @@ import UploadEngine
 /// memory or not at all (`RESOLVE_CACHED`, `RWF_NOWAIT`), so the cooperative pool never waits for a disk or a network
 /// file system; whatever would wait takes the staging queue's path from the start. Only a root on a local file
 /// system is looked at so (an open on a network one can be a round trip however well its name is cached), and only
-/// files on the root's own file system (a mount below it takes the queue's path).
+/// files on the root's own file system (a mount below it takes the queue's path). Files are opened without
+/// updating their access time, which is a journal write: where the worker may not do that (it neither owns the
+/// file nor runs as root), the queue's path opens it.
 extension SourceStaging {
     /// An opened `path` source: the file, what its first bytes show, and its digest when it was asked for.
     typealias SourceLook = (source: OpenSource, shown: ContentSignature?, digest: String?)
@@ -24,10 +26,12 @@ extension SourceStaging {
     func lookInMemory(_ relative: String, sizeLimit: Int64, hashing: Bool) throws -> SourceLook? {
         guard looksInMemory else { return nil }
         let root = try checkedRoot(for: relative)
-        let directory = attache_open_cached(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        let directory = attache_open_cached_directory(root)
         guard directory >= 0 else { return nil }
         defer { close(directory) }
-        let input = attache_open_cached(directory, relative, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 1)
+        // Asked again each time: a network file system mounted on the root since the worker started is not local.
+        guard attache_file_system_kind_of(directory) > 0 else { return nil }
+        let input = attache_open_cached_file(directory, relative)
         guard input >= 0 else { return nil }
         var info = stat()
         guard fstat(input, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {

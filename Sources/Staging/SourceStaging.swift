@@ -41,7 +41,7 @@ public struct SourceStaging: SourceStager {
         self.sourceRoot = sourceRoot.flatMap { root in
             root.isEmpty ? nil : URL(fileURLWithPath: root).resolvingSymlinksInPath().standardizedFileURL.path
         }
-        looksInMemory = self.sourceRoot.map { attache_local_file_system($0) == 1 } ?? false
+        looksInMemory = self.sourceRoot.map { attache_file_system_kind_at($0) > 0 } ?? false
         self.settings = settings
         self.cache = cache
         self.client = client

@@ -83,7 +83,7 @@ public final class HTTPClient: Sendable {
     ///     from it abandons the transfer with that error (the uploader uses it to refuse expired URLs).
     ///   - progress: `(sent, total)`, never decreasing, ending at the body's size on success; on the transfer thread.
     ///     Repeated unchanged while the rate caps hold the transfer (at least once a second, or a third of the stall
-    ///     timeout), never otherwise.
+    ///     timeout: `WaitingReports`), never otherwise.
     /// - Returns: the answer, whatever its status; the body is kept up to 64 KiB.
     public func upload(
         fromFile path: String, range: Range<Int64>? = nil, request: HTTPRequest,

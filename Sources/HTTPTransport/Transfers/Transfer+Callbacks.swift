@@ -138,14 +138,17 @@ extension Transfer {
         let now = ContinuousClock.now
         let (granted, retryAt) = BandwidthCaps.take(upTo: remaining, from: spec.throttles, now: now)
         guard granted > 0 else {
-            // Woken at least once a second (a third of the stall timeout, when shorter) to ask again, each pause
-            // repeating the progress so far: the caller's own stall clock hears that the transfer waits for a cap and
-            // is not stalled.
-            let longest = spec.stallTimeout.map { min(Self.longestPause, $0 / 3) } ?? Self.longestPause
+            // Asked again when the caps will have a chunk, and at least once a second (a third of the stall
+            // timeout, when shorter). A pause that follows a pause repeats the progress so far, so the caller's own
+            // stall clock hears that the transfer waits for a cap, not that it stalled; after bytes moved, their
+            // own report has just said as much.
+            let longest = WaitingReports.interval(for: spec.stallTimeout, atMost: Self.longestPause)
             pausedUntil = min(retryAt ?? now, now + longest)
-            if case .upload(let report) = spec.progress { report(reportedUpload, uploadSize) }
+            if heldByCaps, case .upload(let report) = spec.progress { report(reportedUpload, uploadSize) }
+            heldByCaps = true
             return Int(CURL_READFUNC_PAUSE)
         }
+        heldByCaps = false
         let count = supplyUncapped(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<granted]))
         // Bytes granted and not sent (an abort, an early end) go back for the other transfers.
         if count >= 0, count < granted { spec.throttles.forEach { $0.giveBack(granted - count) } }

@@ -57,6 +57,8 @@ final class Transfer: @unchecked Sendable {
     var reportedUpload: Int64 = 0
     /// Set while the body waits for its rate caps: libcurl was told to pause, and the loop resumes it then.
     var pausedUntil: ContinuousClock.Instant?
+    /// The rate caps granted nothing the last time the body asked: a pause now follows a pause.
+    var heldByCaps = false
     /// Upload bytes libcurl last reported, to notice movement.
     var movedUp: Int64 = 0
     /// Download bytes libcurl last reported, to notice movement.

@@ -50,20 +50,9 @@ struct S3MultipartTransfer: Sendable {
     /// Storage no longer has the upload: its parts cannot be completed.
     private struct UploadGone: Error {}
 
-    /// Runs the upload to its end, repeating its progress every few seconds meanwhile.
-    ///
-    /// The engine's `upload.stallTimeout` counts only while bytes could move and none do, and much of a multipart
-    /// upload is waiting that is not that: parts waiting for a connection, a part's retry backoff, storage
-    /// assembling the parts (CompleteMultipartUpload). Each request the upload makes has its own stall watchdog
-    /// (the request's or the client's `stallTimeout`, while its bytes can move), which is what fails a stalled one.
-    ///
+    /// Runs the upload to its end.
     /// - Throws: `UploadError`, or `CancellationError`; an upload nobody records has been aborted either way.
     func run() async throws {
-        let transfer = self
-        try await reportingWaits { try await transfer.storeAndComplete() }
-    }
-
-    private func storeAndComplete() async throws {
         if let previous {
             if let resumable = resumable(previous) {
                 do {
@@ -213,20 +202,27 @@ struct S3MultipartTransfer: Sendable {
             S3CompletedPart(partNumber: $0.number, etag: $0.etag, checksumSHA256: S3Checksum.base64(sha256Hex: $0.sha256))
         }
         // No overall limit: S3 may take a while to assemble a large object, writing spaces meanwhile, which the
-        // request's stall timeout sees as progress.
-        try await storage.withAttempts {
-            let signed = presigner.completeMultipartUploadRequest(key: key, uploadId: uploadId, parts: completed)
-            try await storage.exchange(signed, timeout: nil) { response in
-                if Self.saysUploadGone(response) { throw UploadGone() }
-                _ = try S3CompleteMultipartUploadResult(status: response.status, body: response.body)
+        // request's stall timeout sees as progress; the engine's hears of it from `reportingWaits`.
+        let storage = storage, presigner = presigner, key = key
+        try await reportingWaits {
+            try await storage.withAttempts {
+                let signed = presigner.completeMultipartUploadRequest(key: key, uploadId: uploadId, parts: completed)
+                try await storage.exchange(signed, timeout: nil) { response in
+                    if Self.saysUploadGone(response) { throw UploadGone() }
+                    _ = try S3CompleteMultipartUploadResult(status: response.status, body: response.body)
+                }
             }
         }
     }
 
-    /// Runs `body`, repeating the upload's progress at least every `longestQuiet` (a third of the stall timeout,
-    /// when shorter) until it ends.
+    /// Runs `body` — CompleteMultipartUpload, its attempts and their backoff: storage working on bytes it already
+    /// has — repeating the upload's progress meanwhile (`WaitingReports`), so the engine's `upload.stallTimeout`,
+    /// which counts only while bytes could move and none do, does not run out on it. Only where a stall timeout of
+    /// the storage's own watches each request (`Configuration.stallTimeout`, set by the worker): a request that
+    /// stops moving then fails itself, and without one the engine's clock stays the only watch.
     private func reportingWaits(_ body: @escaping @Sendable () async throws -> Void) async throws {
-        let interval = configuration.stallTimeout.map { min(Self.longestQuiet, $0 / 3) } ?? Self.longestQuiet
+        guard let stallTimeout = configuration.stallTimeout else { return try await body() }
+        let interval = WaitingReports.interval(for: stallTimeout, atMost: Self.longestQuiet)
         let clock = storage.clock, progress = progress
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -242,7 +238,7 @@ struct S3MultipartTransfer: Sendable {
         }
     }
 
-    /// The longest a multipart upload goes without a progress report.
+    /// The longest CompleteMultipartUpload goes without a progress report.
     static let longestQuiet: Duration = .seconds(5)
 
     /// Whether storage says the upload, or a part it was to have, is not there: `NoSuchUpload`, or `InvalidPart`
