@@ -11,22 +11,27 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-/* openat2(2) with RESOLVE_BENEATH: opens `path` relative to `directory`, the kernel refusing (EXDEV) any
-   resolution that leaves it — through "..", an absolute path or symlink, or a /proc magic link — in one atomic
-   lookup. glibc 2.36 has no wrapper, and syscall(2) is variadic. -1 with errno set on failure (ENOSYS before
-   Linux 5.6, or where a seccomp filter hides the call). */
-static inline int attache_open_beneath(int directory, const char *path, int flags) {
+/* openat2(2) with `resolve`: glibc 2.36 has no wrapper, and syscall(2) is variadic. -1 with errno set on failure
+   (ENOSYS before Linux 5.6, or where a seccomp filter hides the call; EINVAL for a flag the kernel does not know). */
+static inline int attache_openat2(int directory, const char *path, int flags, unsigned long long resolve) {
 #ifdef SYS_openat2
     struct open_how how = {
         .flags = (unsigned long long)(unsigned int)flags,
         .mode = 0,
-        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+        .resolve = resolve,
     };
     return (int)syscall(SYS_openat2, directory, path, &how, sizeof how);
 #else
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+/* openat2(2) with RESOLVE_BENEATH: opens `path` relative to `directory`, the kernel refusing (EXDEV) any
+   resolution that leaves it — through "..", an absolute path or symlink, or a /proc magic link — in one atomic
+   lookup. */
+static inline int attache_open_beneath(int directory, const char *path, int flags) {
+    return attache_openat2(directory, path, flags, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
 }
 
 #ifndef RESOLVE_CACHED
@@ -36,20 +41,9 @@ static inline int attache_open_beneath(int directory, const char *path, int flag
 #define ATTACHE_O_NOATIME 01000000
 
 /* openat2(2) answered from the kernel's lookup cache alone (RESOLVE_CACHED, Linux 5.12): -1 with EAGAIN where any
-   component would need I/O or revalidation (a cold directory, a network file system) rather than waiting for it;
-   ENOSYS or EINVAL on a kernel without it. */
+   component would need I/O or revalidation (a cold directory, a network file system) rather than waiting for it. */
 static inline int attache_open_cached(int directory, const char *path, int flags, unsigned long long resolve) {
-#ifdef SYS_openat2
-    struct open_how how = {
-        .flags = (unsigned long long)(unsigned int)flags,
-        .mode = 0,
-        .resolve = RESOLVE_CACHED | resolve,
-    };
-    return (int)syscall(SYS_openat2, directory, path, &how, sizeof how);
-#else
-    errno = ENOSYS;
-    return -1;
-#endif
+    return attache_openat2(directory, path, flags, RESOLVE_CACHED | resolve);
 }
 
 /* A directory by its absolute path, from the lookup cache alone. */
