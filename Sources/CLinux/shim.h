@@ -37,7 +37,8 @@ static inline int attache_open_beneath(int directory, const char *path, int flag
 #ifndef RESOLVE_CACHED
 #define RESOLVE_CACHED 0x20
 #endif
-/* O_NOATIME, which glibc declares only under _GNU_SOURCE (see attache_name_this_thread); the same on x86-64 and arm64. */
+/* O_NOATIME, which glibc declares only under _GNU_SOURCE (see attache_name_this_thread); the same on x86-64 and
+   arm64. */
 #define ATTACHE_O_NOATIME 01000000
 
 /* openat2(2) answered from the kernel's lookup cache alone (RESOLVE_CACHED, Linux 5.12): -1 with EAGAIN where any

@@ -108,19 +108,16 @@ final class OpenSource: OpenSourceFile {
     /// a network (or the read failed: a blocking read then meets the failure and explains it). Never waits for I/O,
     /// so it may run on the cooperative pool.
     ///
-    /// A file system that cannot tell (`EOPNOTSUPP`) is read as usual when it keeps its files in memory: tmpfs and
-    /// ramfs, where only a page swapped out would wait.
-    func readFromMemory(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int? {
+    /// - Parameter onMemoryFileSystem: the file is on tmpfs or ramfs, which cannot answer `RWF_NOWAIT` and need not
+    ///   (only a page swapped out would wait): it is read as usual.
+    func readFromMemory(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64,
+                        onMemoryFileSystem: Bool) throws -> Int? {
         let count = try withDescriptor { descriptor -> Int? in
+            if onMemoryFileSystem { return try? Self.positionedRead(descriptor, into: buffer, at: offset) }
             while true {
                 let count = attache_pread_cached(descriptor, buffer.baseAddress, UInt(buffer.count), offset)
                 if count >= 0 { return count }
-                switch errno {
-                case EINTR: continue
-                case EOPNOTSUPP where attache_file_system_kind_of(descriptor) == 2:
-                    return try? Self.positionedRead(descriptor, into: buffer, at: offset)
-                default: return nil
-                }
+                if errno != EINTR { return nil }
             }
         }
         guard let count else { return nil }

@@ -30,36 +30,33 @@ extension SourceStaging {
         guard directory >= 0 else { return nil }
         defer { close(directory) }
         // Asked again each time: a network file system mounted on the root since the worker started is not local.
-        guard attache_file_system_kind_of(directory) > 0 else { return nil }
-        let input = attache_open_cached_file(directory, relative)
-        guard input >= 0 else { return nil }
-        var info = stat()
-        guard fstat(input, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            close(input)
+        // The file is on the same one (`RESOLVE_NO_XDEV`), so its kind is the file's too.
+        let kind = attache_file_system_kind_of(directory)
+        guard kind > 0 else { return nil }
+        guard let source = Self.regularFile(attache_open_cached_file(directory, relative), keptSources: keptSources) else {
             return nil
         }
-        guard Int64(info.st_size) <= sizeLimit else {
-            close(input)
+        guard source.size <= sizeLimit else {
+            source.release()
             throw StagingStream.sizeExceeded(sizeLimit)
         }
-        guard Int64(info.st_size) <= StagingArea.inlineDigestBytes else {
-            close(input)
+        guard source.size <= StagingArea.inlineDigestBytes else {
+            source.release()
             return nil
         }
-        // As in `openSource`: the flag only kept a FIFO from hanging the open.
-        _ = fcntl(input, F_SETFL, 0)
-        let source = OpenSource(descriptor: input, info: info, keptSources: keptSources)
         let wanted = Int(hashing ? source.size : min(Int64(ContentSignature.window), source.size))
+        let inMemory = kind == 2
         let look = try withUnsafeTemporaryAllocation(byteCount: max(wanted, 1), alignment: 16) { buffer -> SourceLook? in
             var filled = 0
             while filled < wanted {
+                let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<wanted])
                 // A file shorter than it measured (count 0) is left to the queue's path too, which says so.
-                guard let count = try source.readFromMemory(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<wanted]),
-                                                            at: Int64(filled)), count > 0 else { return nil }
+                guard let count = try source.readFromMemory(into: rest, at: Int64(filled), onMemoryFileSystem: inMemory),
+                      count > 0 else { return nil }
                 filled += count
             }
-            let shown = ContentSignature.sniff(UnsafeRawBufferPointer(rebasing: buffer[0..<min(filled, ContentSignature.window)]))
-            return (source, shown, hashing ? try source.sha256() : nil)
+            let sniffed = UnsafeRawBufferPointer(rebasing: buffer[0..<min(filled, ContentSignature.window)])
+            return (source, ContentSignature.sniff(sniffed), hashing ? try source.sha256() : nil)
         }
         if look == nil { source.release() }
         return look

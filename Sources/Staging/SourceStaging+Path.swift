@@ -78,7 +78,12 @@ extension SourceStaging {
         let directory = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { return nil }
         defer { close(directory) }
-        let input = attache_open_beneath(directory, relative, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        return regularFile(attache_open_beneath(directory, relative, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY),
+                           keptSources: keptSources)
+    }
+
+    /// `input` (opened `O_NONBLOCK`, or -1) as an open source when it is a regular file; otherwise nil, and closed.
+    static func regularFile(_ input: Int32, keptSources: FairSlots?) -> OpenSource? {
         guard input >= 0 else { return nil }
         var info = stat()
         guard fstat(input, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {

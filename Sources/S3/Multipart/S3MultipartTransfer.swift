@@ -138,7 +138,9 @@ struct S3MultipartTransfer: Sendable {
             var pending = numbers.makeIterator()
             let holdsSlot = self.holdsSlot
             func start(_ number: Int, lane: Int) {
-                group.addTask { (try await uploadPart(number, uploadId: upload.uploadId, onOwnSlot: holdsSlot && lane == 0), lane) }
+                group.addTask {
+                    (try await uploadPart(number, uploadId: upload.uploadId, onOwnSlot: holdsSlot && lane == 0), lane)
+                }
             }
             for lane in 0..<configuration.partConcurrency {
                 guard let number = pending.next() else { break }
@@ -203,7 +205,6 @@ struct S3MultipartTransfer: Sendable {
         }
         // No overall limit: S3 may take a while to assemble a large object, writing spaces meanwhile, which the
         // request's stall timeout sees as progress; the engine's hears of it from `reportingWaits`.
-        let storage = storage, presigner = presigner, key = key
         try await reportingWaits {
             try await storage.withAttempts {
                 let signed = presigner.completeMultipartUploadRequest(key: key, uploadId: uploadId, parts: completed)

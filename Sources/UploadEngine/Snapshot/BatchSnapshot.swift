@@ -22,7 +22,8 @@ public enum BatchSnapshot {
     /// topic does). A batch too large first leaves out the sources of settled files (uploaded and rejected ones are
     /// never staged again), then keeps fewer of its rejected files (their count stays) and shorter error messages;
     /// nil if even that does not fit, which takes thousands of pending files with long URLs (never at the default
-    /// limits: records' strings are bounded where they are decoded). The writer's own buffer, handed over uncopied: what the changelog record and the store's row share.
+    /// limits: records' strings are bounded where they are decoded). The writer's own buffer, handed over uncopied:
+    /// what the changelog record and the store's row share.
     public static func encode(_ batch: UploadBatch, writerGeneration: Int64, maxBytes: Int) -> Data? {
         var writer = SnapshotWriter(batch: batch, writerGeneration: writerGeneration)
         for plan in SnapshotWriter.Plan.fallbacks {

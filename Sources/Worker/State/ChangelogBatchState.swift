@@ -761,7 +761,8 @@ final class ChangelogBatchState: BatchDurability {
         var change = sent.change
         change.offset = report.offset
         metrics.countSnapshotDelivered()
-        let delivery = Delivered(batchId: batchId, partition: report.partition, version: version, change: change, stamp: sent.stamp)
+        let delivery = Delivered(batchId: batchId, partition: report.partition, version: version, change: change,
+                                 stamp: sent.stamp)
         var ready: [@Sendable () -> Void] = []
         let drain = state.withLock { state -> Bool in
             state.unplaced.removeValue(forKey: batchId)
@@ -867,7 +868,11 @@ final class ChangelogBatchState: BatchDurability {
                 // the handover up until the store recovers.
                 var kept: [Delivered] = []
                 for delivery in refused {
-                    if state.leaving[delivery.partition] != nil { state.letGo(delivery, into: &ready) } else { kept.append(delivery) }
+                    if state.leaving[delivery.partition] != nil {
+                        state.letGo(delivery, into: &ready)
+                    } else {
+                        kept.append(delivery)
+                    }
                 }
                 state.unstored = kept.sorted { $0.change.offset < $1.change.offset }
                 // A dictionary never gives back the capacity a burst grew it to: tens of thousands of batches owed
