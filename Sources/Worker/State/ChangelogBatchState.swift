@@ -115,7 +115,8 @@ final class ChangelogBatchState: BatchDurability {
     private enum Held {
         case settled(UploadBatch)
         case absent
-        case encoded(Data)
+        /// Cached, still packed: unpacked once the lock is let go.
+        case encoded(RecentSnapshots.Packed)
         case stored
     }
 
@@ -177,6 +178,8 @@ final class ChangelogBatchState: BatchDurability {
     /// Counts deliveries and store failures.
     private let metrics: WorkerMetrics
     private let state: Mutex<State>
+    /// Whether delivered snapshots are kept in ``RecentSnapshots`` (`worker.maxCachedBatches` above zero).
+    private let caching: Bool
     /// Store writes run here, one at a time, off the producer's delivery thread and the cooperative pool.
     private let storeQueue = DispatchQueue(label: "attache.batch-store")
     /// Told when the store starts or stops refusing writes.
@@ -238,6 +241,7 @@ final class ChangelogBatchState: BatchDurability {
          eventsDelivered: @escaping @Sendable (@escaping @Sendable (EventsOutcome) -> Void) -> Void,
          logger: Logger, metrics: WorkerMetrics = WorkerMetrics(), onLoss: @escaping @Sendable (String) -> Void) {
         self.state = Mutex(State(recent: RecentSnapshots(limit: cachedBatches, byteLimit: cachedBytes)))
+        self.caching = cachedBatches > 0
         self.metrics = metrics
         self.topic = topic
         self.store = store
@@ -290,13 +294,13 @@ final class ChangelogBatchState: BatchDurability {
                     case .live, .recorded: break
                     }
                 }
-                return state.recent.take(batchId, partition: partition).map(Held.encoded) ?? .stored
+                return state.recent.takePacked(batchId, partition: partition).map(Held.encoded) ?? .stored
             }
             let snapshot: Data
             switch held {
             case .settled(let batch): return batch
             case .absent: return nil
-            case .encoded(let cached): snapshot = cached
+            case .encoded(let cached): snapshot = cached.snapshot
             case .stored:
                 guard let row = try store.batch(partition: partition, batchId: batchId) else { return nil }
                 snapshot = row.snapshot
@@ -854,11 +858,13 @@ final class ChangelogBatchState: BatchDurability {
                     refused += deliveries
                 }
             }
+            // Packed before the lock is taken: see RecentSnapshots.Packed.
+            let packed = written.map { delivery in caching ? delivery.change.snapshot.map(RecentSnapshots.Packed.init) : nil }
             let (ready, refusing) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
                 var ready: [@Sendable () -> Void] = []
-                for delivery in written {
-                    if let snapshot = delivery.change.snapshot {
-                        state.recent.put(snapshot, batchId: delivery.batchId, partition: delivery.partition)
+                for (delivery, packed) in zip(written, packed) {
+                    if let packed {
+                        state.recent.put(packed, batchId: delivery.batchId, partition: delivery.partition)
                     } else {
                         state.recent.remove(delivery.batchId, partition: delivery.partition)
                     }

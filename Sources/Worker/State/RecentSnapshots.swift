@@ -58,8 +58,6 @@ struct RecentSnapshots {
     private var slabs: [Int: Slab] = [:]
     private var newest = 0
     private var oldest = 0
-    /// Where a snapshot is packed before it is copied into its slab; kept for its capacity.
-    private var packed: [UInt8] = []
 
     init(limit: Int, byteLimit: Int = .max) {
         self.limit = max(0, limit)
@@ -72,14 +70,37 @@ struct RecentSnapshots {
     /// Bytes held in slabs, holes included.
     var heldBytes: Int { slabs.values.reduce(0) { $0 + $1.bytes.capacity } }
 
+    /// A snapshot in the cache's compact form (``SnapshotPacking``). Packing is most of what keeping a snapshot
+    /// costs — a pass over every byte — and needs nothing of the cache, so it is done before the cache's owner takes
+    /// its lock: done inside, it held the lock some 15,000 instructions a snapshot, and the intake and the producer's
+    /// delivery thread spun on it.
+    struct Packed: Sendable {
+        fileprivate let bytes: [UInt8]
+
+        init(_ snapshot: Data) {
+            var bytes: [UInt8] = []
+            SnapshotPacking.pack(snapshot, into: &bytes)
+            self.bytes = bytes
+        }
+
+        fileprivate init(bytes: [UInt8]) { self.bytes = bytes }
+
+        /// The snapshot it was packed from.
+        var snapshot: Data { SnapshotPacking.unpack(bytes[...]) }
+    }
+
     /// Keeps `snapshot` as the batch's newest recorded state, replacing an older one.
     mutating func put(_ snapshot: Data, batchId: String, partition: Int32) {
+        put(Packed(snapshot), batchId: batchId, partition: partition)
+    }
+
+    /// Keeps a snapshot packed beforehand as the batch's newest recorded state, replacing an older one.
+    mutating func put(_ snapshot: Packed, batchId: String, partition: Int32) {
         let key = Self.key(batchId, partition)
         if let old = entries.removeValue(forKey: key) { release(old) }
         guard limit > 0 else { return }
         let idLength = batchId.utf8.count
-        packed.removeAll(keepingCapacity: true)
-        SnapshotPacking.pack(snapshot, into: &packed)
+        let packed = snapshot.bytes
         let size = idLength + packed.count
         // One that could never fit is not kept: the store gives it back.
         guard size <= byteLimit else { return }
@@ -102,14 +123,20 @@ struct RecentSnapshots {
 
     /// The batch's snapshot, taken out: the batch goes back into memory, and its next recorded state comes back here.
     mutating func take(_ batchId: String, partition: Int32) -> Data? {
+        takePacked(batchId, partition: partition)?.snapshot
+    }
+
+    /// The batch's snapshot, taken out still packed: unpacked by ``Packed/snapshot`` once the lock is let go.
+    mutating func takePacked(_ batchId: String, partition: Int32) -> Packed? {
         let key = Self.key(batchId, partition)
         guard let entry = entries[key], let slab = slabs[entry.slab] else { return nil }
         let idEnd = entry.offset + entry.idLength
         guard slab.bytes[entry.offset..<idEnd].elementsEqual(batchId.utf8) else { return nil }
-        let snapshot = SnapshotPacking.unpack(slab.bytes[idEnd..<idEnd + entry.length])
+        // Copied out: a slice would share the slab's storage, and the slab's next append would copy all of it.
+        let packed = Packed(bytes: Array(slab.bytes[idEnd..<idEnd + entry.length]))
         entries[key] = nil
         release(entry)
-        return snapshot
+        return packed
     }
 
     mutating func remove(_ batchId: String, partition: Int32) {
