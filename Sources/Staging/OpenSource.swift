@@ -48,7 +48,16 @@ final class OpenSource: OpenSourceFile {
             seconds = info.st_mtim.tv_sec
             nanoseconds = info.st_mtim.tv_nsec
         }
+
+        /// `<size>@<seconds>.<nanoseconds>`: how a multipart upload records it (``StagedFile/sourceVersion``).
+        var text: String {
+            let fraction = String(nanoseconds)
+            return "\(size)@\(seconds).\(String(repeating: "0", count: max(0, 9 - fraction.count)))\(fraction)"
+        }
     }
+
+    /// The file's size and modification time when it was opened, as text (``Version/text``).
+    var version: String { opened.text }
 
     /// Takes ownership of `descriptor`, a regular file whose `fstat` gave `info`.
     init(descriptor: Int32, info: stat, keptSources: FairSlots?) {

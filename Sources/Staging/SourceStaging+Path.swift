@@ -97,8 +97,11 @@ extension SourceStaging {
 
     /// Opens a `path` source to be read in place — never copied: the size limit is checked on the opened file, the
     /// content sniffed from its first bytes, and the SHA-256 computed at once only when the presigner signs it into
-    /// the upload; otherwise the upload's own reads compute it (see `finishUpload`).
-    func stageInPlace(_ relative: String, file: FileItem, sizeLimit: Int64, progress: StagingProgress) async throws -> StagedFile {
+    /// the upload; otherwise the upload's own reads compute it (see `finishUpload`). A source whose version (size and
+    /// modification time) is the one the multipart upload it resumes recorded takes that upload's digest: hashing a
+    /// large file again would cost a new owner a read of every byte before its first part.
+    func stageInPlace(_ relative: String, file: FileItem, sizeLimit: Int64, progress: StagingProgress,
+                      resuming: MultipartUpload? = nil) async throws -> StagedFile {
         let signsDigest = settings.signsDigest
         // A small file the kernel holds in memory is looked at here, on the task; anything else takes one trip off the
         // pool for the open, the size check, the sniff and — for a file small enough that hashing it costs less than
@@ -118,14 +121,17 @@ extension SourceStaging {
         }
         let (source, shown, smallDigest) = look
         if let verdict = StagingStream.contradiction(declared: file.mimeType, shown: shown) { throw verdict }
+        let version = source.version
         var sha256 = smallDigest ?? ""
-        if signsDigest, smallDigest == nil {
+        if smallDigest == nil, let resuming, !resuming.sha256.isEmpty, resuming.sourceVersion == version {
+            sha256 = resuming.sha256
+        } else if signsDigest, smallDigest == nil {
             // Hashing is CPU work as much as I/O: under the same per-core cap as staging copies.
             sha256 = try await StagingArea.copySlots.run { try await StagingArea.offPool { try source.sha256() } }
         }
         progress.update(source.size, of: source.size)
         return StagedFile(bytes: .source(source), size: source.size, sha256: sha256,
-                          mimeType: ContentSignature.stagedType(declared: file.mimeType, shown: shown))
+                          mimeType: ContentSignature.stagedType(declared: file.mimeType, shown: shown), sourceVersion: version)
     }
 
     /// Whether a failed file may hold its open source for its next attempt: within `staging.maxOpenSources`.

@@ -56,19 +56,30 @@ public struct SourceStaging: SourceStager {
         try await stage(file, batchId: batchId, sizeLimit: sizeLimit, progress: nil)
     }
 
+    /// Stages a file whose multipart upload an earlier attempt started (the engine's entry point): a `path` source
+    /// whose size and modification time are those the upload recorded takes the upload's digest instead of being
+    /// read whole to compute it again (DESIGN §12 *Resume across workers*).
+    public func stage(_ file: FileItem, batchId: String, sizeLimit: Int64, resuming upload: MultipartUpload) async throws
+        -> StagedFile {
+        try await stage(file, batchId: batchId, sizeLimit: sizeLimit, progress: nil, resuming: upload)
+    }
+
     /// Stages `file`, reporting progress.
     ///
-    /// - Parameter progress: `(received, total)` as bytes arrive, only while the total is known (a download with
-    ///   `Content-Length`, a file on disk, a cache hit), never going backwards; on a staging or transfer thread,
-    ///   so keep it short.
+    /// - Parameters:
+    ///   - progress: `(received, total)` as bytes arrive, only while the total is known (a download with
+    ///     `Content-Length`, a file on disk, a cache hit), never going backwards; on a staging or transfer thread,
+    ///     so keep it short.
+    ///   - resuming: the multipart upload an earlier attempt started, whose digest a `path` source of the version it
+    ///     recorded takes.
     public func stage(
         _ file: FileItem, batchId: String, sizeLimit: Int64,
-        progress: (@Sendable (_ received: Int64, _ total: Int64) -> Void)?
+        progress: (@Sendable (_ received: Int64, _ total: Int64) -> Void)?, resuming: MultipartUpload? = nil
     ) async throws -> StagedFile {
         let report = StagingProgress(progress)
         var staged: StagedFile
         if case .path(let relative) = file.source {
-            staged = try await stageInPlace(relative, file: file, sizeLimit: sizeLimit, progress: report)
+            staged = try await stageInPlace(relative, file: file, sizeLimit: sizeLimit, progress: report, resuming: resuming)
         } else {
             let path = area.newPath()
             do {

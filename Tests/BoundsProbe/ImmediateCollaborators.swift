@@ -110,7 +110,8 @@ struct ImmediateCollaborators {
                                  sha256: String(repeating: "5", count: 64))
         }
         return MultipartUpload(key: WireError.cut(transfer.target.fileURL, toBytes: 1024), uploadId: String(repeating: "u", count: MultipartUpload.maxUploadIdBytes),
-                               partSize: 8 << 20, sha256: transfer.staged.sha256, parts: parts)
+                               partSize: 8 << 20, sha256: transfer.staged.sha256,
+                               sourceVersion: String(repeating: "9", count: MultipartUpload.maxSourceVersionBytes), parts: parts)
     }
 
     /// A target as `presign.mode = s3` makes it: the object key `<batchId>/<fileId>/<name>` (S3 keys take at most 1024

@@ -28,6 +28,9 @@ import WireFormat
             stored: { upload in reports.stored.update { $0.append(upload) } })
     }
 
+    /// The source's version staging tells for the first attempt.
+    static let version = "16777216@1700000000.000000001"
+
     /// The first attempt: parts 1 and 2 stored, then cancelled while part 3 hangs.
     static func interruptedAfterTwoParts() async throws -> (S3StorageTests.Setup, MultipartUpload) {
         let setup = try await S3StorageTests.setUp(
@@ -36,13 +39,16 @@ import WireFormat
             call == .init(operation: .part(3), attempt: 1) ? .hang : nil
         }
         let reports = Reports()
-        let first = Task { try await upload(setup, setup.transfer, into: reports) }
+        var transfer = setup.transfer
+        transfer.staged.sourceVersion = version
+        let first = Task { [transfer] in try await upload(setup, transfer, into: reports) }
         await waitFor("part 3 to hang") { await setup.transport.waitUntilHanging() }
         first.cancel()
         _ = await first.result
         let recorded = try #require(reports.stored.value.last)
         #expect(reports.stored.value.map(\.parts.count) == [0, 1, 2], "reported when created and as each part is stored")
         #expect(recorded.sha256 == setup.transfer.staged.sha256 && recorded.key == setup.key)
+        #expect(reports.stored.value.allSatisfy { $0.sourceVersion == version }, "the source's version, from its creation on")
         #expect(setup.transport.count(.abort) == 0, "a recorded upload waits for the next attempt")
         #expect(try await S3MotoTransferTests.openUploads(setup.fixture) == [recorded.uploadId])
         return (setup, recorded)
@@ -67,6 +73,23 @@ import WireFormat
         #expect(reports.stored.value.allSatisfy { $0.uploadId == recorded.uploadId })
         #expect(try await S3StorageTests.stored(setup).body == setup.bytes)
         #expect(try await S3MotoTransferTests.openUploads(setup.fixture).isEmpty)
+    }
+
+    /// The same bytes, touched since: the upload is resumed (the digest matched) and records the version staged now,
+    /// which the attempt after it can then take the digest by.
+    @Test func aResumedUploadRecordsTheSourceVersionItWasResumedWith() async throws {
+        let (setup, recorded) = try await Self.interruptedAfterTwoParts()
+        defer { setup.fixture.cleanUp() }
+        var transfer = setup.transfer
+        transfer.multipart = recorded
+        transfer.staged.sourceVersion = "16777216@1700000060.000000000"
+        let reports = Reports()
+
+        try await Self.upload(setup, transfer, into: reports)
+
+        #expect(setup.transport.count(.create) == 1, "resumed")
+        #expect(reports.stored.value.map(\.sourceVersion).allSatisfy { $0 == "16777216@1700000060.000000000" })
+        #expect(try await S3StorageTests.stored(setup).body == setup.bytes)
     }
 
     @Test func otherBytesStartANewUploadAndTheOldOneIsAborted() async throws {

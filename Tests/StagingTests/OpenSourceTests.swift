@@ -95,6 +95,41 @@ import UploadEngine
         await fixture.stager.release(staged)
     }
 
+    /// DESIGN §12 *Resume across workers*: the new owner checks a `path` source's size and modification time
+    /// against what the multipart upload recorded, and takes the upload's digest when they match: the recorded digest
+    /// here is not the file's, so only a staging that did not read the file gives it back.
+    @Test func aSourceOfTheVersionAMultipartUploadRecordedTakesItsDigestUnread() async throws {
+        let fixture = try await fixture(.init(signsDigest: true))
+        defer { fixture.stop() }
+        let first = try await fixture.stage(.path("inbox/a.pdf"))
+        let version = try #require(first.sourceVersion)
+        #expect(version.hasPrefix("\(Self.bytes.count)@"))
+        await fixture.stager.release(first)
+        let recorded = String(repeating: "ab", count: 32)
+        let upload = MultipartUpload(key: "k", uploadId: "u", partSize: 5 << 20, sha256: recorded, sourceVersion: version)
+        let item = FileItem(fileId: "f1", name: "file", mimeType: nil, source: .path("inbox/a.pdf"))
+
+        let resumed = try await fixture.stager.stage(item, batchId: "batch-1", sizeLimit: 1 << 20, resuming: upload)
+        #expect(resumed.sha256 == recorded)
+        #expect(resumed.sourceVersion == version)
+        #expect(try await fixture.stager.finishUpload(of: resumed, uploaded: true) == recorded)
+        await fixture.stager.release(resumed)
+
+        // Touched since: another version, so the file is read and hashed, and the upload will not be resumed.
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-60)], ofItemAtPath: source(fixture).path)
+        let touched = try await fixture.stager.stage(item, batchId: "batch-1", sizeLimit: 1 << 20, resuming: upload)
+        #expect(touched.sha256 == Self.sha256)
+        #expect(touched.sourceVersion != version)
+        await fixture.stager.release(touched)
+
+        // An upload that recorded no version (an older snapshot) is resumed only by the digest.
+        var unversioned = upload
+        unversioned.sourceVersion = nil
+        let hashed = try await fixture.stager.stage(item, batchId: "batch-1", sizeLimit: 1 << 20, resuming: unversioned)
+        #expect(hashed.sha256 == Self.sha256)
+        await fixture.stager.release(hashed)
+    }
+
     @Test func failedFilesHoldAtMostMaxOpenSourcesOpen() async throws {
         let fixture = try await fixture(.init(maxOpenSources: 1))
         defer { fixture.stop() }

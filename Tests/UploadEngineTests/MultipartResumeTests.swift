@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import UploadEngine
 
 /// A file's multipart upload as durable state (DESIGN §12): recorded as storage reports it, handed to the file's
@@ -44,6 +45,44 @@ import Testing
         next.stageAll()
         next.presignAll()
         #expect(next.uploads.first?.transfer.multipart == Self.upload("f1", parts: 2))
+    }
+
+    /// The next owner stages the file with the upload it will resume, source version and all, so that staging can
+    /// take the recorded digest for a source of that version instead of reading the whole file again (§12).
+    @Test func aRestoredFileIsStagedWithTheUploadItWillResume() async throws {
+        var h = Self.uploading(parts: 0)
+        var recorded = Self.upload("f1", parts: 2)
+        recorded.sourceVersion = "1024@1700000000.000000001"
+        h.absorb(h.batch.multipartStored(h.uploads[0].token, recorded, now: h.now))
+        let bytes = try #require(BatchSnapshot.encode(h.batch, writerGeneration: 1, maxBytes: 900 * 1024))
+        #expect(String(decoding: bytes, as: UTF8.self).contains(#""sourceVersion":"1024@1700000000.000000001""#))
+
+        let stager = ScriptedStager()
+        let recorder = EventRecorder()
+        let restored = try BatchSnapshot.decode(bytes, configuration: h.batch.configuration).batch
+        let runner = BatchRunner(batch: restored, presigner: ScriptedPresigner(), uploader: ScriptedUploader(),
+                                 stager: stager, clock: ManualClock())
+        runner.setGlobalObserver(recorder.observer)
+        runner.resume()
+        await recorder.waitForCompletions(1)
+        #expect(stager.resumedUploads == ["f1": recorded])
+    }
+
+    /// A version read back from a snapshot is compared, never trusted: one longer than any staging tells is dropped,
+    /// and the source is then hashed as for an upload that recorded none.
+    @Test func aSourceVersionTooLongToBeOneIsNotKept() throws {
+        var h = Self.uploading(parts: 0)
+        var recorded = Self.upload("f1", parts: 1)
+        recorded.sourceVersion = String(repeating: "9", count: MultipartUpload.maxSourceVersionBytes + 1)
+        h.absorb(h.batch.multipartStored(h.uploads[0].token, recorded, now: h.now))
+        let bytes = try #require(BatchSnapshot.encode(h.batch, writerGeneration: 1, maxBytes: 900 * 1024))
+        var next = BatchHarness()
+        next.batch = try BatchSnapshot.decode(bytes, configuration: h.batch.configuration).batch
+        next.absorb(next.batch.resume(now: next.now))
+        next.stageAll()
+        next.presignAll()
+        recorded.sourceVersion = nil
+        #expect(next.uploads.first?.transfer.multipart == recorded)
     }
 
     @Test func aCompletedUploadLeavesNothingToResumeOrAbort() throws {

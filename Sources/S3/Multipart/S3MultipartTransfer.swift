@@ -28,6 +28,8 @@ struct S3MultipartTransfer: Sendable {
     let bytes: StagedBytes
     /// Hex SHA-256 of the whole staged file; empty when unknown (such an upload cannot be resumed).
     let sha256: String
+    /// The source's version as staging told it (``StagedFile/sourceVersion``), recorded with the upload.
+    var sourceVersion: String?
     /// The object's content type.
     let mimeType: String
     /// Where part progress is summed.
@@ -86,12 +88,20 @@ struct S3MultipartTransfer: Sendable {
     }
 
     /// The earlier upload, when these bytes can finish it: same key, same part size, same whole-file digest, and
-    /// parts that fit the plan.
+    /// parts that fit the plan. It records the source's version as staged now: the same bytes, perhaps touched since.
     private func resumable(_ upload: MultipartUpload) -> MultipartUpload? {
         guard upload.key == key, upload.partSize == plan.partSize, !sha256.isEmpty, upload.sha256 == sha256,
             upload.parts.allSatisfy({ plan.partNumbers.contains($0.number) })
         else { return nil }
+        var upload = upload
+        upload.sourceVersion = recordedVersion ?? upload.sourceVersion
         return upload
+    }
+
+    /// The source's version as the upload records it: what staging told, when it fits the bound every recorded
+    /// value keeps.
+    private var recordedVersion: String? {
+        sourceVersion.flatMap { MultipartUpload.isKeepable($0, maxBytes: MultipartUpload.maxSourceVersionBytes) ? $0 : nil }
     }
 
     /// Whether storage still has the upload: asked once before resuming it (ListParts), since some stores answer a
@@ -115,7 +125,8 @@ struct S3MultipartTransfer: Sendable {
                 try S3InitiateMultipartUploadResult(status: response.status, body: response.body).uploadId
             }
         }
-        return MultipartUpload(key: key, uploadId: uploadId, partSize: plan.partSize, sha256: sha256)
+        return MultipartUpload(key: key, uploadId: uploadId, partSize: plan.partSize, sha256: sha256,
+                               sourceVersion: recordedVersion)
     }
 
     /// Stores the parts `upload` lacks and completes it. Progress starts at the bytes already stored.

@@ -48,7 +48,7 @@ extension S3Storage: Uploader {
         }
         let multipart = S3MultipartTransfer(
             storage: self, key: key, plan: plan, bytes: transfer.staged.bytes, sha256: transfer.staged.sha256,
-            mimeType: transfer.mimeType, progress: S3MultipartProgress(total: plan.objectSize, report: progress),
+            sourceVersion: transfer.staged.sourceVersion, mimeType: transfer.mimeType, progress: S3MultipartProgress(total: plan.objectSize, report: progress),
             trace: transfer.trace, tenant: transfer.tenant, holdsSlot: transfer.holdsSlot, previous: transfer.multipart,
             stored: stored)
         try await multipart.run()

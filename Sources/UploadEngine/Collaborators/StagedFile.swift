@@ -9,12 +9,16 @@ public struct StagedFile: Sendable, Hashable {
     public var sha256: String
     /// The mime type the content shows (sniffed), or the declared one when sniffing had nothing to say.
     public var mimeType: String?
+    /// The source's version, where staging can tell one without reading the bytes (a `path` source's size and
+    /// modification time); nil otherwise. A multipart upload records it (``MultipartUpload/sourceVersion``).
+    public var sourceVersion: String?
 
-    public init(bytes: StagedBytes, size: Int64, sha256: String, mimeType: String? = nil) {
+    public init(bytes: StagedBytes, size: Int64, sha256: String, mimeType: String? = nil, sourceVersion: String? = nil) {
         self.bytes = bytes
         self.size = size
         self.sha256 = sha256
         self.mimeType = mimeType
+        self.sourceVersion = sourceVersion
     }
 
     /// A copy in the staging directory at `path`.

@@ -25,6 +25,8 @@ public struct MultipartUpload: Sendable, Hashable {
     public static let maxUploadIdBytes = 1024
     /// The most bytes a part's `ETag` may take (S3's: a quoted 32-digit MD5, 34 bytes); a longer one is refused.
     public static let maxETagBytes = 256
+    /// The most bytes a ``sourceVersion`` may take (a `path` source's: some 32); a longer one is not kept.
+    public static let maxSourceVersionBytes = 64
 
     /// Whether storage's `value` fits `maxBytes` and holds no control character: the test an upload id and an ETag
     /// pass before they are kept.
@@ -40,14 +42,20 @@ public struct MultipartUpload: Sendable, Hashable {
     public var partSize: Int64
     /// Hex SHA-256 of the whole file the upload was started for: only bytes with the same digest resume it.
     public var sha256: String
+    /// The source's version when the upload was started, as staging tells it (``StagedFile/sourceVersion``: a `path`
+    /// source's size and modification time); nil when staging tells none. A later attempt whose source shows the same
+    /// version takes `sha256` as its digest instead of reading the whole file again to compute it (DESIGN §12).
+    public var sourceVersion: String?
     /// The parts storage has, by number.
     public var parts: [Part]
 
-    public init(key: String, uploadId: String, partSize: Int64, sha256: String, parts: [Part] = []) {
+    public init(key: String, uploadId: String, partSize: Int64, sha256: String, sourceVersion: String? = nil,
+                parts: [Part] = []) {
         self.key = key
         self.uploadId = uploadId
         self.partSize = partSize
         self.sha256 = sha256
+        self.sourceVersion = sourceVersion
         self.parts = parts
     }
 }

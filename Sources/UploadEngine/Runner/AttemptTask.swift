@@ -2,7 +2,8 @@ import Synchronization
 
 /// A piece of an attempt's work, as a task runs it.
 enum AttemptWork: Sendable {
-    case stage(AttemptToken, FileItem, sizeLimit: Int64, batchId: String)
+    /// With the multipart upload the file's next upload would resume, if any.
+    case stage(AttemptToken, FileItem, sizeLimit: Int64, batchId: String, resuming: MultipartUpload?)
     case presign([PresignCall], BatchContext)
     case upload(AttemptToken, UploadTransfer)
 
@@ -10,7 +11,7 @@ enum AttemptWork: Sendable {
     /// call, which is never cancelled (its answer is dropped).
     var token: AttemptToken? {
         switch self {
-        case .stage(let token, _, _, _), .upload(let token, _): token
+        case .stage(let token, _, _, _, _), .upload(let token, _): token
         case .presign: nil
         }
     }

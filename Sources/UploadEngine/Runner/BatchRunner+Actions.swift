@@ -8,7 +8,8 @@ extension BatchRunner {
         let context = state.batch.context
         switch action {
         case .stage(let token, let item, let sizeLimit):
-            start(.stage(token, item, sizeLimit: sizeLimit, batchId: context.batchId), in: &state, claim: &claim)
+            start(.stage(token, item, sizeLimit: sizeLimit, batchId: context.batchId,
+                         resuming: state.batch.multipart(of: token)), in: &state, claim: &claim)
         case .presign(let calls):
             var context = context
             context.trace = calls.first.flatMap { state.batch.trace(of: $0.token) }
@@ -75,10 +76,14 @@ extension BatchRunner {
     /// with.
     func run(_ work: AttemptWork, in task: AttemptTask) async -> AttemptWork? {
         switch work {
-        case .stage(let token, let item, let sizeLimit, let batchId):
+        case .stage(let token, let item, let sizeLimit, let batchId, let resuming):
             let outcome: Result<StagedFile, UploadError>
             do {
-                outcome = .success(try await stager.stage(item, batchId: batchId, sizeLimit: sizeLimit))
+                if let resuming {
+                    outcome = .success(try await stager.stage(item, batchId: batchId, sizeLimit: sizeLimit, resuming: resuming))
+                } else {
+                    outcome = .success(try await stager.stage(item, batchId: batchId, sizeLimit: sizeLimit))
+                }
             } catch {
                 outcome = .failure(Self.classify(error, default: .sourceFetchFailed))
             }

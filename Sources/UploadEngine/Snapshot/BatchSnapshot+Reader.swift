@@ -182,8 +182,13 @@ struct SnapshotReader {
         } else {
             throw failure("multipart.parts is not an array")
         }
+        // Only ever compared with what staging tells: one too long to be a version is not kept, and the next attempt
+        // hashes the source as for an upload that recorded none.
+        let version = optionalString("sourceVersion", in: value)
+            .flatMap { MultipartUpload.isKeepable($0, maxBytes: MultipartUpload.maxSourceVersionBytes) ? $0 : nil }
         return MultipartUpload(key: try string("key", in: value), uploadId: try string("uploadId", in: value),
-                               partSize: try int("partSize", in: value), sha256: try string("sha256", in: value), parts: parts)
+                               partSize: try int("partSize", in: value), sha256: try string("sha256", in: value),
+                               sourceVersion: version, parts: parts)
     }
 
     private func source(_ value: JSONValue) throws -> FileSource {

@@ -259,6 +259,7 @@ struct SnapshotWriter {
         json.field("uploadId", upload.uploadId)
         json.field("partSize", upload.partSize)
         json.field("sha256", upload.sha256)
+        if let version = upload.sourceVersion { json.field("sourceVersion", version) }
         if plan.multipartParts {
             json.key("parts")
             json.beginArray()

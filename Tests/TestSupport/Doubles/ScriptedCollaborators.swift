@@ -11,7 +11,7 @@ public final class ScriptedStager: SourceStager {
     private let script: Script
     private let keeps: @Sendable (StagedFile) -> Bool
     private let finish: Finish
-    private let log = Mutex<(staged: [String], released: [StagedFile])>(([], []))
+    private let log = Mutex<(staged: [String], released: [StagedFile], resuming: [String: MultipartUpload])>(([], [], [:]))
     private let releases = EventCounter()
 
     public init(_ script: @escaping Script = ScriptedStager.fromInlineData,
@@ -38,6 +38,12 @@ public final class ScriptedStager: SourceStager {
         return try await script(file)
     }
 
+    public func stage(_ file: FileItem, batchId: String, sizeLimit: Int64, resuming upload: MultipartUpload) async throws
+        -> StagedFile {
+        log.withLock { $0.resuming[file.fileId] = upload }
+        return try await stage(file, batchId: batchId, sizeLimit: sizeLimit)
+    }
+
     public func release(_ staged: StagedFile) async {
         log.withLock { $0.released.append(staged) }
         releases.increment()
@@ -45,6 +51,8 @@ public final class ScriptedStager: SourceStager {
 
     /// File ids in the order staging was asked for.
     public var stagedFileIds: [String] { log.withLock { $0.staged } }
+    /// By file id, the multipart upload the file was last staged to resume.
+    public var resumedUploads: [String: MultipartUpload] { log.withLock { $0.resuming } }
     public var released: [StagedFile] { log.withLock { $0.released } }
 
     /// Stages inline data as its size, url and path sources as 1 KiB; the digest is a stand-in derived from the id.
