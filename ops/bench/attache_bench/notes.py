@@ -95,9 +95,11 @@ NOTES = """How the figures are taken:
   the kill to `batch.completed` seen; the handover is from the kill to the second worker's `partition restored` log line
   for the partition (the session timing out, the mock's rebalance, the changelog read); "alone" is a fresh worker on
   its own topics, done restoring its partitions, uploading a file of the missing 40 % (102.4 MiB) the same way, from
-  the job produced to `batch.completed` seen. The new owner takes the recorded digest when the file's size and modification time are those
-  the upload recorded (DESIGN §12), so it reads only the parts it sends; the stored
-  object's SHA-256 is checked against the source's, and no incomplete upload may be left. Kafka is librdkafka 2.16's
+  the job produced to `batch.completed` seen. The new owner takes the recorded digest when the file's size and
+  modification time are those the upload recorded (DESIGN §12), so it reads only the parts it sends; the stored
+  object's SHA-256 is checked against the source's, and no incomplete upload may be left. Storage's
+  CompleteMultipartUpload assembles the whole object, so it costs the resumed 256 MiB more than the 102.4 MiB alone:
+  on moto about 1.07 s against 0.46 s (52 and 21 parts of 5 MiB, timed with boto3). Kafka is librdkafka 2.16's
   mock, as for the scale run.
 - Dashboard: the history of --dashboard-batches (20,000) finished batches is produced first (kcat, 24 partitions
   each): per batch its job on the jobs topic and its events — file.progress, file.uploaded, batch.completed,

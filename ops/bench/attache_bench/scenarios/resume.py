@@ -50,7 +50,7 @@ class KilledRun:
     parts: int  # UploadPart requests whose head reached the proxy
     after_kill: float  # the kill → batch.completed seen, s
     handover: float  # the kill → the new owner's `partition restored` for the file's partition, s
-    resumed: float  # the kill → the new owner's first progress event (the file staged and hashed again, the upload found), s
+    resumed: float  # the kill → the new owner's first progress event (the file staged, its digest taken from the record, the upload found), s
     host: HostSteal
 
     @property
