@@ -48,24 +48,27 @@ final class OpenSource: OpenSourceFile {
             seconds = info.st_mtim.tv_sec
             nanoseconds = info.st_mtim.tv_nsec
         }
-
-        /// `<size>@<seconds>.<nanoseconds>`: how a multipart upload records it (``StagedFile/sourceVersion``).
-        var text: String {
-            let fraction = String(nanoseconds)
-            return "\(size)@\(seconds).\(String(repeating: "0", count: max(0, 9 - fraction.count)))\(fraction)"
-        }
     }
 
-    /// The file's size and modification time when it was opened, as text (``Version/text``).
-    var version: String { opened.text }
+    /// What a multipart upload records of the file (``StagedFile/sourceVersion``) to know it again on a later attempt
+    /// without reading it: its size and modification time, which DESIGN §12 names, and its change time and inode,
+    /// which no `touch -r`, `cp -p` or `rsync -t` carries over to other bytes (a change of either only costs the next
+    /// attempt a hash). `<size>@<mtime>,<ctime>#<inode>`, times as `<seconds>.<nanoseconds>`: at most 82 bytes.
+    let version: String
 
     /// Takes ownership of `descriptor`, a regular file whose `fstat` gave `info`.
     init(descriptor: Int32, info: stat, keptSources: FairSlots?) {
         self.descriptor = descriptor
         opened = Version(info)
         size = opened.size
+        version = "\(opened.size)@\(Self.time(info.st_mtim)),\(Self.time(info.st_ctim))#\(info.st_ino)"
         digest = SourceDigest(size: size)
         self.keptSources = keptSources
+    }
+
+    private static func time(_ time: timespec) -> String {
+        let fraction = String(time.tv_nsec)
+        return "\(time.tv_sec).\(String(repeating: "0", count: max(0, 9 - fraction.count)))\(fraction)"
     }
 
     deinit {

@@ -131,7 +131,8 @@ extension SourceStaging {
         }
         progress.update(source.size, of: source.size)
         return StagedFile(bytes: .source(source), size: source.size, sha256: sha256,
-                          mimeType: ContentSignature.stagedType(declared: file.mimeType, shown: shown), sourceVersion: version)
+                          mimeType: ContentSignature.stagedType(declared: file.mimeType, shown: shown),
+                          sourceVersion: version)
     }
 
     /// Whether a failed file may hold its open source for its next attempt: within `staging.maxOpenSources`.

@@ -79,7 +79,8 @@ public struct SourceStaging: SourceStager {
         let report = StagingProgress(progress)
         var staged: StagedFile
         if case .path(let relative) = file.source {
-            staged = try await stageInPlace(relative, file: file, sizeLimit: sizeLimit, progress: report, resuming: resuming)
+            staged = try await stageInPlace(relative, file: file, sizeLimit: sizeLimit, progress: report,
+                                            resuming: resuming)
         } else {
             let path = area.newPath()
             do {

@@ -69,7 +69,7 @@ struct ImmediateCollaborators {
 
     private mutating func answer(_ action: BatchAction) {
         switch action {
-        case .stage(let token, let item, let sizeLimit):
+        case .stage(let token, let item, let sizeLimit, _):
             let size: Int64 = if case .data(let bytes) = item.source { Int64(bytes.count) } else { item.declaredSize ?? 1 }
             let staged = StagedFile(path: "/staging/\(token)", size: min(max(size, 1), sizeLimit),
                                     sha256: String(repeating: "f", count: 64), mimeType: item.mimeType)

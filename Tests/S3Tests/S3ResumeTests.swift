@@ -88,7 +88,8 @@ import WireFormat
         try await Self.upload(setup, transfer, into: reports)
 
         #expect(setup.transport.count(.create) == 1, "resumed")
-        #expect(reports.stored.value.map(\.sourceVersion).allSatisfy { $0 == "16777216@1700000060.000000000" })
+        #expect(reports.stored.value.map(\.parts.count) == [2, 3, 4], "recorded at once with the new version, then as parts 3 and 4 are stored")
+        #expect(reports.stored.value.allSatisfy { $0.sourceVersion == "16777216@1700000060.000000000" })
         #expect(try await S3StorageTests.stored(setup).body == setup.bytes)
     }
 

@@ -95,9 +95,10 @@ import UploadEngine
         await fixture.stager.release(staged)
     }
 
-    /// DESIGN §12 *Resume across workers*: the new owner checks a `path` source's size and modification time
-    /// against what the multipart upload recorded, and takes the upload's digest when they match: the recorded digest
-    /// here is not the file's, so only a staging that did not read the file gives it back.
+    /// DESIGN §12 *Resume across workers*: the new owner checks a `path` source's size and modification time (and its
+    /// change time and inode) against what the multipart upload recorded, and takes the upload's digest when they
+    /// match: the recorded digest here is not the file's, so only a staging that did not read the file gives it back.
+    /// The file (300,000 bytes) is over the 256 KiB below which staging hashes a source in the same pass as its sniff.
     @Test func aSourceOfTheVersionAMultipartUploadRecordedTakesItsDigestUnread() async throws {
         let fixture = try await fixture(.init(signsDigest: true))
         defer { fixture.stop() }
@@ -128,6 +129,13 @@ import UploadEngine
         let hashed = try await fixture.stager.stage(item, batchId: "batch-1", sizeLimit: 1 << 20, resuming: unversioned)
         #expect(hashed.sha256 == Self.sha256)
         await fixture.stager.release(hashed)
+
+        // Bytes that are not a `path` source are copied and hashed whatever the upload recorded.
+        let inline = FileItem(fileId: "f2", name: "file", mimeType: nil, source: .data(Self.bytes))
+        let copied = try await fixture.stager.stage(inline, batchId: "batch-1", sizeLimit: 1 << 20, resuming: upload)
+        #expect(copied.sha256 == Self.sha256)
+        #expect(copied.sourceVersion == nil)
+        await fixture.stager.release(copied)
     }
 
     @Test func failedFilesHoldAtMostMaxOpenSourcesOpen() async throws {

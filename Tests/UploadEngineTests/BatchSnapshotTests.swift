@@ -96,7 +96,7 @@ import WireFormat
         #expect(bytes.count < 1024, "the bytes are not in the snapshot")
         var restored = try BatchSnapshot.decode(bytes, configuration: h.batch.configuration).batch
         let effects = restored.resume(now: h.now)
-        guard case .stage(_, let staged, _) = effects.actions.first else {
+        guard case .stage(_, let staged, _, _) = effects.actions.first else {
             Issue.record("the resumed file is staged again")
             return
         }
@@ -111,7 +111,7 @@ import WireFormat
         h.finishUpload("a")
         var restored = try roundTrip(h.batch).batch
         let effects = restored.resume(now: h.now)
-        let staged = effects.actions.compactMap { if case .stage(_, let item, _) = $0 { item.fileId } else { nil } }
+        let staged = effects.actions.compactMap { if case .stage(_, let item, _, _) = $0 { item.fileId } else { nil } }
         #expect(staged == ["b"])
         #expect(restored.state(of: "a") == .uploaded)
         #expect(effects.events.isEmpty, "no second file.uploaded")
@@ -208,7 +208,7 @@ import WireFormat
         #expect(restored.attachments == h.batch.attachments, "uploaded files stay uploaded without their sources")
         #expect(restored.state(of: "pending") == .queued)
         var resumed = restored
-        let staged = resumed.resume(now: h.now).actions.compactMap { if case .stage(_, let item, _) = $0 { item.source } else { nil } }
+        let staged = resumed.resume(now: h.now).actions.compactMap { if case .stage(_, let item, _, _) = $0 { item.source } else { nil } }
         #expect(staged == [.url(longURL)], "a pending file keeps its source")
     }
 

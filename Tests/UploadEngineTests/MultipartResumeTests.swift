@@ -56,7 +56,12 @@ import TestSupport
         h.absorb(h.batch.multipartStored(h.uploads[0].token, recorded, now: h.now))
         let bytes = try #require(BatchSnapshot.encode(h.batch, writerGeneration: 1, maxBytes: 900 * 1024))
         #expect(String(decoding: bytes, as: UTF8.self).contains(#""sourceVersion":"1024@1700000000.000000001""#))
+        var next = BatchHarness()
+        next.batch = try BatchSnapshot.decode(bytes, configuration: h.batch.configuration).batch
+        next.absorb(next.batch.resume(now: next.now))
+        #expect(next.stagedResuming == ["f1": recorded], "the stage action carries the upload")
 
+        // And the runner hands it to the stager.
         let stager = ScriptedStager()
         let recorder = EventRecorder()
         let restored = try BatchSnapshot.decode(bytes, configuration: h.batch.configuration).batch

@@ -60,6 +60,9 @@ struct S3MultipartTransfer: Sendable {
                 do {
                     // Aborted behind the attempt's back (not stored, or gone meanwhile): a new upload below.
                     if try await isStored(resumable) {
+                        // Recorded at once: a crash before the next part is stored would otherwise cost the next
+                        // owner a hash of the whole file.
+                        if resumable.sourceVersion != previous.sourceVersion { stored?(resumable) }
                         try await finish(resumable)
                         return
                     }
@@ -94,14 +97,8 @@ struct S3MultipartTransfer: Sendable {
             upload.parts.allSatisfy({ plan.partNumbers.contains($0.number) })
         else { return nil }
         var upload = upload
-        upload.sourceVersion = recordedVersion ?? upload.sourceVersion
+        upload.sourceVersion = MultipartUpload.keepableVersion(sourceVersion)
         return upload
-    }
-
-    /// The source's version as the upload records it: what staging told, when it fits the bound every recorded
-    /// value keeps.
-    private var recordedVersion: String? {
-        sourceVersion.flatMap { MultipartUpload.isKeepable($0, maxBytes: MultipartUpload.maxSourceVersionBytes) ? $0 : nil }
     }
 
     /// Whether storage still has the upload: asked once before resuming it (ListParts), since some stores answer a
@@ -126,7 +123,7 @@ struct S3MultipartTransfer: Sendable {
             }
         }
         return MultipartUpload(key: key, uploadId: uploadId, partSize: plan.partSize, sha256: sha256,
-                               sourceVersion: recordedVersion)
+                               sourceVersion: MultipartUpload.keepableVersion(sourceVersion))
     }
 
     /// Stores the parts `upload` lacks and completes it. Progress starts at the bytes already stored.

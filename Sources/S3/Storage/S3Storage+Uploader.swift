@@ -48,9 +48,9 @@ extension S3Storage: Uploader {
         }
         let multipart = S3MultipartTransfer(
             storage: self, key: key, plan: plan, bytes: transfer.staged.bytes, sha256: transfer.staged.sha256,
-            sourceVersion: transfer.staged.sourceVersion, mimeType: transfer.mimeType, progress: S3MultipartProgress(total: plan.objectSize, report: progress),
-            trace: transfer.trace, tenant: transfer.tenant, holdsSlot: transfer.holdsSlot, previous: transfer.multipart,
-            stored: stored)
+            sourceVersion: transfer.staged.sourceVersion, mimeType: transfer.mimeType,
+            progress: S3MultipartProgress(total: plan.objectSize, report: progress), trace: transfer.trace,
+            tenant: transfer.tenant, holdsSlot: transfer.holdsSlot, previous: transfer.multipart, stored: stored)
         try await multipart.run()
     }
 }

@@ -76,7 +76,8 @@ extension UploadBatch {
         guard case .queued(let queued) = entries[index].phase else { return }
         guard let staged = queued.retained.staged else {
             entries[index].phase = .staging(cohort: cohort)
-            effects.actions.append(.stage(entries[index].token, entries[index].item, sizeLimit: configuration.limits.fileSizeMax))
+            effects.actions.append(.stage(entries[index].token, entries[index].item,
+                                          sizeLimit: configuration.limits.fileSizeMax, resuming: entries[index].multipart))
             return
         }
         if let target = queued.retained.target, target.expiresAt.map({ $0 > now + configuration.presignMinValidity }) ?? true {

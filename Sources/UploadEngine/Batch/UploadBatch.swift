@@ -266,9 +266,4 @@ public struct UploadBatch: Sendable {
         guard !traces.isEmpty, let index = index(of: token) else { return nil }
         return traces[entries[index].requestId]
     }
-
-    /// The multipart upload an attempt's file has under way, which its upload will resume if the bytes match.
-    func multipart(of token: AttemptToken) -> MultipartUpload? {
-        index(of: token).flatMap { entries[$0].multipart }
-    }
 }

@@ -13,7 +13,8 @@ public struct StagedFile: Sendable, Hashable {
     /// modification time); nil otherwise. A multipart upload records it (``MultipartUpload/sourceVersion``).
     public var sourceVersion: String?
 
-    public init(bytes: StagedBytes, size: Int64, sha256: String, mimeType: String? = nil, sourceVersion: String? = nil) {
+    public init(bytes: StagedBytes, size: Int64, sha256: String, mimeType: String? = nil,
+                sourceVersion: String? = nil) {
         self.bytes = bytes
         self.size = size
         self.sha256 = sha256

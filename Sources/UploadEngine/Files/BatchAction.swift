@@ -11,7 +11,10 @@ public struct AttemptToken: Sendable, Hashable, CustomStringConvertible {
 /// Work the batch asks its driver to do. The driver performs it and feeds the outcome back.
 public enum BatchAction: Sendable, Hashable {
     /// Copy the file's source into staging, enforcing `sizeLimit`.
-    case stage(AttemptToken, FileItem, sizeLimit: Int64)
+    /// `resuming`: the multipart upload the file has under way, which its upload resumes if the bytes match; a stager
+    /// may take its digest for a source of the version it recorded
+    /// (``SourceStager/stage(_:batchId:sizeLimit:resuming:)``).
+    case stage(AttemptToken, FileItem, sizeLimit: Int64, resuming: MultipartUpload?)
     /// Presign these files in one call (after a whole-call failure, calls of one file each).
     case presign([PresignCall])
     case upload(AttemptToken, UploadTransfer)

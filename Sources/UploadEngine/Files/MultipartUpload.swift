@@ -25,13 +25,19 @@ public struct MultipartUpload: Sendable, Hashable {
     public static let maxUploadIdBytes = 1024
     /// The most bytes a part's `ETag` may take (S3's: a quoted 32-digit MD5, 34 bytes); a longer one is refused.
     public static let maxETagBytes = 256
-    /// The most bytes a ``sourceVersion`` may take (a `path` source's: some 32); a longer one is not kept.
-    public static let maxSourceVersionBytes = 64
+    /// The most bytes a ``sourceVersion`` may take (a `path` source's: at most 82); a longer one is not kept.
+    public static let maxSourceVersionBytes = 128
 
     /// Whether storage's `value` fits `maxBytes` and holds no control character: the test an upload id and an ETag
     /// pass before they are kept.
     public static func isKeepable(_ value: String, maxBytes: Int) -> Bool {
         !value.isEmpty && value.utf8.count <= maxBytes && value.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x7F }
+    }
+
+    /// `version` when it is one to keep (``isKeepable(_:maxBytes:)`` within ``maxSourceVersionBytes``), else nil: an
+    /// upload then records no version, and its next attempt hashes the source.
+    public static func keepableVersion(_ version: String?) -> String? {
+        version.flatMap { isKeepable($0, maxBytes: maxSourceVersionBytes) ? $0 : nil }
     }
 
     /// The object key the upload writes.

@@ -7,9 +7,9 @@ extension BatchRunner {
     func perform(_ action: BatchAction, in state: inout State, claim: inout WorkClaim) {
         let context = state.batch.context
         switch action {
-        case .stage(let token, let item, let sizeLimit):
-            start(.stage(token, item, sizeLimit: sizeLimit, batchId: context.batchId,
-                         resuming: state.batch.multipart(of: token)), in: &state, claim: &claim)
+        case .stage(let token, let item, let sizeLimit, let resuming):
+            start(.stage(token, item, sizeLimit: sizeLimit, batchId: context.batchId, resuming: resuming),
+                  in: &state, claim: &claim)
         case .presign(let calls):
             var context = context
             context.trace = calls.first.flatMap { state.batch.trace(of: $0.token) }
@@ -80,7 +80,8 @@ extension BatchRunner {
             let outcome: Result<StagedFile, UploadError>
             do {
                 if let resuming {
-                    outcome = .success(try await stager.stage(item, batchId: batchId, sizeLimit: sizeLimit, resuming: resuming))
+                    outcome = .success(
+                        try await stager.stage(item, batchId: batchId, sizeLimit: sizeLimit, resuming: resuming))
                 } else {
                     outcome = .success(try await stager.stage(item, batchId: batchId, sizeLimit: sizeLimit))
                 }

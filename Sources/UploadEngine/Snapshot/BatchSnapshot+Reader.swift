@@ -184,8 +184,7 @@ struct SnapshotReader {
         }
         // Only ever compared with what staging tells: one too long to be a version is not kept, and the next attempt
         // hashes the source as for an upload that recorded none.
-        let version = optionalString("sourceVersion", in: value)
-            .flatMap { MultipartUpload.isKeepable($0, maxBytes: MultipartUpload.maxSourceVersionBytes) ? $0 : nil }
+        let version = MultipartUpload.keepableVersion(optionalString("sourceVersion", in: value))
         return MultipartUpload(key: try string("key", in: value), uploadId: try string("uploadId", in: value),
                                partSize: try int("partSize", in: value), sha256: try string("sha256", in: value),
                                sourceVersion: version, parts: parts)

@@ -859,7 +859,7 @@ final class ChangelogBatchState: BatchDurability {
                 }
             }
             // Packed before the lock is taken: see RecentSnapshots.Packed.
-            let packed = written.map { delivery in caching ? delivery.change.snapshot.map(RecentSnapshots.Packed.init) : nil }
+            let packed = written.map { caching ? $0.change.snapshot.map(RecentSnapshots.Packed.init) : nil }
             let (ready, refusing) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
                 var ready: [@Sendable () -> Void] = []
                 for (delivery, packed) in zip(written, packed) {

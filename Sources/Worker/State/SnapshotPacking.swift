@@ -33,41 +33,56 @@ enum SnapshotPacking {
     private static let singleCodes = 0x1E
     private static let extended: UInt8 = 0x1F
 
-    /// The lookup tables of ``pack(_:into:)``, flat so that a position costs two array reads.
-    private struct Index {
+    /// The lookup tables of ``pack(_:into:)``, flat so that a position costs two table reads. Built once and kept for
+    /// the life of the process, as buffers: read through arrays, each read was checked against its bounds, and each
+    /// pack retained and released the arrays.
+    private struct Index: @unchecked Sendable {
         /// Every token, back to back, and where each starts (one more entry: the end of the last).
-        var bytes: [UInt8] = []
-        var starts: [Int] = []
+        let bytes: UnsafeBufferPointer<UInt8>
+        let starts: UnsafeBufferPointer<Int>
         /// By first byte: its row in `heads`, or -1 for a byte no token starts with.
-        var rows = [Int](repeating: -1, count: 256)
+        let rows: UnsafeBufferPointer<Int>
         /// By row and third byte: the longest token starting with those bytes, or -1; `next` chains the rest,
         /// longest first.
-        var heads: [Int] = []
-        var next: [Int] = []
+        let heads: UnsafeBufferPointer<Int>
+        let next: UnsafeBufferPointer<Int>
+
+        init() {
+            var bytes: [UInt8] = [], starts: [Int] = []
+            for token in tokens {
+                precondition(token.count >= 3, "a token shorter than its code saves nothing")
+                starts.append(bytes.count)
+                bytes += token
+            }
+            starts.append(bytes.count)
+            var rows = [Int](repeating: -1, count: 256), heads: [Int] = []
+            var next = [Int](repeating: -1, count: tokens.count)
+            // Shortest first, each pushed in front: the chains end up longest first.
+            for token in tokens.indices.sorted(by: { tokens[$0].count < tokens[$1].count }) {
+                let first = Int(tokens[token][0]), third = Int(tokens[token][2])
+                if rows[first] < 0 {
+                    rows[first] = heads.count / 256
+                    heads += [Int](repeating: -1, count: 256)
+                }
+                let slot = rows[first] * 256 + third
+                next[token] = heads[slot]
+                heads[slot] = token
+            }
+            self.bytes = Self.kept(bytes)
+            self.starts = Self.kept(starts)
+            self.rows = Self.kept(rows)
+            self.heads = Self.kept(heads)
+            self.next = Self.kept(next)
+        }
+
+        private static func kept<Element>(_ values: [Element]) -> UnsafeBufferPointer<Element> {
+            let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: values.count)
+            _ = buffer.initialize(from: values)
+            return UnsafeBufferPointer(buffer)
+        }
     }
 
-    private static let index: Index = {
-        var index = Index()
-        for token in tokens {
-            precondition(token.count >= 3, "a token shorter than its code saves nothing")
-            index.starts.append(index.bytes.count)
-            index.bytes += token
-        }
-        index.starts.append(index.bytes.count)
-        index.next = [Int](repeating: -1, count: tokens.count)
-        // Shortest first, each pushed in front: the chains end up longest first.
-        for token in tokens.indices.sorted(by: { tokens[$0].count < tokens[$1].count }) {
-            let first = Int(tokens[token][0]), third = Int(tokens[token][2])
-            if index.rows[first] < 0 {
-                index.rows[first] = index.heads.count / 256
-                index.heads += [Int](repeating: -1, count: 256)
-            }
-            let slot = index.rows[first] * 256 + third
-            index.next[token] = index.heads[slot]
-            index.heads[slot] = token
-        }
-        return index
-    }()
+    private static let index = Index()
 
     /// Appends `snapshot`, packed, to `output`; answers how many bytes it took.
     @discardableResult
@@ -88,48 +103,66 @@ enum SnapshotPacking {
 
     /// Packs `bytes` into `out`, which has room for twice as many; answers how many it wrote.
     private static func pack(_ bytes: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        guard let input = bytes.baseAddress, let output = out.baseAddress else { return 0 }
         let index = Self.index
-        return index.bytes.withUnsafeBufferPointer { tokenBytes in
-            var at = 0, written = 0
-            while at < bytes.count {
-                let byte = bytes[at]
-                if byte < 0x20 {
-                    out[written] = literal
-                    out[written + 1] = byte
-                    written += 2
-                    at += 1
+        let count = bytes.count
+        var at = 0, written = 0
+        while at < count {
+            let byte = input[at]
+            if byte < 0x20 {
+                output[written] = literal
+                output[written + 1] = byte
+                written += 2
+                at += 1
+                continue
+            }
+            let row = index.rows[Int(byte)]
+            if row >= 0, at + 2 < count {
+                var token = index.heads[row * 256 + Int(input[at + 2])]
+                while token >= 0 {
+                    let tokenStart = index.starts[token], length = index.starts[token + 1] - tokenStart
+                    if at + length <= count, Self.equal(index.bytes.baseAddress! + tokenStart, input + at, length) { break }
+                    token = index.next[token]
+                }
+                if token >= 0 {
+                    if token < singleCodes {
+                        output[written] = UInt8(token + 1)
+                        written += 1
+                    } else {
+                        output[written] = extended
+                        output[written + 1] = UInt8(token - singleCodes)
+                        written += 2
+                    }
+                    at += index.starts[token + 1] - index.starts[token]
                     continue
                 }
-                let row = index.rows[Int(byte)]
-                if row >= 0, at + 2 < bytes.count {
-                    var token = index.heads[row * 256 + Int(bytes[at + 2])]
-                    while token >= 0 {
-                        let tokenStart = index.starts[token], length = index.starts[token + 1] - tokenStart
-                        if at + length <= bytes.count,
-                           memcmp(tokenBytes.baseAddress! + tokenStart, bytes.baseAddress! + at, length) == 0 {
-                            break
-                        }
-                        token = index.next[token]
-                    }
-                    if token >= 0 {
-                        if token < singleCodes {
-                            out[written] = UInt8(token + 1)
-                            written += 1
-                        } else {
-                            out[written] = extended
-                            out[written + 1] = UInt8(token - singleCodes)
-                            written += 2
-                        }
-                        at += index.starts[token + 1] - index.starts[token]
-                        continue
-                    }
-                }
-                out[written] = byte
-                written += 1
-                at += 1
             }
-            return written
+            output[written] = byte
+            written += 1
+            at += 1
         }
+        return written
+    }
+
+    /// Whether `length` bytes (at least 3) at `a` and `b` are the same: eight at a time, the last eight overlapping
+    /// those before, so that a candidate — most differ within their first eight bytes — costs a load or two instead
+    /// of a call to `memcmp`.
+    @inline(__always)
+    private static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        guard length >= 8 else {
+            for offset in 0..<length where a[offset] != b[offset] { return false }
+            return true
+        }
+        let left = UnsafeRawPointer(a), right = UnsafeRawPointer(b)
+        var offset = 0
+        while offset + 8 <= length {
+            guard left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else { return false }
+            offset += 8
+        }
+        return offset == length
+            || left.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+                == right.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
     }
 
     /// The snapshot `packed` was made from.

@@ -9,6 +9,8 @@ struct BatchHarness {
     var now = Date(timeIntervalSince1970: 1_800_000_000)
     var events: [UploadEvent] = []
     var stages: [(token: AttemptToken, item: FileItem)] = []
+    /// By file id, the multipart upload its last stage action said the file resumes.
+    var stagedResuming: [String: MultipartUpload] = [:]
     var presigns: [[PresignCall]] = []
     var uploads: [(token: AttemptToken, transfer: UploadTransfer)] = []
     var cancelled: [AttemptToken] = []
@@ -37,7 +39,9 @@ struct BatchHarness {
         events += effects.events
         for action in effects.actions {
             switch action {
-            case .stage(let token, let item, _): stages.append((token, item))
+            case .stage(let token, let item, _, let resuming):
+                stages.append((token, item))
+                stagedResuming[item.fileId] = resuming
             case .presign(let calls):
                 presigns.append(calls)
                 presignCalls.append(calls.map(\.file.fileId))

@@ -22,7 +22,7 @@ import TestSupport
         while !pending, let action = effects.actions.first {
             effects.actions.removeFirst()
             switch action {
-            case .stage(let token, let item, _):
+            case .stage(let token, let item, _, _):
                 effects.actions += batch.staged(token, .success(StagedFile(path: "/s/\(item.fileId)", size: 4, sha256: "h")), now: now).actions
             case .presign(let calls):
                 let answer = Dictionary(uniqueKeysWithValues: calls.map {

@@ -270,7 +270,7 @@ private struct BatchHarnessLite {
         while let action = effects.actions.first {
             effects.actions.removeFirst()
             switch action {
-            case .stage(let token, _, _):
+            case .stage(let token, _, _, _):
                 let next = batch.staged(token, .success(StagedFile(path: "/s/\(fileId)", size: 10, sha256: "h")), now: now)
                 effects.actions += next.actions
             case .presign(let calls):
