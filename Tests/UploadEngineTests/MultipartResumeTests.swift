@@ -22,6 +22,15 @@ import TestSupport
         return h
     }
 
+    /// The batch's next owner: `h`'s batch through its snapshot, resumed.
+    static func nextOwner(of h: BatchHarness) throws -> BatchHarness {
+        let bytes = try #require(BatchSnapshot.encode(h.batch, writerGeneration: 1, maxBytes: 900 * 1024))
+        var next = BatchHarness()
+        next.batch = try BatchSnapshot.decode(bytes, configuration: h.batch.configuration).batch
+        next.absorb(next.batch.resume(now: next.now))
+        return next
+    }
+
     @Test func storedPartsAreDurableAndTheNextAttemptResumesThem() throws {
         var h = Self.uploading(parts: 0)
         let created = h.batch.stateVersion
@@ -38,10 +47,7 @@ import TestSupport
         #expect(h.uploads.last?.transfer.multipart == Self.upload("f1", parts: 2))
 
         // The next owner: the snapshot carries the upload and its parts, and the restored file's attempt resumes it.
-        let bytes = try #require(BatchSnapshot.encode(h.batch, writerGeneration: 1, maxBytes: 900 * 1024))
-        var next = BatchHarness()
-        next.batch = try BatchSnapshot.decode(bytes, configuration: h.batch.configuration).batch
-        next.absorb(next.batch.resume(now: next.now))
+        var next = try Self.nextOwner(of: h)
         next.stageAll()
         next.presignAll()
         #expect(next.uploads.first?.transfer.multipart == Self.upload("f1", parts: 2))
@@ -56,10 +62,7 @@ import TestSupport
         h.absorb(h.batch.multipartStored(h.uploads[0].token, recorded, now: h.now))
         let bytes = try #require(BatchSnapshot.encode(h.batch, writerGeneration: 1, maxBytes: 900 * 1024))
         #expect(String(decoding: bytes, as: UTF8.self).contains(#""sourceVersion":"1024@1700000000.000000001""#))
-        var next = BatchHarness()
-        next.batch = try BatchSnapshot.decode(bytes, configuration: h.batch.configuration).batch
-        next.absorb(next.batch.resume(now: next.now))
-        #expect(next.stagedResuming == ["f1": recorded], "the stage action carries the upload")
+        #expect(try Self.nextOwner(of: h).stagedResuming == ["f1": recorded], "the stage action carries the upload")
 
         // And the runner hands it to the stager.
         let stager = ScriptedStager()
@@ -80,10 +83,7 @@ import TestSupport
         var recorded = Self.upload("f1", parts: 1)
         recorded.sourceVersion = String(repeating: "9", count: MultipartUpload.maxSourceVersionBytes + 1)
         h.absorb(h.batch.multipartStored(h.uploads[0].token, recorded, now: h.now))
-        let bytes = try #require(BatchSnapshot.encode(h.batch, writerGeneration: 1, maxBytes: 900 * 1024))
-        var next = BatchHarness()
-        next.batch = try BatchSnapshot.decode(bytes, configuration: h.batch.configuration).batch
-        next.absorb(next.batch.resume(now: next.now))
+        var next = try Self.nextOwner(of: h)
         next.stageAll()
         next.presignAll()
         recorded.sourceVersion = nil
