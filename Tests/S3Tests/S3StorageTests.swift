@@ -131,6 +131,31 @@ import WireFormat
         #expect(try await Self.stored(setup).body == setup.bytes)
     }
 
+    /// A part refused with `Retry-After` waits before its next attempt with nothing in flight: the wait repeats the
+    /// progress, so a `Retry-After` longer than the engine's stall timeout is not taken for a stall (DESIGN §4).
+    @Test func aPartWaitingToBeTriedAgainRepeatsItsProgress() async throws {
+        var configuration = Self.configuration(partConcurrency: 1)
+        configuration.partRetry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .seconds(3))
+        configuration.stallTimeout = .milliseconds(900)
+        let slowDown = HTTPResponse(status: 503, headers: [HTTPHeader("Retry-After", "2")],
+                                    body: ScriptedStorageTransport.error(503, "SlowDown").body)
+        let setup = try await Self.setUp(size: 6 * Self.mebibyte, configuration: configuration) { call in
+            call == .init(operation: .part(1), attempt: 1) ? .answer(slowDown) : nil
+        }
+        defer { setup.fixture.cleanUp() }
+
+        let reports = try await Self.upload(setup)
+
+        // Nothing is sent before part 1's second attempt: every report until then is one of the wait's (one every
+        // 300 ms of the 2 s wait on an idle host; how many under load depends on how late sleeps wake, see
+        // WaitingClockTests for the exact rule).
+        let waiting = reports.prefix { $0.sent == 0 }
+        #expect(waiting.count >= 2, "the wait repeated the progress: \(waiting.count)")
+        #expect(setup.transport.count(.part(1)) == 2)
+        #expect(Self.isMonotonic(reports, endingAt: 6 * Self.mebibyte))
+        #expect(try await Self.stored(setup).body == setup.bytes)
+    }
+
     @Test(arguments: [3 * mebibyte, 11 * mebibyte])
     func aSourceReadInPlaceGoesUpWithItsChecksumsAndReadsBackByteForByte(size: Int) async throws {
         let setup = try await Self.setUp(size: size, partsTogether: 3, inPlace: true)

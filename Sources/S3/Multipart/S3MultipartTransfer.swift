@@ -167,7 +167,9 @@ struct S3MultipartTransfer: Sendable {
     private func uploadPart(_ number: Int, uploadId: String, onOwnSlot: Bool) async throws -> MultipartUpload.Part {
         let range = plan.byteRange(ofPart: number)
         let digest = configuration.partChecksums ? try await S3PartDigest.sha256Hex(of: bytes, range: range) : ""
-        return try await storage.withAttempts {
+        // Between attempts nothing is in flight: the backoff repeats the progress, as a wait on storage (DESIGN §4).
+        let interval = WaitingReports.interval(for: configuration.stallTimeout, atMost: Self.longestQuiet)
+        return try await storage.withAttempts(waitingInterval: interval, waiting: progress.waiting) {
             let signed: SigV4SignedRequest
             do {
                 // Signed now, as the part starts: a long upload never meets the expiry of URLs signed at its start.

@@ -117,10 +117,38 @@ public struct S3Storage: Sendable {
     /// Runs `operation` until it succeeds, fails for good, or `Configuration.partRetry` runs out of attempts,
     /// sleeping the policy's backoff (at least `Retry-After`) between attempts.
     /// - Throws: the last `UploadError`; `CancellationError` as soon as the task is cancelled.
-    func withAttempts<Result: Sendable>(_ operation: () async throws -> Result) async throws -> Result {
-        try await configuration.partRetry.run(on: clock, judge: { error in
+    /// - Parameter waiting: told at least every `waitingInterval` while the loop sleeps between attempts.
+    func withAttempts<Result: Sendable>(
+        waitingInterval: Duration? = nil, waiting: (@Sendable () -> Void)? = nil, _ operation: () async throws -> Result
+    ) async throws -> Result {
+        let sleeper: any EngineClock = if let waitingInterval, let waiting {
+            WaitingClock(base: clock, interval: waitingInterval, waiting: waiting)
+        } else {
+            clock
+        }
+        return try await configuration.partRetry.run(on: sleeper, judge: { error in
             guard let error = error as? UploadError else { return .init(retryable: false) }
             return .init(retryable: error.isRetryable, retryAfter: error.retryAfter)
         }) { _ in try await operation() }
+    }
+}
+
+/// A clock whose sleeps are cut into pieces of at most `interval`, with `waiting` told after each: a retry's backoff
+/// (or storage's `Retry-After`) is a wait on storage's answer, and the engine's stall clock hears of it.
+struct WaitingClock: EngineClock {
+    let base: any EngineClock
+    let interval: Duration
+    let waiting: @Sendable () -> Void
+
+    func now() -> Date { base.now() }
+
+    func sleep(until deadline: Date) async throws {
+        while true {
+            let now = base.now()
+            guard now < deadline else { return }
+            let step = min(deadline, now.addingTimeInterval(interval.timeInterval))
+            try await base.sleep(until: step)
+            waiting()
+        }
     }
 }
