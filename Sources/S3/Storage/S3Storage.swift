@@ -132,23 +132,3 @@ public struct S3Storage: Sendable {
         }) { _ in try await operation() }
     }
 }
-
-/// A clock whose sleeps are cut into pieces of at most `interval`, with `waiting` told after each: a retry's backoff
-/// (or storage's `Retry-After`) is a wait on storage's answer, and the engine's stall clock hears of it.
-struct WaitingClock: EngineClock {
-    let base: any EngineClock
-    let interval: Duration
-    let waiting: @Sendable () -> Void
-
-    func now() -> Date { base.now() }
-
-    func sleep(until deadline: Date) async throws {
-        while true {
-            let now = base.now()
-            guard now < deadline else { return }
-            let step = min(deadline, now.addingTimeInterval(interval.timeInterval))
-            try await base.sleep(until: step)
-            waiting()
-        }
-    }
-}
