@@ -12,6 +12,8 @@ final class S3MultipartProgress: Sendable {
     private struct State {
         var highs: [Int: Int64] = [:]
         var sum: Int64 = 0
+        /// Parts hashing their bytes or with a request in flight: while any is, only their own reports count.
+        var busy = 0
     }
 
     /// The object's size, the `total` of every report.
@@ -48,8 +50,20 @@ final class S3MultipartProgress: Sendable {
         }
     }
 
-    /// The upload is waiting on storage, not sending: the sum so far, again.
+    /// The upload is waiting on storage, not sending: the sum so far, again — unless a part is at work meanwhile. A
+    /// part that hangs (its request, or a read of its source that holds up the transfer thread) must not have its
+    /// silence covered by another part's wait.
     func waiting() {
-        state.withLock { report($0.sum, total) }
+        state.withLock { state in
+            guard state.busy == 0 else { return }
+            report(state.sum, total)
+        }
+    }
+
+    /// Runs `work`, a part's hashing or one of its requests, counted as a part at work.
+    func working<Result>(_ work: () async throws -> Result) async throws -> Result {
+        state.withLock { $0.busy += 1 }
+        defer { state.withLock { $0.busy -= 1 } }
+        return try await work()
     }
 }

@@ -166,47 +166,56 @@ struct S3MultipartTransfer: Sendable {
 
     private func uploadPart(_ number: Int, uploadId: String, onOwnSlot: Bool) async throws -> MultipartUpload.Part {
         let range = plan.byteRange(ofPart: number)
-        let digest = configuration.partChecksums ? try await S3PartDigest.sha256Hex(of: bytes, range: range) : ""
-        // Between attempts nothing is in flight: the backoff repeats the progress, as a wait on storage (DESIGN §4).
+        let digest = configuration.partChecksums
+            ? try await progress.working { try await S3PartDigest.sha256Hex(of: bytes, range: range) } : ""
+        // Between attempts nothing of the part is in flight: its backoff repeats the progress, as a wait on storage,
+        // while no other part is at work either (DESIGN §4).
         let interval = WaitingReports.interval(for: configuration.stallTimeout, atMost: Self.longestQuiet)
         return try await storage.withAttempts(waitingInterval: interval, waiting: progress.waiting) {
-            let signed: SigV4SignedRequest
-            do {
-                // Signed now, as the part starts: a long upload never meets the expiry of URLs signed at its start.
-                signed = try presigner.presignedUploadPart(
-                    key: key, uploadId: uploadId, partNumber: number, sha256Base64: S3Checksum.base64(sha256Hex: digest))
-            } catch let error as S3Error {
-                throw error.uploadError()
-            }
-            var request = HTTPRequest(
-                method: signed.method, url: signed.url, headers: signed.headers + (trace?.httpHeaders ?? []),
-                stallTimeout: configuration.stallTimeout)
-            request.bandwidthTenant = tenant ?? ""
-            request.onOwnSlot = onOwnSlot
-            let response: HTTPResponse
-            do {
-                response = try await storage.transport.upload(bytes, range: range, request: request) {
-                    sent, _ in progress.record(part: number, sent: sent)
-                }
-            } catch let error as HTTPTransportError {
-                throw CurlUploader.classify(error)
-            }
-            guard response.isSuccess else {
-                if Self.saysUploadGone(response) { throw UploadGone() }
-                throw CurlUploader.classify(response, request: request, now: storage.clock.now())
-            }
-            guard let etag = response.header("ETag"), !etag.isEmpty else {
-                throw UploadError(
-                    .s3UploadFailed, "storage accepted part \(number) without an ETag (\(request.redactedURL))",
-                    retryable: true)
-            }
-            guard MultipartUpload.isKeepable(etag, maxBytes: MultipartUpload.maxETagBytes) else {
-                throw UploadError(
-                    .s3UploadFailed, "storage answered part \(number) with an ETag of \(etag.utf8.count) bytes or with control "
-                        + "characters; at most \(MultipartUpload.maxETagBytes) printable bytes are kept", retryable: false)
-            }
-            return MultipartUpload.Part(number: number, etag: etag, sha256: digest)
+            try await progress.working { try await attemptPart(number, range: range, digest: digest, uploadId: uploadId,
+                                                              onOwnSlot: onOwnSlot) }
         }
+    }
+
+    /// One attempt at storing part `number`.
+    private func attemptPart(_ number: Int, range: Range<Int64>, digest: String, uploadId: String, onOwnSlot: Bool)
+        async throws -> MultipartUpload.Part {
+        let signed: SigV4SignedRequest
+        do {
+            // Signed now, as the part starts: a long upload never meets the expiry of URLs signed at its start.
+            signed = try presigner.presignedUploadPart(
+                key: key, uploadId: uploadId, partNumber: number, sha256Base64: S3Checksum.base64(sha256Hex: digest))
+        } catch let error as S3Error {
+            throw error.uploadError()
+        }
+        var request = HTTPRequest(
+            method: signed.method, url: signed.url, headers: signed.headers + (trace?.httpHeaders ?? []),
+            stallTimeout: configuration.stallTimeout)
+        request.bandwidthTenant = tenant ?? ""
+        request.onOwnSlot = onOwnSlot
+        let response: HTTPResponse
+        do {
+            response = try await storage.transport.upload(bytes, range: range, request: request) {
+                sent, _ in progress.record(part: number, sent: sent)
+            }
+        } catch let error as HTTPTransportError {
+            throw CurlUploader.classify(error)
+        }
+        guard response.isSuccess else {
+            if Self.saysUploadGone(response) { throw UploadGone() }
+            throw CurlUploader.classify(response, request: request, now: storage.clock.now())
+        }
+        guard let etag = response.header("ETag"), !etag.isEmpty else {
+            throw UploadError(
+                .s3UploadFailed, "storage accepted part \(number) without an ETag (\(request.redactedURL))",
+                retryable: true)
+        }
+        guard MultipartUpload.isKeepable(etag, maxBytes: MultipartUpload.maxETagBytes) else {
+            throw UploadError(
+                .s3UploadFailed, "storage answered part \(number) with an ETag of \(etag.utf8.count) bytes or with control "
+                    + "characters; at most \(MultipartUpload.maxETagBytes) printable bytes are kept", retryable: false)
+        }
+        return MultipartUpload.Part(number: number, etag: etag, sha256: digest)
     }
 
     private func complete(_ uploadId: String, parts: [MultipartUpload.Part]) async throws {
