@@ -50,20 +50,28 @@ final class OpenSource: OpenSourceFile {
         }
     }
 
-    /// What a multipart upload records of the file (``StagedFile/sourceVersion``) to know it again on a later attempt
-    /// without reading it: its size and modification time, which DESIGN §12 names, and its change time and inode,
-    /// which no `touch -r`, `cp -p` or `rsync -t` carries over to other bytes (a change of either only costs the next
-    /// attempt a hash). `<size>@<mtime>,<ctime>#<inode>`, times as `<seconds>.<nanoseconds>`: at most 82 bytes.
-    let version: String
+    /// The change time and inode when opened, for ``version``.
+    private let changed: timespec
+    private let inode: UInt
 
     /// Takes ownership of `descriptor`, a regular file whose `fstat` gave `info`.
     init(descriptor: Int32, info: stat, keptSources: FairSlots?) {
         self.descriptor = descriptor
         opened = Version(info)
         size = opened.size
-        version = "\(opened.size)@\(Self.time(info.st_mtim)),\(Self.time(info.st_ctim))#\(info.st_ino)"
+        changed = info.st_ctim
+        inode = UInt(info.st_ino)
         digest = SourceDigest(size: size)
         self.keptSources = keptSources
+    }
+
+    /// What a multipart upload records of the file (``StagedFile/sourceVersion``) to know it again on a later attempt
+    /// without reading it: its size and modification time, which DESIGN §12 names, and its change time and inode,
+    /// which no `touch -r`, `cp -p` or `rsync -t` carries over to other bytes (a change of either only costs the next
+    /// attempt a hash). `<size>@<mtime>,<ctime>#<inode>`, times as `<seconds>.<nanoseconds>`: at most 82 bytes.
+    var version: String {
+        let modified = timespec(tv_sec: opened.seconds, tv_nsec: opened.nanoseconds)
+        return "\(size)@\(Self.time(modified)),\(Self.time(changed))#\(inode)"
     }
 
     private static func time(_ time: timespec) -> String {

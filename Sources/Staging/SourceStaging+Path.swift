@@ -101,7 +101,7 @@ extension SourceStaging {
     /// modification time) is the one the multipart upload it resumes recorded takes that upload's digest: hashing a
     /// large file again would cost a new owner a read of every byte before its first part.
     func stageInPlace(_ relative: String, file: FileItem, sizeLimit: Int64, progress: StagingProgress,
-                      resuming: MultipartUpload? = nil) async throws -> StagedFile {
+                      resuming: MultipartUpload?) async throws -> StagedFile {
         let signsDigest = settings.signsDigest
         // A small file the kernel holds in memory is looked at here, on the task; anything else takes one trip off the
         // pool for the open, the size check, the sniff and — for a file small enough that hashing it costs less than
@@ -121,9 +121,11 @@ extension SourceStaging {
         }
         let (source, shown, smallDigest) = look
         if let verdict = StagingStream.contradiction(declared: file.mimeType, shown: shown) { throw verdict }
-        let version = source.version
+        // Only where a digest takes a read of its own (a multipart upload's file always does): a small file is hashed
+        // in the pass that sniffs it, and spelling its version out would be work on every small job for nothing.
+        let version = source.size > StagingArea.inlineDigestBytes ? source.version : nil
         var sha256 = smallDigest ?? ""
-        if smallDigest == nil, let resuming, !resuming.sha256.isEmpty, resuming.sourceVersion == version {
+        if smallDigest == nil, let version, let resuming, !resuming.sha256.isEmpty, resuming.sourceVersion == version {
             sha256 = resuming.sha256
         } else if signsDigest, smallDigest == nil {
             // Hashing is CPU work as much as I/O: under the same per-core cap as staging copies.

@@ -59,7 +59,7 @@ public struct SourceStaging: SourceStager {
     /// Stages a file whose multipart upload an earlier attempt started (the engine's entry point): a `path` source
     /// whose size and modification time are those the upload recorded takes the upload's digest instead of being
     /// read whole to compute it again (DESIGN §12 *Resume across workers*).
-    public func stage(_ file: FileItem, batchId: String, sizeLimit: Int64, resuming upload: MultipartUpload) async throws
+    public func stage(_ file: FileItem, batchId: String, sizeLimit: Int64, resuming upload: MultipartUpload?) async throws
         -> StagedFile {
         try await stage(file, batchId: batchId, sizeLimit: sizeLimit, progress: nil, resuming: upload)
     }

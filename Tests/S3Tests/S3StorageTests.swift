@@ -146,9 +146,9 @@ import WireFormat
 
         let reports = try await Self.upload(setup)
 
-        // Nothing is sent before part 1's second attempt: every report until then is one of the wait's (one every
-        // 300 ms of the 2 s wait on an idle host; how many under load depends on how late sleeps wake, see
-        // WaitingClockTests for the exact rule).
+        // Nothing is sent before part 1's second attempt: every report until then is a wait's (one every 300 ms of the
+        // 2 s wait on an idle host; how many under load depends on how late sleeps wake, S3MultipartProgressTests
+        // has the rule).
         let waiting = reports.prefix { $0.sent == 0 }
         #expect(waiting.count >= 2, "the wait repeated the progress: \(waiting.count)")
         #expect(setup.transport.count(.part(1)) == 2)

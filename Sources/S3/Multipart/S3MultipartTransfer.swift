@@ -52,9 +52,13 @@ struct S3MultipartTransfer: Sendable {
     /// Storage no longer has the upload: its parts cannot be completed.
     private struct UploadGone: Error {}
 
-    /// Runs the upload to its end.
+    /// Runs the upload to its end, repeating its progress while it waits on storage (``reportingWaits(_:)``).
     /// - Throws: `UploadError`, or `CancellationError`; an upload nobody records has been aborted either way.
     func run() async throws {
+        try await reportingWaits { try await runSteps() }
+    }
+
+    private func runSteps() async throws {
         if let previous {
             if let resumable = resumable(previous) {
                 do {
@@ -166,14 +170,13 @@ struct S3MultipartTransfer: Sendable {
 
     private func uploadPart(_ number: Int, uploadId: String, onOwnSlot: Bool) async throws -> MultipartUpload.Part {
         let range = plan.byteRange(ofPart: number)
+        // At work while hashing and while an attempt is in flight; its backoff between attempts is a wait.
         let digest = configuration.partChecksums
             ? try await progress.working { try await S3PartDigest.sha256Hex(of: bytes, range: range) } : ""
-        // Between attempts nothing of the part is in flight: its backoff repeats the progress, as a wait on storage,
-        // while no other part is at work either (DESIGN §4).
-        let interval = WaitingReports.interval(for: configuration.stallTimeout, atMost: Self.longestQuiet)
-        return try await storage.withAttempts(waitingInterval: interval, waiting: progress.waiting) {
-            try await progress.working { try await attemptPart(number, range: range, digest: digest, uploadId: uploadId,
-                                                              onOwnSlot: onOwnSlot) }
+        return try await storage.withAttempts {
+            try await progress.working {
+                try await attemptPart(number, range: range, digest: digest, uploadId: uploadId, onOwnSlot: onOwnSlot)
+            }
         }
     }
 
@@ -224,22 +227,23 @@ struct S3MultipartTransfer: Sendable {
         }
         // No overall limit: S3 may take a while to assemble a large object, writing spaces meanwhile, which the
         // request's stall timeout sees as progress; the engine's hears of it from `reportingWaits`.
-        try await reportingWaits {
-            try await storage.withAttempts {
-                let signed = presigner.completeMultipartUploadRequest(key: key, uploadId: uploadId, parts: completed)
-                try await storage.exchange(signed, timeout: nil) { response in
-                    if Self.saysUploadGone(response) { throw UploadGone() }
-                    _ = try S3CompleteMultipartUploadResult(status: response.status, body: response.body)
-                }
+        try await storage.withAttempts {
+            let signed = presigner.completeMultipartUploadRequest(key: key, uploadId: uploadId, parts: completed)
+            try await storage.exchange(signed, timeout: nil) { response in
+                if Self.saysUploadGone(response) { throw UploadGone() }
+                _ = try S3CompleteMultipartUploadResult(status: response.status, body: response.body)
             }
         }
     }
 
-    /// Runs `body` — CompleteMultipartUpload, its attempts and their backoff: storage working on bytes it already
-    /// has — repeating the upload's progress meanwhile (`WaitingReports`), so the engine's `upload.stallTimeout`,
-    /// which counts only while bytes could move and none do, does not run out on it. Only where a stall timeout of
-    /// the storage's own watches each request (`Configuration.stallTimeout`, set by the worker): a request that
-    /// stops moving then fails itself, and without one the engine's clock stays the only watch.
+    /// Runs `body`, the upload, repeating its progress (`WaitingReports`) whenever no part is at work
+    /// (``S3MultipartProgress/waiting()``): while storage creates the upload, lists its parts or assembles it
+    /// (CompleteMultipartUpload can take minutes), and while a part waits out its backoff or `Retry-After`. The engine's
+    /// `upload.stallTimeout` counts only while bytes could move and none do (DESIGN §4), so it must not run out on
+    /// those waits. A part at work reports for itself, so one that hangs — its request, or a read of its source that
+    /// holds up the transfer thread — is never covered. Only where a stall timeout of the storage's own watches each
+    /// request (`Configuration.stallTimeout`, set by the worker): a request that stops moving then fails itself, and
+    /// without one the engine's clock stays the only watch.
     private func reportingWaits(_ body: @escaping @Sendable () async throws -> Void) async throws {
         guard let stallTimeout = configuration.stallTimeout else { return try await body() }
         let interval = WaitingReports.interval(for: stallTimeout, atMost: Self.longestQuiet)
@@ -258,7 +262,7 @@ struct S3MultipartTransfer: Sendable {
         }
     }
 
-    /// The longest CompleteMultipartUpload goes without a progress report.
+    /// The longest an upload waiting on storage goes without a progress report.
     static let longestQuiet: Duration = .seconds(5)
 
     /// Whether storage says the upload, or a part it was to have, is not there: `NoSuchUpload`, or `InvalidPart`

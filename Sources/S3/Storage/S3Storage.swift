@@ -117,16 +117,8 @@ public struct S3Storage: Sendable {
     /// Runs `operation` until it succeeds, fails for good, or `Configuration.partRetry` runs out of attempts,
     /// sleeping the policy's backoff (at least `Retry-After`) between attempts.
     /// - Throws: the last `UploadError`; `CancellationError` as soon as the task is cancelled.
-    /// - Parameter waiting: told at least every `waitingInterval` while the loop sleeps between attempts.
-    func withAttempts<Result: Sendable>(
-        waitingInterval: Duration? = nil, waiting: (@Sendable () -> Void)? = nil, _ operation: () async throws -> Result
-    ) async throws -> Result {
-        let sleeper: any EngineClock = if let waitingInterval, let waiting {
-            WaitingClock(base: clock, interval: waitingInterval, waiting: waiting)
-        } else {
-            clock
-        }
-        return try await configuration.partRetry.run(on: sleeper, judge: { error in
+    func withAttempts<Result: Sendable>(_ operation: () async throws -> Result) async throws -> Result {
+        try await configuration.partRetry.run(on: clock, judge: { error in
             guard let error = error as? UploadError else { return .init(retryable: false) }
             return .init(retryable: error.isRetryable, retryAfter: error.retryAfter)
         }) { _ in try await operation() }

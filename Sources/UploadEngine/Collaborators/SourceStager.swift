@@ -5,10 +5,11 @@
 /// everything a retry cannot fix. Cancellation of the calling task must stop the copy.
 public protocol SourceStager: Sendable {
     func stage(_ file: FileItem, batchId: String, sizeLimit: Int64) async throws -> StagedFile
-    /// `stage` for a file with a multipart upload under way, which the attempt will resume if the bytes are the
-    /// same: a stager that can tell the source is the version the upload recorded (``MultipartUpload/sourceVersion``)
-    /// may take the upload's digest instead of computing it. The default stages as for a new upload.
-    func stage(_ file: FileItem, batchId: String, sizeLimit: Int64, resuming upload: MultipartUpload) async throws
+    /// `stage`, for a file that may have a multipart upload under way (`resuming`), which the attempt resumes if the
+    /// bytes are the same: a stager that can tell the source is the version the upload recorded
+    /// (``MultipartUpload/sourceVersion``) may take the upload's digest instead of computing it. The engine calls
+    /// this one; the default stages as for a new upload.
+    func stage(_ file: FileItem, batchId: String, sizeLimit: Int64, resuming upload: MultipartUpload?) async throws
         -> StagedFile
     /// Gives the bytes back (delete, or hand them to a cache). Called once per staged file that leaves the batch.
     func release(_ staged: StagedFile) async
@@ -31,7 +32,7 @@ public protocol SourceStager: Sendable {
 
 extension SourceStager {
     /// Stages as for a new upload.
-    public func stage(_ file: FileItem, batchId: String, sizeLimit: Int64, resuming upload: MultipartUpload) async throws
+    public func stage(_ file: FileItem, batchId: String, sizeLimit: Int64, resuming upload: MultipartUpload?) async throws
         -> StagedFile {
         try await stage(file, batchId: batchId, sizeLimit: sizeLimit)
     }

@@ -79,12 +79,8 @@ extension BatchRunner {
         case .stage(let token, let item, let sizeLimit, let batchId, let resuming):
             let outcome: Result<StagedFile, UploadError>
             do {
-                if let resuming {
-                    outcome = .success(
-                        try await stager.stage(item, batchId: batchId, sizeLimit: sizeLimit, resuming: resuming))
-                } else {
-                    outcome = .success(try await stager.stage(item, batchId: batchId, sizeLimit: sizeLimit))
-                }
+                outcome = .success(
+                    try await stager.stage(item, batchId: batchId, sizeLimit: sizeLimit, resuming: resuming))
             } catch {
                 outcome = .failure(Self.classify(error, default: .sourceFetchFailed))
             }

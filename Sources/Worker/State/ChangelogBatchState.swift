@@ -294,7 +294,7 @@ final class ChangelogBatchState: BatchDurability {
                     case .live, .recorded: break
                     }
                 }
-                return state.recent.takePacked(batchId, partition: partition).map(Held.encoded) ?? .stored
+                return state.recent.take(batchId, partition: partition).map(Held.encoded) ?? .stored
             }
             let snapshot: Data
             switch held {

@@ -89,11 +89,6 @@ struct RecentSnapshots {
         var snapshot: Data { SnapshotPacking.unpack(bytes[...]) }
     }
 
-    /// Keeps `snapshot` as the batch's newest recorded state, replacing an older one.
-    mutating func put(_ snapshot: Data, batchId: String, partition: Int32) {
-        put(Packed(snapshot), batchId: batchId, partition: partition)
-    }
-
     /// Keeps a snapshot packed beforehand as the batch's newest recorded state, replacing an older one.
     mutating func put(_ snapshot: Packed, batchId: String, partition: Int32) {
         let key = Self.key(batchId, partition)
@@ -121,13 +116,9 @@ struct RecentSnapshots {
         while heldBytes > byteLimit, !entries.isEmpty { dropOldestSlab() }
     }
 
-    /// The batch's snapshot, taken out: the batch goes back into memory, and its next recorded state comes back here.
-    mutating func take(_ batchId: String, partition: Int32) -> Data? {
-        takePacked(batchId, partition: partition)?.snapshot
-    }
-
-    /// The batch's snapshot, taken out still packed: unpacked by ``Packed/snapshot`` once the lock is let go.
-    mutating func takePacked(_ batchId: String, partition: Int32) -> Packed? {
+    /// The batch's snapshot, taken out still packed (``Packed/snapshot`` unpacks it, once the lock is let go): the
+    /// batch goes back into memory, and its next recorded state comes back here.
+    mutating func take(_ batchId: String, partition: Int32) -> Packed? {
         let key = Self.key(batchId, partition)
         guard let entry = entries[key], let slab = slabs[entry.slab] else { return nil }
         let idEnd = entry.offset + entry.idLength

@@ -38,7 +38,7 @@ public final class ScriptedStager: SourceStager {
         return try await script(file)
     }
 
-    public func stage(_ file: FileItem, batchId: String, sizeLimit: Int64, resuming upload: MultipartUpload) async throws
+    public func stage(_ file: FileItem, batchId: String, sizeLimit: Int64, resuming upload: MultipartUpload?) async throws
         -> StagedFile {
         log.withLock { $0.resuming[file.fileId] = upload }
         return try await stage(file, batchId: batchId, sizeLimit: sizeLimit)
