@@ -48,6 +48,16 @@ public final class HMACSHA256: @unchecked Sendable {
         return digest
     }
 
+    /// The MAC of `message`, into `mac`.
+    public func authenticate(_ message: UnsafeRawBufferPointer, into mac: inout SigV4Digest.Bytes) {
+        guard let context = EVP_MD_CTX_new() else { preconditionFailure("libcrypto cannot allocate a digest context") }
+        defer { EVP_MD_CTX_free(context) }
+        mac.withUnsafeMutableBytes { output in
+            Self.finish(copying: inner, into: context, message, output: output)
+            Self.finish(copying: outer, into: context, UnsafeRawBufferPointer(output), output: output)
+        }
+    }
+
     /// The MAC of a string's UTF-8 bytes.
     public func authenticate(_ message: String) -> [UInt8] {
         var message = message

@@ -30,6 +30,58 @@ public enum SigV4Digest {
         return digest
     }
 
+    /// A digest's 32 bytes, held inline: signing a URL hashes twice, and neither digest needs to outlive it.
+    public struct Bytes: Sendable {
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+        public init() {}
+
+        /// The bytes, read in place.
+        public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+            try Swift.withUnsafeBytes(of: words, body)
+        }
+
+        /// The bytes, to be written in place.
+        mutating func withUnsafeMutableBytes<Result>(_ body: (UnsafeMutableRawBufferPointer) throws -> Result) rethrows
+            -> Result
+        {
+            try Swift.withUnsafeMutableBytes(of: &words, body)
+        }
+    }
+
+    /// The SHA-256 digest of `bytes`, into `digest`.
+    public static func sha256(_ bytes: UnsafeRawBufferPointer, into digest: inout Bytes) {
+        var length: UInt32 = 0
+        let status = digest.withUnsafeMutableBytes { output in
+            EVP_Digest(bytes.baseAddress, bytes.count, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
+                       algorithm, nil)
+        }
+        precondition(status == 1 && length == UInt32(byteCount), "libcrypto SHA-256 failed")
+    }
+
+    /// Appends the lower-case hexadecimal of `digest` to `text`.
+    public static func appendHex(of digest: Bytes, to text: inout [UInt8]) {
+        digest.withUnsafeBytes { bytes in
+            for byte in bytes {
+                text.append(digit(byte >> 4))
+                text.append(digit(byte & 0x0f))
+            }
+        }
+    }
+
+    /// Lower-case hexadecimal of `digest`.
+    public static func hex(of digest: Bytes) -> String {
+        digest.withUnsafeBytes { bytes in
+            String(unsafeUninitializedCapacity: 2 * byteCount) { out in
+                for (index, byte) in bytes.enumerated() {
+                    out[2 * index] = digit(byte >> 4)
+                    out[2 * index + 1] = digit(byte & 0x0f)
+                }
+                return 2 * byteCount
+            }
+        }
+    }
+
     /// The SHA-256 digest of a string's UTF-8 bytes (read in place when the string is contiguous, as native ones are).
     public static func sha256(_ text: String) -> [UInt8] {
         text.utf8.withContiguousStorageIfAvailable { sha256(UnsafeRawBufferPointer($0)) } ?? sha256(Array(text.utf8))

@@ -21,6 +21,8 @@ public struct SigV4Signer: Sendable, Hashable {
     public var service: String
     /// The last signing key derived, with the inputs it was derived from.
     private let keys = SigningKeys()
+    /// The shapes of the presigned URLs made lately.
+    let presignShapes = SigV4PresignShapes()
 
     /// A signer for one key, region and service.
     public init(credentials: SigV4Credentials, region: String, service: String = "s3") {
@@ -91,9 +93,13 @@ public struct SigV4Signer: Sendable, Hashable {
     }
 
     /// The day's signing key, and a MAC keyed with it.
-    private func keyed(at time: SigV4Timestamp) -> SigningKeys.Keyed {
-        let scope = SigningKeys.Scope(dateStamp: time.dateStamp, credentials: credentials, region: region, service: service)
-        return keys.keyed(for: scope) { deriveSigningKey(at: time) }
+    func keyed(at time: SigV4Timestamp) -> SigningKeys.Keyed {
+        keys.keyed(for: signingScope(time)) { deriveSigningKey(at: time) }
+    }
+
+    /// Everything a signature made at `time` depends on besides the request.
+    func signingScope(_ time: SigV4Timestamp) -> SigningKeys.Scope {
+        SigningKeys.Scope(dateStamp: time.dateStamp, credentials: credentials, region: region, service: service)
     }
 
     private func deriveSigningKey(at time: SigV4Timestamp) -> [UInt8] {
@@ -164,7 +170,7 @@ public struct SigV4Signer: Sendable, Hashable {
 
     /// The value trimmed, with inner runs of spaces and tabs collapsed to one space: the value itself when it has
     /// none to collapse, as almost every value signed has not.
-    private static func normalizedValue(_ value: String) -> String {
+    static func normalizedValue(_ value: String) -> String {
         // A leading space, a trailing one, a tab or two spaces in a row: the only things normalising changes.
         var afterSpace = true
         var plain = true
