@@ -48,8 +48,13 @@ final class CurlEasy {
     }
 
     /// Sets a string option; libcurl copies the string.
+    ///
+    /// Lent through `withCString`: a `String` passed where C wants a `char *` is converted with `utf8CString`,
+    /// which allocates an array for every string short enough to be stored inline (a method, a scheme list, most
+    /// header lines) — some ten allocations a small upload.
     func set(_ option: CURLoption, _ value: String) throws(HTTPTransportError) {
-        try check(attache_curl_easy_setopt_string(handle, option, value), option)
+        let code = value.withCString { attache_curl_easy_setopt_string(handle, option, $0) }
+        try check(code, option)
     }
 
     /// Sets a pointer option (callback context, private data, error buffer).
@@ -68,15 +73,17 @@ final class CurlEasy {
         try check(attache_curl_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, bytes.baseAddress), CURLOPT_POSTFIELDS)
     }
 
-    /// Replaces the request's header lines (`"Name: value"`); libcurl copies each line.
-    func setHeaderLines(_ lines: [String]) throws(HTTPTransportError) {
+    /// Replaces the request's header lines; libcurl copies each line.
+    func setHeaderLines(_ lines: CurlHeaderLines) throws(HTTPTransportError) {
         var list: UnsafeMutablePointer<curl_slist>?
-        for line in lines {
-            guard let extended = curl_slist_append(list, line) else {
-                curl_slist_free_all(list)
-                throw HTTPTransportError(.transport, "out of memory building request headers", retryable: true)
-            }
+        let built = lines.forEachLine { line in
+            guard let extended = curl_slist_append(list, line) else { return false }
             list = extended
+            return true
+        }
+        guard built else {
+            curl_slist_free_all(list)
+            throw HTTPTransportError(.transport, "out of memory building request headers", retryable: true)
         }
         try check(attache_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list), CURLOPT_HTTPHEADER)
         curl_slist_free_all(headerList)

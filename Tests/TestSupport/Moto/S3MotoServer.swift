@@ -20,6 +20,10 @@ public struct S3MotoServer: Sendable {
     /// 400.
     public var requests: [S3MotoRequest] { output.requests }
 
+    /// The last lines moto printed that were not request lines (a Python traceback behind a 500, say): what a
+    /// failing test shows beside the answer it did not expect.
+    public var diagnostics: String { output.diagnostics }
+
     /// The server of the running suite.
     public static func require() throws -> S3MotoServer {
         try #require(current, "the suite needs the .motoServer trait")
@@ -136,6 +140,8 @@ private final class S3MotoOutput: Sendable {
         /// Output after start-up not yet ending in a newline.
         var partialLine = ""
         var requests: [S3MotoRequest] = []
+        /// Other lines after start-up, the last `diagnosticLines` of them.
+        var diagnostics: [Substring] = []
         var exitStatus: Int32?
         var portWaiter: CheckedContinuation<Int, any Error>?
         var exitWaiters: [CheckedContinuation<Void, Never>] = []
@@ -143,14 +149,25 @@ private final class S3MotoOutput: Sendable {
 
     private let state = Mutex(State())
 
+    private static let diagnosticLines = 80
+
     var requests: [S3MotoRequest] { state.withLock { $0.requests } }
+
+    var diagnostics: String { state.withLock { $0.diagnostics.joined(separator: "\n") } }
 
     func received(_ chunk: Data) {
         let waiter: (CheckedContinuation<Int, any Error>, Int)? = state.withLock { state in
             guard state.port == nil else {
                 let lines = (state.partialLine + String(decoding: chunk, as: UTF8.self)).split(separator: "\n", omittingEmptySubsequences: false)
                 state.partialLine = String(lines.last ?? "")
-                state.requests += lines.dropLast().compactMap(S3MotoRequest.init(logLine:))
+                for line in lines.dropLast() {
+                    if let request = S3MotoRequest(logLine: line) {
+                        state.requests.append(request)
+                    } else {
+                        state.diagnostics.append(line)
+                        state.diagnostics.removeFirst(max(0, state.diagnostics.count - Self.diagnosticLines))
+                    }
+                }
                 return nil
             }
             state.text += String(decoding: chunk, as: UTF8.self)
