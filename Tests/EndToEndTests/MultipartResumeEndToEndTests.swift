@@ -136,8 +136,8 @@ import WireFormat
         let requests = rig.bucket.requests(on: rig.key)
         let created = requests.filter { $0.method == "POST" && $0.query["uploads"] != nil }
         #expect(created.count == 2, "a new upload\(log)")
-        #expect(requests.filter { $0.method == "DELETE" && $0.query["uploadId"] == recorded.uploadId }.map(\.status) == [204],
-                "the old upload aborted")
+        let aborts = Self.abortStatuses(in: requests, of: recorded.uploadId)
+        #expect(Self.abortedOnce(aborts), "the old upload aborted, answered \(aborts)")
         let completed = try #require(requests.last { $0.method == "POST" && $0.query["uploadId"] != nil && $0.status == 200 })
         let newUpload = try #require(completed.query["uploadId"])
         #expect(newUpload != recorded.uploadId)
@@ -181,13 +181,27 @@ import WireFormat
         }
         for (rig, upload) in zip([removed, cleared], uploads) {
             let requests = rig.bucket.requests(on: rig.key)
-            #expect(requests.filter { $0.method == "DELETE" && $0.query["uploadId"] == upload }.map(\.status) == [204],
-                    "\(rig.batchId): aborted once\(rig.log(worker))")
+            let aborts = Self.abortStatuses(in: requests, of: upload)
+            #expect(Self.abortedOnce(aborts), "\(rig.batchId): aborted once, answered \(aborts)\(rig.log(worker))")
             #expect(!requests.contains { $0.method == "POST" && $0.query["uploadId"] != nil }, "never completed")
             #expect(try await rig.bucket.sha256(ofObject: rig.key) == nil)
             #expect(try await rig.events().allSatisfy { $0.type != "attache.file.uploaded" })
         }
         #expect(try await removed.bucket.openUploads().isEmpty, "and none started again")
+    }
+}
+
+extension MultipartResumeEndToEndTests {
+    /// The answers to the AbortMultipartUpload requests for `upload`, in order.
+    static func abortStatuses(in requests: [S3MotoRequest], of upload: String) -> [Int] {
+        requests.filter { $0.method == "DELETE" && $0.query["uploadId"] == upload }.map(\.status)
+    }
+
+    /// Aborted once, after any number of 5xx answers retried. moto's abort walks the upload's parts while a part the
+    /// abort cut off may still be landing in another of its threads ("dictionary changed size during iteration") and
+    /// answers that with a 500, S3's InternalError, which a client is to retry.
+    static func abortedOnce(_ statuses: [Int]) -> Bool {
+        statuses.last == 204 && statuses.dropLast().allSatisfy { $0 >= 500 }
     }
 }
 
