@@ -137,7 +137,7 @@ import WireFormat
         let created = requests.filter { $0.method == "POST" && $0.query["uploads"] != nil }
         #expect(created.count == 2, "a new upload\(log)")
         let aborts = Self.abortStatuses(in: requests, of: recorded.uploadId)
-        #expect(Self.abortedOnce(aborts), "the old upload aborted, answered \(aborts)\nmoto printed:\n\(rig.bucket.server.diagnostics)")
+        #expect(Self.abortedOnce(aborts), "the old upload aborted, answered \(aborts)\(rig.bucket.server.printedNote)")
         let completed = try #require(requests.last { $0.method == "POST" && $0.query["uploadId"] != nil && $0.status == 200 })
         let newUpload = try #require(completed.query["uploadId"])
         #expect(newUpload != recorded.uploadId)
@@ -182,7 +182,8 @@ import WireFormat
         for (rig, upload) in zip([removed, cleared], uploads) {
             let requests = rig.bucket.requests(on: rig.key)
             let aborts = Self.abortStatuses(in: requests, of: upload)
-            #expect(Self.abortedOnce(aborts), "\(rig.batchId): aborted once, answered \(aborts)\(rig.log(worker))\nmoto printed:\n\(rig.bucket.server.diagnostics)")
+            #expect(Self.abortedOnce(aborts),
+                    "\(rig.batchId): aborted once, answered \(aborts)\(rig.log(worker))\(rig.bucket.server.printedNote)")
             #expect(!requests.contains { $0.method == "POST" && $0.query["uploadId"] != nil }, "never completed")
             #expect(try await rig.bucket.sha256(ofObject: rig.key) == nil)
             #expect(try await rig.events().allSatisfy { $0.type != "attache.file.uploaded" })

@@ -34,8 +34,7 @@ struct S3IntegrationFixture {
         for _ in 1..<3 where created.status >= 500 {
             created = try await fixture.send(fixture.presigner.signedRequest(method: "PUT", key: nil))
         }
-        try #require(
-            created.status == 200, "PUT Bucket answered \(created.status): \(created.text)\nmoto printed:\n\(server.diagnostics)")
+        try #require(created.status == 200, "PUT Bucket answered \(created.status): \(created.text)\(server.printedNote)")
         return fixture
     }
 

@@ -20,9 +20,12 @@ public struct S3MotoServer: Sendable {
     /// 400.
     public var requests: [S3MotoRequest] { output.requests }
 
-    /// The last lines moto printed that were not request lines (a Python traceback behind a 500, say): what a
-    /// failing test shows beside the answer it did not expect.
-    public var diagnostics: String { output.diagnostics }
+    /// The last lines moto printed that were not request lines (a Python traceback behind a 500, say), as the tail
+    /// of a failure message: what a failing test shows beside the answer it did not expect; empty when there are none.
+    public var printedNote: String {
+        let printed = output.diagnostics
+        return printed.isEmpty ? "" : "\nmoto printed:\n" + printed
+    }
 
     /// The server of the running suite.
     public static func require() throws -> S3MotoServer {
@@ -140,8 +143,9 @@ private final class S3MotoOutput: Sendable {
         /// Output after start-up not yet ending in a newline.
         var partialLine = ""
         var requests: [S3MotoRequest] = []
-        /// Other lines after start-up, the last `diagnosticLines` of them.
-        var diagnostics: [Substring] = []
+        /// Other lines after start-up, the last `diagnosticLines` of them (copied out of the chunk they came in,
+        /// which a substring would keep whole).
+        var diagnostics: [String] = []
         var exitStatus: Int32?
         var portWaiter: CheckedContinuation<Int, any Error>?
         var exitWaiters: [CheckedContinuation<Void, Never>] = []
@@ -164,7 +168,7 @@ private final class S3MotoOutput: Sendable {
                     if let request = S3MotoRequest(logLine: line) {
                         state.requests.append(request)
                     } else {
-                        state.diagnostics.append(line)
+                        state.diagnostics.append(String(line))
                         state.diagnostics.removeFirst(max(0, state.diagnostics.count - Self.diagnosticLines))
                     }
                 }
