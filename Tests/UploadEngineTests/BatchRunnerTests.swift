@@ -249,6 +249,37 @@ extension BatchRunnerTests {
         #expect(recorder.events.isEmpty)
         #expect(runner.retry(fileId: "f1") == .notApplicable)
     }
+
+    @Test func anAbandonedRunnerStopsItsPresignCallsButAFileRemovedStopsNone() async {
+        let asked = Gate(), cancelled = Gate()
+        let callsCancelled = Locked(0)
+        let presigner = ScriptedPresigner { _ in
+            asked.open()
+            do {
+                try await Task.sleep(for: .seconds(3600))
+            } catch {
+                callsCancelled.update { $0 += 1 }
+                cancelled.open()
+                throw error
+            }
+            return [:]
+        }
+        let recorder = EventRecorder()
+        let runner = runner(presigner: presigner, concurrency: 2)
+        runner.setGlobalObserver(recorder.observer)
+        let second = FileItem(fileId: "f2", name: "b.bin", source: .data(Data(count: 10)))
+        runner.upload([Self.photo, second], requestId: "r1")
+        await waitFor("the presign call") { await asked.wait() }
+        // One call answers for both files: removing one leaves the call to answer for the other.
+        #expect(runner.remove(fileId: "f2") == .applied)
+        #expect(callsCancelled.value == 0, "a file's remove stopped the call the other file waits on")
+        runner.abandon()
+        await waitFor("the call to be cancelled") { await cancelled.wait() }
+        #expect(callsCancelled.value == 1)
+        #expect(presigner.calls == [["f1", "f2"]])
+        #expect(!recorder.events.contains { if case .failed = $0.kind { true } else { false } },
+                "the cancelled call's failure must not be told: the batch belongs to its next owner")
+    }
     /// Rejected at intake (no data): its event comes at once.
     private static func empty(_ id: String) -> FileItem { FileItem(fileId: id, name: "\(id).bin", source: .data(Data())) }
 

@@ -8,7 +8,7 @@ enum AttemptWork: Sendable {
     case upload(AttemptToken, UploadTransfer)
 
     /// The attempt whose task this is while the work runs, for the batch's `cancel` action; none for a presign
-    /// call, which is never cancelled (its answer is dropped).
+    /// call, which a file's `cancel` does not stop (its answer is dropped) and only an abandon does.
     var token: AttemptToken? {
         switch self {
         case .stage(let token, _, _, _, _), .upload(let token, _): token

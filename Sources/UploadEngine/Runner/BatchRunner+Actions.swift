@@ -70,6 +70,7 @@ extension BatchRunner {
             task = AttemptTask.start(work, on: self)
         }
         if let token = work.token { state.attempts[token] = task }
+        if case .presign = work { state.presigning.append(task) }
     }
 
     /// Does one piece of attempt work and feeds its outcome to the batch; returns the work the same task goes on
@@ -92,7 +93,7 @@ extension BatchRunner {
             } catch {
                 outcome = .failure(Self.classify(error, default: .presignedURLFailed))
             }
-            return finish(nil, continuing: task) { $0.presigned(calls, outcome, now: $1) }
+            return finish(nil, endingPresign: true, continuing: task) { $0.presigned(calls, outcome, now: $1) }
         case .upload(let token, let transfer):
             let outcome = await upload(transfer, token: token)
             return finish(token, continuing: task) { batch, now in

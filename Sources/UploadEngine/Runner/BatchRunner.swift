@@ -22,6 +22,10 @@ public final class BatchRunner: Sendable {
         var batch: UploadBatch
         /// The task running an attempt's stage or upload; cancelled by the batch's `cancel` action.
         var attempts: [AttemptToken: AttemptTask] = [:]
+        /// The tasks running a presign call. No file's `cancel` stops one, since it answers for a group of files,
+        /// but ``abandon()`` does: a batch handed to another owner must not go on calling the endpoint for it (a call
+        /// still waiting for a transfer slot would reach the endpoint after the hand-over).
+        var presigning: [AttemptTask] = []
         /// The batch's one pending deadline with the shared scheduler.
         var timer: (deadline: Date, ticket: DeadlineScheduler.Ticket)?
         /// Per-call observers by request id; dropped once the request has no file left in the batch.
@@ -58,6 +62,14 @@ public final class BatchRunner: Sendable {
         /// Quiescent (idle, no send under way or due), and every event of the transitions so far has reached the
         /// observers.
         var isSettled: Bool { batch.isQuiescent && outbox.isEmpty && !delivering }
+
+        /// `task`'s presign call is over. Emptied, the list gives its storage back: most batches, most of the time,
+        /// have no call under way.
+        mutating func endPresign(by task: AttemptTask) {
+            guard let index = presigning.firstIndex(where: { $0 === task }) else { return }
+            presigning.remove(at: index)
+            if presigning.isEmpty { presigning = [] }
+        }
     }
 
     private let state: Mutex<State>
@@ -233,6 +245,8 @@ public final class BatchRunner: Sendable {
             state.quietObserver = nil
             state.attempts.values.forEach { $0.cancel() }
             state.attempts.removeAll()
+            state.presigning.forEach { $0.cancel() }
+            state.presigning = []
             state.posting?.cancel()
             state.posting = nil
             if let timer = state.timer { timers.cancel(timer.ticket) }
@@ -270,7 +284,7 @@ public final class BatchRunner: Sendable {
     /// (`continuing`) takes over the first stage, presign or upload the transition asks for, instead of a new task
     /// being made for it: an attempt's stage, presign and upload run one after another in one task, not three.
     private func apply(registering observer: (String, UploadObserver)?, offset: Int64?, finishing token: AttemptToken?,
-                       stagedForAbandoned staged: StagedFile? = nil, continuing task: AttemptTask?,
+                       stagedForAbandoned staged: StagedFile? = nil, endingPresign: Bool = false, continuing task: AttemptTask?,
                        firedTimer: DeadlineScheduler.Ticket?, movesFiles: Bool = true,
                        _ transition: (inout UploadBatch, Date) -> BatchEffects) -> (outcome: ControlOutcome, next: AttemptWork?) {
         let now = clock.now()
@@ -282,6 +296,7 @@ public final class BatchRunner: Sendable {
             }
             if let (requestId, observer) = observer { state.callObservers[requestId] = observer }
             if let token { state.attempts.removeValue(forKey: token) }
+            if endingPresign, let task { state.endPresign(by: task) }
             if let firedTimer, state.timer?.ticket == firedTimer { state.timer = nil }
             let version = state.batch.stateVersion
             var effects = transition(&state.batch, now)
@@ -416,10 +431,10 @@ public final class BatchRunner: Sendable {
     /// abandoned runner are given straight back. Returns the work `task` goes on with, if the transition asked for
     /// any and `task` may carry it.
     @discardableResult
-    func finish(_ token: AttemptToken?, staged: StagedFile? = nil, continuing task: AttemptTask? = nil,
+    func finish(_ token: AttemptToken?, staged: StagedFile? = nil, endingPresign: Bool = false, continuing task: AttemptTask? = nil,
                 _ transition: (inout UploadBatch, Date) -> BatchEffects) -> AttemptWork? {
-        apply(registering: nil, offset: nil, finishing: token, stagedForAbandoned: staged, continuing: task,
-              firedTimer: nil, transition).next
+        apply(registering: nil, offset: nil, finishing: token, stagedForAbandoned: staged, endingPresign: endingPresign,
+              continuing: task, firedTimer: nil, transition).next
     }
 
     func reportProgress(_ token: AttemptToken, sent: Int64) {
