@@ -73,20 +73,4 @@ import Testing
         #expect(resolved["enable.idempotence"] == "true")
         #expect(resolved["acks"] == "all")
     }
-
-    @Test func theProducerLingersLongerThanAnAcknowledgementUnlessTheOperatorSaysOtherwise() throws {
-        func linger(_ properties: [String: String]) throws -> String? {
-            let resolved = try KafkaConfiguration(bootstrapServers: "127.0.0.1:9", properties: properties).resolvedProperties(for: .producer)
-            return Dictionary(resolved, uniquingKeysWith: { _, last in last })["linger.ms"]
-        }
-        #expect(try linger([:]) == "20")
-        #expect(try linger(["linger.ms": "5"]) == "5")
-        // librdkafka's other name for it is set after Attache's default, so the operator's value is the one that holds.
-        let aliased = try KafkaConfiguration(bootstrapServers: "127.0.0.1:9", properties: ["queue.buffering.max.ms": "50"])
-            .resolvedProperties(for: .producer).map(\.0)
-        let (ours, theirs) = (aliased.firstIndex(of: "linger.ms"), aliased.firstIndex(of: "queue.buffering.max.ms"))
-        #expect(ours != nil && theirs != nil && ours! < theirs!)
-        let consumer = try KafkaConfiguration(bootstrapServers: "127.0.0.1:9", groupID: "g").resolvedProperties(for: .consumer)
-        #expect(!consumer.contains { $0.0 == "linger.ms" }, "a consumer is given no producer property of Attache's")
-    }
 }

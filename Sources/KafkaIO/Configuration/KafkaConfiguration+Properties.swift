@@ -49,14 +49,6 @@ extension KafkaConfiguration {
                 ("acks", "all"),
                 // The Java client's default, so keyed records land where the backend's own producers put them.
                 ("partitioner", "murmur2_random"),
-                // Longer than an acknowledgement usually takes. librdkafka 2.0's idempotent producer counts the
-                // records in flight on a partition against its limit of five requests, so once a request of five
-                // or more records is out, the partition sends nothing until it is answered; a batch that has waited
-                // `linger.ms` meanwhile is due, and the broker thread polls with a zero timeout, over and over,
-                // until the answer comes (a steady stream of small jobs: 8.3 such polls a job at librdkafka's 5 ms,
-                // 30 of the worker's 54 system calls a job, and none at 20 ms). An event and the commit behind it
-                // wait up to 15 ms longer.
-                ("linger.ms", "20"),
             ]
         case .admin:
             break
