@@ -251,32 +251,33 @@ extension BatchRunnerTests {
     }
 
     @Test func anAbandonedRunnerStopsItsPresignCallsButAFileRemovedStopsNone() async {
-        let asked = Gate(), cancelled = Gate()
+        let asked = Locked(0), bothAsked = Gate(), bothCancelled = Gate()
         let callsCancelled = Locked(0)
         let presigner = ScriptedPresigner { _ in
-            asked.open()
+            if asked.update({ $0 += 1; return $0 }) == 2 { bothAsked.open() }
             do {
                 try await Task.sleep(for: .seconds(3600))
             } catch {
-                callsCancelled.update { $0 += 1 }
-                cancelled.open()
+                if callsCancelled.update({ $0 += 1; return $0 }) == 2 { bothCancelled.open() }
                 throw error
             }
             return [:]
         }
         let recorder = EventRecorder()
-        let runner = runner(presigner: presigner, concurrency: 2)
+        let runner = runner(presigner: presigner, concurrency: 3)
         runner.setGlobalObserver(recorder.observer)
         let second = FileItem(fileId: "f2", name: "b.bin", source: .data(Data(count: 10)))
         runner.upload([Self.photo, second], requestId: "r1")
-        await waitFor("the presign call") { await asked.wait() }
+        // A second call: its own cohort, so its own presign call, under way beside the first.
+        runner.upload([FileItem(fileId: "f3", name: "c.bin", source: .data(Data(count: 10)))], requestId: "r2")
+        await waitFor("both presign calls") { await bothAsked.wait() }
         // One call answers for both files: removing one leaves the call to answer for the other.
         #expect(runner.remove(fileId: "f2") == .applied)
         #expect(callsCancelled.value == 0, "a file's remove stopped the call the other file waits on")
         runner.abandon()
-        await waitFor("the call to be cancelled") { await cancelled.wait() }
-        #expect(callsCancelled.value == 1)
-        #expect(presigner.calls == [["f1", "f2"]])
+        await waitFor("both calls to be cancelled") { await bothCancelled.wait() }
+        #expect(callsCancelled.value == 2)
+        #expect(Set(presigner.calls) == [["f1", "f2"], ["f3"]])
         #expect(!recorder.events.contains { if case .failed = $0.kind { true } else { false } },
                 "the cancelled call's failure must not be told: the batch belongs to its next owner")
     }

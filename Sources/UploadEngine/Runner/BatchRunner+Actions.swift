@@ -70,7 +70,7 @@ extension BatchRunner {
             task = AttemptTask.start(work, on: self)
         }
         if let token = work.token { state.attempts[token] = task }
-        if case .presign = work { state.presigning.append(task) }
+        if case .presign = work { state.presigning.insert(task) }
     }
 
     /// Does one piece of attempt work and feeds its outcome to the batch; returns the work the same task goes on

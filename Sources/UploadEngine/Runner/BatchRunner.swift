@@ -22,10 +22,8 @@ public final class BatchRunner: Sendable {
         var batch: UploadBatch
         /// The task running an attempt's stage or upload; cancelled by the batch's `cancel` action.
         var attempts: [AttemptToken: AttemptTask] = [:]
-        /// The tasks running a presign call. No file's `cancel` stops one, since it answers for a group of files,
-        /// but ``abandon()`` does: a batch handed to another owner must not go on calling the endpoint for it (a call
-        /// still waiting for a transfer slot would reach the endpoint after the hand-over).
-        var presigning: [AttemptTask] = []
+        /// The tasks running a presign call, which only ``abandon()`` cancels.
+        var presigning = PresignCalls()
         /// The batch's one pending deadline with the shared scheduler.
         var timer: (deadline: Date, ticket: DeadlineScheduler.Ticket)?
         /// Per-call observers by request id; dropped once the request has no file left in the batch.
@@ -62,14 +60,6 @@ public final class BatchRunner: Sendable {
         /// Quiescent (idle, no send under way or due), and every event of the transitions so far has reached the
         /// observers.
         var isSettled: Bool { batch.isQuiescent && outbox.isEmpty && !delivering }
-
-        /// `task`'s presign call is over. Emptied, the list gives its storage back: most batches, most of the time,
-        /// have no call under way.
-        mutating func endPresign(by task: AttemptTask) {
-            guard let index = presigning.firstIndex(where: { $0 === task }) else { return }
-            presigning.remove(at: index)
-            if presigning.isEmpty { presigning = [] }
-        }
     }
 
     private let state: Mutex<State>
@@ -245,8 +235,7 @@ public final class BatchRunner: Sendable {
             state.quietObserver = nil
             state.attempts.values.forEach { $0.cancel() }
             state.attempts.removeAll()
-            state.presigning.forEach { $0.cancel() }
-            state.presigning = []
+            state.presigning.cancelAll()
             state.posting?.cancel()
             state.posting = nil
             if let timer = state.timer { timers.cancel(timer.ticket) }
@@ -296,7 +285,7 @@ public final class BatchRunner: Sendable {
             }
             if let (requestId, observer) = observer { state.callObservers[requestId] = observer }
             if let token { state.attempts.removeValue(forKey: token) }
-            if endingPresign, let task { state.endPresign(by: task) }
+            if endingPresign, let task { state.presigning.remove(task) }
             if let firedTimer, state.timer?.ticket == firedTimer { state.timer = nil }
             let version = state.batch.stateVersion
             var effects = transition(&state.batch, now)
