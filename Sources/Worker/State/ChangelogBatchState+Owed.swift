@@ -40,6 +40,13 @@ extension ChangelogBatchState {
         case tombstone
     }
 
+    /// How many entries of the table are recording (``Owed/isRecording``), kept by the entries as they change, so
+    /// that reading it (every `/metrics` scrape) does not walk the table under the writer's lock. Entries leave
+    /// the table only once done, when they are not recording. Changed only under that lock.
+    final class RecordingTally {
+        var count = 0
+    }
+
     /// One batch while something is owed for it: its stage, and the records of it on their way.
     ///
     /// A class: every change of every batch updates its entry under the writer's lock, and a value in the table is
@@ -47,9 +54,9 @@ extension ChangelogBatchState {
     /// Read and changed only under that lock.
     final class Owed {
         var partition: Int32
-        var stage: Stage = .recorded
+        var stage: Stage = .recorded { didSet { retally() } }
         /// Snapshots of the batch produced and not yet delivered.
-        var inFlight = 0
+        var inFlight = 0 { didSet { retally() } }
         /// The newest version of the current life delivered while this entry lived.
         var delivered = -1
         /// Counts the batch's lives while the entry lasts: an expired batch made again starts at version 1, and its
@@ -63,13 +70,24 @@ extension ChangelogBatchState {
         /// Since when a flush put off the snapshot of the batch still at work (``ChangelogBatchState/inProgressDelay``).
         /// Not due meanwhile: a change, a record waiting for it, its partition being written out or the delay
         /// running out makes it due again.
-        var deferred: ContinuousClock.Instant?
+        var deferred: ContinuousClock.Instant? { didSet { retally() } }
         /// The state version of the last snapshot taken of its runner while this entry lived: news newer than it is
         /// worth a snapshot at once.
         var takenVersion: Int?
+        private let tally: RecordingTally
+        /// Whether `tally` counts this entry now.
+        private var tallied = false
 
-        init(partition: Int32) {
+        init(partition: Int32, tally: RecordingTally) {
             self.partition = partition
+            self.tally = tally
+        }
+
+        private func retally() {
+            let recording = isRecording
+            guard recording != tallied else { return }
+            tallied = recording
+            tally.count += recording ? 1 : -1
         }
 
         var isDone: Bool {

@@ -23,6 +23,8 @@ import UploadEngine
 final class ChangelogBatchState: BatchDurability {
     private struct State {
         var owed: [String: Owed] = [:]
+        /// How many of `owed` are recording: see ``RecordingTally``.
+        let recording = RecordingTally()
         /// The batches of `owed` that are due (``Owed/isDue``), each once: a flush visits these, not every batch
         /// whose snapshot is still on its way (tens of thousands in a burst, every `state.flushInterval`).
         var due: [String] = []
@@ -282,7 +284,10 @@ final class ChangelogBatchState: BatchDurability {
     var putOffCount: Int { state.withLock { $0.owed.values.count { $0.deferred != nil && !$0.stage.isDue } } }
 
     /// Batches with a change not yet delivered to the changelog: owed a snapshot, or with one on its way.
-    var pendingCount: Int { state.withLock { $0.owed.values.count(where: \.isRecording) } }
+    var pendingCount: Int { state.withLock { $0.recording.count } }
+
+    /// ``pendingCount`` counted afresh, walking the table: what the tally must always agree with (for tests).
+    var recountedPendingCount: Int { state.withLock { $0.owed.values.count(where: \.isRecording) } }
 
     func load(batchId: String, partition: Int32) -> UploadBatch? {
         do {
@@ -470,7 +475,7 @@ final class ChangelogBatchState: BatchDurability {
                 entry = known
             } else {
                 if let unchanged, !unchanged() { return false }
-                entry = Owed(partition: partition)
+                entry = Owed(partition: partition, tally: state.recording)
                 state.owed[batchId] = entry
             }
             if case .expiring = stage { state.recent.remove(batchId, partition: partition) }

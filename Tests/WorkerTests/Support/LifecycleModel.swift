@@ -364,6 +364,13 @@ final class LifecycleModel {
         try checkLogOrder()
         try checkLoads()
         try checkAnswers()
+        try checkPendingCount()
+    }
+
+    /// The count `/metrics` reads, kept as entries change, is the count the table holds.
+    private func checkPendingCount() throws {
+        let (kept, counted) = (writer.pendingCount, writer.recountedPendingCount)
+        if kept != counted { throw Violation(rule: "pending snapshots counted \(kept), the table holds \(counted)", steps: steps) }
     }
 
     /// Nothing is produced for a partition the worker does not own, and snapshots of a batch are handed over in
