@@ -281,6 +281,7 @@ extension BatchRunnerTests {
         #expect(!recorder.events.contains { if case .failed = $0.kind { true } else { false } },
                 "the cancelled call's failure must not be told: the batch belongs to its next owner")
     }
+
     /// Rejected at intake (no data): its event comes at once.
     private static func empty(_ id: String) -> FileItem { FileItem(fileId: id, name: "\(id).bin", source: .data(Data())) }
 
