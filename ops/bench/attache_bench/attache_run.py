@@ -36,13 +36,14 @@ class AttacheRun(TimedRun):
     system_per_job: float  # the part of cpu_per_job spent in the kernel
 
 
-def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, measure_rss=False, count=False,
+def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, measure_rss=False, count=None,
                 instructions=False):
     """Starts `workers` fresh workers in one group on fresh topics named for `tag`, warms them up, empties nginx's
     store (just before the timed part: `Nginx.clear_store`), produces `jobs` (list of (batchId, job dict)) and waits
     for every batch.completed; fails unless every batch uploaded all its files. The first one-worker run of each
-    `scenario` is profiled under --perf. With `count`, one worker's system calls, context switches, wake-ups,
-    allocations and Swift tasks are counted for the measured jobs (which slows it: not a run to time). With
+    `scenario` is profiled under --perf. With `count` (one of job_counts.PASSES), one worker's events of that pass —
+    system calls, context switches, wake-ups; or allocations and Swift tasks — are counted for the measured jobs
+    (which slows it: not a run to time). With
     `instructions`, the one worker runs under callgrind, and `counts_per_job` are its instructions per job by library
     (callgrind.py; some 50 times slower: not a run to time either)."""
     kafka = rig.kafka
@@ -56,7 +57,7 @@ def run_attache(rig, scenario, tag, jobs, workers=1, extra=None, timeout=300, me
         rig.nginx.clear_store()
         recording = rig.profiler.start(scenario, started[0]) if workers == 1 and not (count or instructions) else None
         counting = (callgrind.InstructionCount(started[0].pid, scenario) if instructions
-                    else JobCounts(started[0].pid, rig.workdir, tag) if count else None)
+                    else JobCounts(started[0].pid, rig.workdir, tag, count) if count else None)
         cpu_before = sum(w.cpu_seconds() for w in started)
         system_before = sum(w.system_seconds() for w in started)
         threads_before = started[0].thread_cpu_seconds() if workers == 1 else {}

@@ -1,10 +1,13 @@
 """Per-job counts of a worker's work (DESIGN §8 *Per-job cost*): system calls, context switches, thread wake-ups,
 page faults, allocations, Swift tasks and the hops between threads, counted by `perf stat` attached to the worker
-for the measured window of one extra run of a scenario. Kernel tracepoints count system calls
+for the measured window of extra runs of a scenario. Kernel tracepoints count system calls
 (raw_syscalls:sys_enter) and wake-ups the worker's threads issued (sched:sched_wakeup); context switches and page
 faults are perf's software events; allocations, tasks, task runs and dispatch blocks are uprobes on libc's `malloc`,
-the Swift runtime's `swift_task_create` and `swift_job_run`, and libdispatch's `dispatch_async`. A uprobe costs about a microsecond a hit, so the counted
-run is never one of the timed ones."""
+the Swift runtime's `swift_task_create` and `swift_job_run`, and libdispatch's `dispatch_async`. A uprobe costs about
+a microsecond a hit, so a counted run is never one of the timed ones, and the kernel's counts are taken in a run of
+their own (`PASSES`): beside the uprobes, which slow a small job some threefold, they came out two to three times
+higher (68 against 24 system calls a small `s3` job, 3.2 against 1.5 context switches), since a slowed worker's
+librdkafka threads wake and poll more often for the same records."""
 import os
 import re
 import signal
@@ -15,17 +18,22 @@ from .failure import BenchFailure
 from .paths import ATTACHE
 
 # label, perf event (a uprobe as library basename + symbol, created on first use)
-EVENTS = [
+KERNEL_EVENTS = [
     ("system calls", "raw_syscalls:sys_enter"),
     ("context switches", "context-switches"),
     ("wake-ups", "sched:sched_wakeup"),
     ("page faults", "page-faults"),
+]
+CODE_EVENTS = [
     ("allocations", ("libc.so.6", "malloc")),
     ("Swift tasks", ("libswift_Concurrency.so", "swift_task_create")),
     # Each a hop between threads: a task started or resumed on Swift's pool, a block handed to a dispatch queue.
     ("task runs", ("libswift_Concurrency.so", "swift_job_run")),
     ("dispatch blocks", ("libdispatch.so", "dispatch_async")),
 ]
+# One counted run each, kernel events first; together they are `EVENTS`.
+PASSES = (KERNEL_EVENTS, CODE_EVENTS)
+EVENTS = KERNEL_EVENTS + CODE_EVENTS
 
 
 def _library(name):
@@ -52,11 +60,12 @@ def _uprobe(library, symbol):
 
 
 class JobCounts:
-    """`perf stat` over one process from construction to `stop(jobs)`, which answers the counts per job."""
+    """`perf stat` of `events` (one of `PASSES`) over one process from construction to `stop(jobs)`, which answers
+    the counts per job."""
 
-    def __init__(self, pid, workdir, label):
+    def __init__(self, pid, workdir, label, events):
         self.out = os.path.join(workdir, "counts-{}.csv".format(label))
-        self.events = [(name, event if isinstance(event, str) else _uprobe(*event)) for name, event in EVENTS]
+        self.events = [(name, event if isinstance(event, str) else _uprobe(*event)) for name, event in events]
         argv = ["perf", "stat", "-x", ",", "-o", self.out, "-p", str(pid)]
         for _, event in self.events:
             argv += ["-e", event]

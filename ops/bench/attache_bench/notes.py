@@ -45,10 +45,12 @@ NOTES = """How the figures are taken:
   curl's posting of the presign calls (not the endpoint's answering them) and kcat's producing of the records (not
   the broker's taking them). Its ratio to curl's per file is what the target on worker CPU per job is checked on. In
   `endpoint` mode a job is two HTTP requests (the presign call and the upload) where curl makes one.
-- Per job (small): one more run of each one-worker contender, not timed, with `perf stat` attached to the worker for
-  the measured jobs (ops/bench/attache_bench/job_counts.py): system calls (raw_syscalls:sys_enter), context switches,
-  wake-ups its threads issued (sched:sched_wakeup), allocations (a uprobe on libc's malloc) and Swift tasks (a uprobe
-  on swift_task_create), each ÷ jobs. Changelog records per job are read back from the topic (keys of the measured
+- Per job (small): two more runs of each one-worker contender, not timed, with `perf stat` attached to the worker for
+  the measured jobs (ops/bench/attache_bench/job_counts.py): first the kernel's counts — system calls
+  (raw_syscalls:sys_enter), context switches, wake-ups its threads issued (sched:sched_wakeup), page faults — then,
+  in a run of their own because their uprobes slow the worker (and a slowed worker's Kafka threads poll more), the
+  code's — allocations (a uprobe on libc's malloc), Swift tasks (swift_task_create) and the hops between threads —
+  each ÷ jobs. Changelog records per job are read back from the topic (keys of the measured
   batches), not taken from the worker's counters.
 - Fan-out: the small run with 2 worker processes in one group, both started together (4 partitions, 2 each).
 - Fairness: one worker with `worker.maxTransfers=8`. Loaded: tenant a's 2,000 one-file 16 KiB `path` jobs (the

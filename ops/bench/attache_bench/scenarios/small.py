@@ -10,6 +10,7 @@ from ..contender_cpu import ContenderCPU, cpu_rows
 from ..cpu import THREAD_GROUPS
 from ..figures import Figure
 from .. import floor
+from ..job_counts import PASSES
 from ..jobs import path_job
 from ..log import log
 from ..peer_run import run_peer
@@ -38,7 +39,7 @@ class SmallRun:
     # worker count or S3 -> Figure of the Kafka records a job made besides itself: events, changelog snapshots
     events_per_job: dict = field(default_factory=dict)
     snapshots_per_job: dict = field(default_factory=dict)
-    # 1 or S3 -> what one extra, untimed run counted per job (job_counts.EVENTS): system calls, context switches…
+    # 1 or S3 -> what two extra, untimed runs counted per job (job_counts.PASSES): system calls, context switches…
     counts_per_job: dict = field(default_factory=dict)
     # with --callgrind: library label -> instructions per job in `s3` mode (callgrind.py), "total" among them
     instructions_per_job: dict = field(default_factory=dict)
@@ -80,7 +81,7 @@ def measure(rig, worker_counts, with_curl):
     small = SmallRun(count, worker_counts, with_curl)
     nginx = rig.nginx
 
-    def measure_one(who, run, attempt, count_work=False, instructions=False):
+    def measure_one(who, run, attempt, count_work=None, instructions=False):
         if who == "curl":
             tag = run_tag("small-curl", run, attempt)
             config = os.path.join(rig.workdir, tag + ".curlrc")
@@ -119,12 +120,15 @@ def measure(rig, worker_counts, with_curl):
                 small.thread_us[who].setdefault(group, Figure()).add(seconds * 1e6)
             log("small run {}: attache ×{} {:.3f} s ({:.0f} jobs/s, {:.0f} events/s)".format(
                 run, who, measured.seconds, count / measured.seconds, measured.events / measured.seconds))
-    # One more run of each one-worker contender, counted (perf's uprobes slow it): never one of the timed runs.
+    # Two more runs of each one-worker contender, counted, the kernel's events apart from the uprobes that slow the
+    # worker (job_counts.PASSES): never one of the timed runs.
     for who in [w for w in (1, S3) if w in small.attache_runs]:
-        counted = measure_one(who, "counted", 0, count_work=True)
-        small.counts_per_job[who] = counted.counts_per_job
+        counts = {}
+        for number, events in enumerate(PASSES):
+            counts.update(measure_one(who, "counted{}".format(number + 1), 0, count_work=events).counts_per_job)
+        small.counts_per_job[who] = counts
         log("small, {}: per job {}".format("s3 mode" if who == S3 else "endpoint mode", ", ".join(
-            "{} {:.1f}".format(name, value) for name, value in counted.counts_per_job.items())))
+            "{} {:.1f}".format(name, value) for name, value in counts.items())))
     if rig.options.callgrind and S3 in small.attache_runs:
         small.instructions_per_job = measure_one(S3, "callgrind", 0, instructions=True).counts_per_job
         log("small, s3 mode: instructions per job {:,.0f} (ops/bench/work/small-s3-callgrind.txt)".format(
@@ -190,7 +194,7 @@ def records_row(small, who, mode):
 
 
 def counts_row(counts, mode):
-    """What the worker did per job, counted in one extra run (job_counts.py)."""
+    """What the worker did per job, counted in two extra runs (job_counts.py)."""
     return Row("small, {} mode: per job: {}".format(mode, " · ".join(counts)),
                " · ".join("{:.1f}".format(value) for value in counts.values()))
 
