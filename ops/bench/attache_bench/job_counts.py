@@ -31,9 +31,8 @@ CODE_EVENTS = [
     ("task runs", ("libswift_Concurrency.so", "swift_job_run")),
     ("dispatch blocks", ("libdispatch.so", "dispatch_async")),
 ]
-# One counted run each, kernel events first; together they are `EVENTS`.
+# One counted run each, kernel events first.
 PASSES = (KERNEL_EVENTS, CODE_EVENTS)
-EVENTS = KERNEL_EVENTS + CODE_EVENTS
 
 
 def _library(name):
