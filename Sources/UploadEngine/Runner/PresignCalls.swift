@@ -18,7 +18,11 @@ struct PresignCalls {
             first = more.popLast()
         } else if let index = more.firstIndex(where: { $0 === task }) {
             more.remove(at: index)
+        } else {
+            return
         }
+        // Emptied, the list gives its storage back: a batch keeps its runner while it lives, most of that time with
+        // no call under way.
         if more.isEmpty { more = [] }
     }
 
