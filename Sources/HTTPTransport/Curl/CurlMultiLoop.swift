@@ -12,8 +12,9 @@ import Synchronization
 /// a thread that is awake takes the inbox before it next sleeps.
 ///
 /// `@unchecked Sendable`: `multi` is used by the loop thread, except `curl_multi_wakeup` (documented thread-safe),
-/// which is only called under the inbox lock while `closed` is false — the same lock under which the thread cleans
-/// the handle up. `active` is touched only by the loop thread. The rest is immutable, a `Mutex` or an `Atomic`.
+/// which a caller makes only after counting itself in ``waking`` under the inbox lock while `closed` is false; the
+/// thread sets `closed` under that lock and cleans the handle up only once ``waking`` is back to zero. `active` is
+/// touched only by the loop thread. The rest is immutable, a lock or an `Atomic`.
 final class CurlMultiLoop: @unchecked Sendable {
     private enum Command {
         case start(Transfer)
@@ -38,6 +39,9 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     private let multi: UnsafeMutableRawPointer
     private let inbox = Mutex(Inbox())
+    /// Callers between deciding to wake the thread (under the inbox lock) and having woken it (after): the wake-up is
+    /// a write to a socket pair, and made under the lock it kept the lock held while the thread it woke came for it.
+    private let waking = Atomic<Int>(0)
     private let nextID = Atomic<UInt64>(1)
     private let activeCount = Atomic<Int>(0)
     private let peakActiveCount = Atomic<Int>(0)
@@ -92,14 +96,14 @@ final class CurlMultiLoop: @unchecked Sendable {
                 transfer.continuation = continuation
                 // Checking cancellation under the inbox lock closes the race with the cancel handler: either it
                 // enqueued its cancel before this check (then the flag is already set) or it comes after the start.
-                let refusal: (any Error)? = inbox.withLock { inbox in
+                let (refusal, wake): ((any Error)?, Bool) = inbox.withLock { inbox in
                     if inbox.stopping {
-                        return HTTPTransportError(.shutDown, "the HTTP client is shut down", retryable: false)
+                        return (HTTPTransportError(.shutDown, "the HTTP client is shut down", retryable: false), false)
                     }
-                    if Task.isCancelled { return CancellationError() }
-                    if inbox.post(.start(transfer)) { curl_multi_wakeup(multi) }
-                    return nil
+                    if Task.isCancelled { return (CancellationError(), false) }
+                    return (nil, countWake(inbox.post(.start(transfer))))
                 }
+                if wake { wakeThread() }
                 if let refusal {
                     transfer.continuation = nil
                     continuation.resume(throwing: refusal)
@@ -112,18 +116,33 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Asks the thread to abort what is left, clean up and exit.
     func shutdown() {
-        inbox.withLock { inbox in
-            guard !inbox.stopping else { return }
+        let wake = inbox.withLock { inbox in
+            guard !inbox.stopping else { return false }
             inbox.stopping = true
-            curl_multi_wakeup(multi)
+            return countWake(true)
         }
+        if wake { wakeThread() }
     }
 
     private func send(_ command: Command) {
-        inbox.withLock { inbox in
-            guard !inbox.closed else { return }
-            if inbox.post(command) { curl_multi_wakeup(multi) }
+        let wake = inbox.withLock { inbox in
+            guard !inbox.closed else { return false }
+            return countWake(inbox.post(command))
         }
+        if wake { wakeThread() }
+    }
+
+    /// Called under the inbox lock while `closed` is false: counts a wake-up about to be made, which keeps the handle
+    /// from being cleaned up until ``wakeThread()`` has made it.
+    private func countWake(_ needed: Bool) -> Bool {
+        if needed { waking.add(1, ordering: .relaxed) }
+        return needed
+    }
+
+    /// Wakes the thread, outside the inbox lock, after ``countWake(_:)`` said so.
+    private func wakeThread() {
+        curl_multi_wakeup(multi)
+        waking.subtract(1, ordering: .releasing)
     }
 
     // MARK: - The loop thread
@@ -158,8 +177,10 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             inbox.commands.removeAll()
             inbox.closed = true
-            curl_multi_cleanup(multi)
         }
+        // No wake-up is counted once `closed` is set; those already counted take a system call each to finish.
+        while waking.load(ordering: .acquiring) != 0 { sched_yield() }
+        curl_multi_cleanup(multi)
     }
 
     private func apply(_ command: Command) {
