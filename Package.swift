@@ -15,8 +15,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // Linux calls Swift cannot reach through Glibc — openat2, which glibc does not wrap, and pthread_setname_np, a GNU
-        // extension — behind typed inline functions. Headers only.
+        // Linux calls Swift cannot reach through Glibc — openat2, which glibc does not wrap, pthread_setname_np, a GNU
+        // extension, and the futex calls of ShortLock's lock word — behind typed inline functions. Headers only.
         .systemLibrary(name: "CLinux"),
 
         // Wire-format values every layer speaks: JSON (value, parser, writer, field reader), HTTP header fields, name-based
@@ -24,6 +24,9 @@ let package = Package(
         .target(name: "WireFormat"),
         // The one first-in-first-out queue, shared by the engine and the Kafka clients, which may not import each other.
         .target(name: "FIFOQueueModule"),
+        // The lock for state several threads take for a moment each, many times a job (the changelog writer's table): a
+        // short spin, then a plain futex.
+        .target(name: "ShortLockModule", dependencies: ["CLinux"]),
         .target(name: "UploadEngine", dependencies: ["WireFormat", "FIFOQueueModule"]),
         // libcurl transfers, the one table of retryable statuses, the address policy and download guard. Nothing of the engine.
         .target(name: "HTTPTransport", dependencies: ["WireFormat", "CCurl", "CLinux"]),
@@ -42,7 +45,7 @@ let package = Package(
         // Sources and staging (DESIGN.md §5): URL, path and inline sources, the source cache, sniffing, location stripping.
         .target(name: "Staging", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "S3", "CLinux"]),
         .target(name: "Worker", dependencies: ["WireFormat", "UploadEngine", "HTTPTransport", "S3", "KafkaIO", "EmbeddedHTTP", "BatchStore",
-                                               "Records", "Staging", "FIFOQueueModule"]),
+                                               "Records", "Staging", "FIFOQueueModule", "ShortLockModule"]),
         // What the command line builds and presents, kept out of the executable so it can be unit-tested: job and
         // control records, the changelog read back into batches, dead letters, event watching.
         .target(name: "OperatorTools", dependencies: ["Records", "KafkaIO", "UploadEngine", "WireFormat"]),
@@ -62,6 +65,7 @@ let package = Package(
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
         .testTarget(name: "FIFOQueueTests", dependencies: ["FIFOQueueModule"]),
+        .testTarget(name: "ShortLockTests", dependencies: ["ShortLockModule"]),
         .testTarget(name: "UploadEngineTests", dependencies: ["UploadEngine", "WireFormat", "TestSupport"]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "UploadEngine", "WireFormat", "TestSupport"]),
         .testTarget(name: "S3Tests", dependencies: ["S3", "HTTPTransport", "UploadEngine", "WireFormat", "TestSupport"]),

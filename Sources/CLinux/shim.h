@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <linux/openat2.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -117,6 +118,54 @@ static inline int attache_name_this_thread(const char *name) {
     strncpy(cut, name, sizeof cut - 1);
     cut[sizeof cut - 1] = 0;
     return pthread_setname_np(pthread_self(), cut);
+}
+
+/* A lock word for short critical sections that several threads take at once (ShortLockModule's ShortLock): 0 free,
+   1 held, 2 held with a sleeper its unlock must wake (Drepper, "Futexes Are Tricky", mutex 3). A taker that finds it
+   held spins a few dozen `pause`s, then sleeps on a plain futex: no priority inheritance, so no trip through the
+   kernel's rt_mutex, and an unlock makes a system call only when someone sleeps. Written with the compiler's
+   __atomic builtins on a plain word, since Swift does not import C11 _Atomic types. */
+#define ATTACHE_SHORT_LOCK_SPINS 64
+
+static inline void attache_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static inline void attache_short_lock_contended(unsigned int *word) {
+    for (int spin = 0; spin < ATTACHE_SHORT_LOCK_SPINS; spin++) {
+        attache_cpu_relax();
+        unsigned int expected = 0;
+        if (__atomic_load_n(word, __ATOMIC_RELAXED) == 0
+            && __atomic_compare_exchange_n(word, &expected, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            return;
+        }
+    }
+    /* From here whoever takes the word leaves it at 2, so its unlock wakes the next sleeper, if any. */
+    while (__atomic_exchange_n(word, 2, __ATOMIC_ACQUIRE) != 0) {
+        syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+    }
+}
+
+static inline void attache_short_lock(unsigned int *word) {
+    unsigned int expected = 0;
+    if (!__atomic_compare_exchange_n(word, &expected, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        attache_short_lock_contended(word);
+    }
+}
+
+/* Whether a taker sleeps on the word, or is about to: its state 2. */
+static inline int attache_short_lock_has_sleepers(unsigned int *word) {
+    return __atomic_load_n(word, __ATOMIC_RELAXED) == 2;
+}
+
+static inline void attache_short_unlock(unsigned int *word) {
+    if (__atomic_exchange_n(word, 0, __ATOMIC_RELEASE) == 2) {
+        syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
 }
 
 #endif

@@ -2,6 +2,7 @@ import BatchStore
 import FIFOQueueModule
 import Foundation
 import KafkaIO
+import ShortLockModule
 import Synchronization
 import UploadEngine
 
@@ -179,7 +180,7 @@ final class ChangelogBatchState: BatchDurability {
     private let onLoss: @Sendable (String) -> Void
     /// Counts deliveries and store failures.
     private let metrics: WorkerMetrics
-    private let state: Mutex<State>
+    private let state: ShortLock<State>
     /// Whether delivered snapshots are kept in ``RecentSnapshots`` (`worker.maxCachedBatches` above zero).
     private let caching: Bool
     /// Store writes run here, one at a time, off the producer's delivery thread and the cooperative pool.
@@ -242,7 +243,7 @@ final class ChangelogBatchState: BatchDurability {
          storeRetryCap: Duration = .seconds(5), inProgressDelay: Duration = .seconds(1),
          eventsDelivered: @escaping @Sendable (@escaping @Sendable (EventsOutcome) -> Void) -> Void,
          logger: Logger, metrics: WorkerMetrics = WorkerMetrics(), onLoss: @escaping @Sendable (String) -> Void) {
-        self.state = Mutex(State(recent: RecentSnapshots(limit: cachedBatches, byteLimit: cachedBytes)))
+        self.state = ShortLock(State(recent: RecentSnapshots(limit: cachedBatches, byteLimit: cachedBytes)))
         self.caching = cachedBatches > 0
         self.metrics = metrics
         self.topic = topic
