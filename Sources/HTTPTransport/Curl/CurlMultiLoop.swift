@@ -12,8 +12,9 @@ import Synchronization
 /// a thread that is awake takes the inbox before it next sleeps.
 ///
 /// `@unchecked Sendable`: `multi` is used by the loop thread, except `curl_multi_wakeup` (documented thread-safe),
-/// which a caller makes only after counting itself in ``waking`` under the inbox lock while `closed` is false; the
-/// thread sets `closed` under that lock and cleans the handle up only once ``waking`` is back to zero. `active` is
+/// which a caller makes only after counting itself in ``waking`` under the inbox lock while `closed` is false
+/// (``updateInbox(_:)``); the thread sets `closed` under that lock and cleans the handle up only once ``waking`` is
+/// back to zero. `active` is
 /// touched only by the loop thread. The rest is immutable, a lock or an `Atomic`.
 final class CurlMultiLoop: @unchecked Sendable {
     private enum Command {
@@ -96,14 +97,18 @@ final class CurlMultiLoop: @unchecked Sendable {
                 transfer.continuation = continuation
                 // Checking cancellation under the inbox lock closes the race with the cancel handler: either it
                 // enqueued its cancel before this check (then the flag is already set) or it comes after the start.
-                let (refusal, wake): ((any Error)?, Bool) = inbox.withLock { inbox in
+                var refusal: (any Error)?
+                updateInbox { inbox in
                     if inbox.stopping {
-                        return (HTTPTransportError(.shutDown, "the HTTP client is shut down", retryable: false), false)
+                        refusal = HTTPTransportError(.shutDown, "the HTTP client is shut down", retryable: false)
+                        return false
                     }
-                    if Task.isCancelled { return (CancellationError(), false) }
-                    return (nil, countWake(inbox.post(.start(transfer))))
+                    if Task.isCancelled {
+                        refusal = CancellationError()
+                        return false
+                    }
+                    return inbox.post(.start(transfer))
                 }
-                if wake { wakeThread() }
                 if let refusal {
                     transfer.continuation = nil
                     continuation.resume(throwing: refusal)
@@ -116,31 +121,30 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Asks the thread to abort what is left, clean up and exit.
     func shutdown() {
-        let wake = inbox.withLock { inbox in
+        updateInbox { inbox in
             guard !inbox.stopping else { return false }
             inbox.stopping = true
-            return countWake(true)
+            return true
         }
-        if wake { wakeThread() }
     }
 
     private func send(_ command: Command) {
-        let wake = inbox.withLock { inbox in
+        updateInbox { inbox in
             guard !inbox.closed else { return false }
-            return countWake(inbox.post(command))
+            return inbox.post(command)
         }
-        if wake { wakeThread() }
     }
 
-    /// Called under the inbox lock while `closed` is false: counts a wake-up about to be made, which keeps the handle
-    /// from being cleaned up until ``wakeThread()`` has made it.
-    private func countWake(_ needed: Bool) -> Bool {
-        if needed { waking.add(1, ordering: .relaxed) }
-        return needed
-    }
-
-    /// Wakes the thread, outside the inbox lock, after ``countWake(_:)`` said so.
-    private func wakeThread() {
+    /// Changes the inbox under its lock and, when `change` says the thread must be woken, wakes it once the lock is
+    /// let go. `change` says so only while `closed` is false; the wake-up is counted in ``waking`` under the lock, so
+    /// the thread, which sets `closed` under it, does not clean the handle up until the wake-up is made.
+    private func updateInbox(_ change: (inout Inbox) -> Bool) {
+        let wake = inbox.withLock { inbox in
+            guard change(&inbox) else { return false }
+            waking.add(1, ordering: .relaxed)
+            return true
+        }
+        guard wake else { return }
         curl_multi_wakeup(multi)
         waking.subtract(1, ordering: .releasing)
     }
