@@ -109,6 +109,10 @@ import Testing
             let stepEvents = Array(run.h.events[firstEvent...])
 
             #expect(run.h.batch.remainingCapacity >= 0, "capacity exceeded (seed \(seed))")
+            // Each file's state is kept beside its phase, for loops that read it in place: the two never disagree.
+            for entry in run.h.batch.entries {
+                #expect(entry.state == entry.phase.state, "file \(entry.fileId)'s state left its phase (seed \(seed))")
+            }
             let completions = stepEvents.filter(\.isCompletion).count
             let transitioned = before == .inProgress && after == .idle
             #expect(completions == (transitioned || (wasAdd && after == .idle) ? 1 : 0), "completed off a transition (seed \(seed))")

@@ -161,6 +161,21 @@ import WireFormat
         #expect(posted.first?.muid == h.batch.sending.run?.plan[1].muid)
     }
 
+    @Test func restoredFilesKeepTheirStatesBesideTheirPhases() throws {
+        var h = BatchHarness()
+        h.add([Self.file("a")])
+        h.settleAll()
+        h.add([Self.file("b"), Self.file("c")], request: "r2")
+        h.stage("b", error: UploadError(.sourceForbidden, "private address"))
+        let restored = try roundTrip(h.batch).batch
+        #expect(h.batch.entries.map(\.state) == [.uploaded, .rejected, .staging])
+        // A file that was being staged is queued to be staged again by the batch's next owner.
+        #expect(restored.entries.map(\.state) == [.uploaded, .rejected, .queued])
+        for entry in restored.entries {
+            #expect(entry.state == entry.phase.state, "file \(entry.fileId) restored with a state its phase does not have")
+        }
+    }
+
     @Test func presignedURLsNeverEnterASnapshot() throws {
         var h = BatchHarness()
         h.add([Self.file("a")])

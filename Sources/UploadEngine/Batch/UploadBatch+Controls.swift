@@ -10,7 +10,7 @@ extension UploadBatch {
             effects.outcome = .unknownFile
             return effects
         }
-        let removed = event(entries[primary], .removed)
+        let removed = event(at: primary, .removed)
         let wasSent = sending.sentFileIds.contains(fileId)
         for entry in entries where entry.fileId == fileId {
             discard(entry, deleteObject: !wasSent, into: &effects)

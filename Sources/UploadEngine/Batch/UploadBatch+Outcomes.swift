@@ -90,7 +90,7 @@ extension UploadBatch {
         if due, sent > mark.reportedBytes, sent < size {
             entries[index].progress = ProgressMark(reportedBytes: sent, lastEvent: now)
             let percent = Int(sent * 100 / size)
-            effects.events.append(event(entries[index], .progress(loaded: sent, total: size, percent: percent)))
+            effects.events.append(event(at: index, .progress(loaded: sent, total: size, percent: percent)))
         }
         return effects
     }
@@ -153,21 +153,22 @@ extension UploadBatch {
 
     private mutating func succeed(_ index: Int, sha256: String?, into effects: inout BatchEffects) {
         guard case .uploading(let uploading) = entries[index].phase else { return }
-        let entry = entries[index]
         let staged = uploading.staged
-        let attachment = Attachment(fileId: entry.fileId, name: entry.item.name, url: uploading.target.fileURL,
-                                    mimeType: entry.resolvedMimeType, size: staged.size, sha256: sha256 ?? staged.sha256,
+        // The entry's fields are read where it lies: a copy of the whole entry retains each of its references.
+        let attachment = Attachment(fileId: entries[index].fileId, name: entries[index].item.name,
+                                    url: uploading.target.fileURL, mimeType: entries[index].resolvedMimeType,
+                                    size: staged.size, sha256: sha256 ?? staged.sha256,
                                     encryption: uploading.target.serverSideEncryption)
-        if entry.progress.reportedBytes < staged.size {
+        if entries[index].progress.reportedBytes < staged.size {
             entries[index].progress.reportedBytes = staged.size
-            effects.events.append(event(entry, .progress(loaded: staged.size, total: staged.size, percent: 100)))
+            effects.events.append(event(at: index, .progress(loaded: staged.size, total: staged.size, percent: 100)))
         }
         entries[index].phase = .uploaded(Uploaded(attachment: attachment, target: uploading.target))
         entries[index].multipart = nil
         entries[index].item.releaseInlineBytes()
         effects.actions.append(.release(staged))
-        lastSettledRequestId = entry.requestId
-        effects.events.append(event(entries[index], .uploaded(attachment)))
+        lastSettledRequestId = entries[index].requestId
+        effects.events.append(event(at: index, .uploaded(attachment)))
     }
 
     /// Rejected when retrying cannot help, failed otherwise: exactly one of the two per unsuccessful attempt.
@@ -189,7 +190,7 @@ extension UploadBatch {
         entries[index].phase = .rejected(rejected)
         directory.liveBecameRejected(entries[index].fileId, slot: entries[index].slot)
         lastSettledRequestId = entries[index].requestId
-        effects.events.append(event(entries[index], .rejected(rejected)))
+        effects.events.append(event(at: index, .rejected(rejected)))
     }
 
     /// A retryable failure: queue the next automatic attempt after the backoff, or settle as failed when none is
@@ -221,7 +222,7 @@ extension UploadBatch {
         if let staged = retained.staged, case .source = staged.bytes {
             effects.actions.append(.keep(entries[index].token, staged))
         }
-        effects.events.append(event(entries[index], .failed(error, attempt: attempt, willRetry: delay != nil)))
+        effects.events.append(event(at: index, .failed(error, attempt: attempt, willRetry: delay != nil)))
     }
 
     /// The stager refused to keep a source open for the file's next attempt (the worker holds as many as it may):

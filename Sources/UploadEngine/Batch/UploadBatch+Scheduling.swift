@@ -14,7 +14,7 @@ extension UploadBatch {
         var cohortByRequest: [String: Int] = [:]
         // One pass: the in-flight count is kept as files start, and the search for the next queued file resumes
         // where the last one stopped, so a pass costs O(files), not O(files × started).
-        var inFlight = entries.reduce(0) { $0 + ($1.state.isInFlight ? 1 : 0) }
+        var inFlight = entries.countStates(\.isInFlight)
         var index = entries.startIndex
         entryVisits &+= entries.count
         while inFlight < concurrency, slotGrants > 0, index < entries.endIndex {
@@ -47,12 +47,12 @@ extension UploadBatch {
     /// handover). Files waiting for a slot hold nothing but their place in the batch.
     public func slotDemand(now: Date) -> TransferShares.Demand {
         var inFlight = 0, startable = 0, waiting = 0
-        for entry in entries {
-            if entry.state.isInFlight {
+        for index in entries.indices {
+            if entries[index].state.isInFlight {
                 inFlight += 1
-            } else if case .queued = entry.phase {
+            } else if entries[index].state == .queued {
                 waiting += 1
-                if entry.isStartable(at: now) { startable += 1 }
+                if entries[index].isStartable(at: now) { startable += 1 }
             }
         }
         let wanted = isHeld ? inFlight : min(concurrency, inFlight + startable)
@@ -117,11 +117,13 @@ extension UploadBatch {
     func cohortGathering() -> [Int: (staging: Bool, deadline: Date?)] {
         // Asked on every transition (for the next deadline), and most find no file waiting for its call: then the
         // tables below are not built at all.
-        guard entries.contains(where: \.awaitingPresign) else { return [:] }
+        guard entries.indices.contains(where: { entries[$0].state == .presigning && entries[$0].awaitingPresign }) else {
+            return [:]
+        }
         var staging: Set<Int> = []
         var firstReady: [Int: Date] = [:]
-        for entry in entries {
-            switch entry.phase {
+        for index in entries.indices where entries[index].state == .staging || entries[index].state == .presigning {
+            switch entries[index].phase {
             case .staging(let cohort):
                 staging.insert(cohort)
             case .presigning(let presigning):

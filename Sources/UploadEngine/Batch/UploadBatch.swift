@@ -71,7 +71,7 @@ public struct UploadBatch: Sendable {
 
     /// In progress while any file is queued or in flight.
     public var status: BatchStatus {
-        entries.contains { $0.state.isPending } ? .inProgress : .idle
+        entries.anyState(\.isPending) ? .inProgress : .idle
     }
 
     /// Files in the batch in any state, rejected ones included (the reference's `getAttachmentCount()`), also those
@@ -135,7 +135,7 @@ public struct UploadBatch: Sendable {
     /// post waiting for its answer. Staging copies and presign calls do not count: the next owner redoes them
     /// without a second upload (and a presign call may wait a while for a transfer slot).
     public var isQuietForHandover: Bool {
-        !entries.contains { $0.state == .uploading } && !(sending.run.map { $0.notBefore == nil && !$0.awaitingRecord } ?? false)
+        !entries.anyState { $0 == .uploading } && !(sending.run.map { $0.notBefore == nil && !$0.awaitingRecord } ?? false)
     }
 
     /// Starts nothing new from now on — no queued file, no retry, no message — while what is under way finishes:
@@ -162,16 +162,20 @@ public struct UploadBatch: Sendable {
     public var result: UploadResult {
         var result = UploadResult(batchId: batchId)
         result.rejectedTotal = directory.rejectedCount + droppedRejections
-        for entry in entries {
-            switch entry.state {
+        for index in entries.indices {
+            switch entries[index].state {
             case .uploaded:
-                if let attachment = entry.attachment {
-                    result.successful.append(.init(fileId: entry.fileId, attachment: attachment))
+                if let attachment = entries[index].attachment {
+                    result.successful.append(.init(fileId: entries[index].fileId, attachment: attachment))
                 }
             case .rejected:
-                if let error = entry.error { result.rejected.append(.init(fileId: entry.fileId, error: WireError(error))) }
+                if let error = entries[index].error {
+                    result.rejected.append(.init(fileId: entries[index].fileId, error: WireError(error)))
+                }
             case .failed:
-                if let error = entry.error { result.failed.append(.init(fileId: entry.fileId, error: WireError(error))) }
+                if let error = entries[index].error {
+                    result.failed.append(.init(fileId: entries[index].fileId, error: WireError(error)))
+                }
             default:
                 break
             }
@@ -186,8 +190,8 @@ public struct UploadBatch: Sendable {
         func consider(_ deadline: Date) {
             if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
-        for entry in entries {
-            switch entry.phase {
+        for index in entries.indices where entries[index].state == .uploading || entries[index].state == .queued {
+            switch entries[index].phase {
             case .uploading(let uploading): consider(uploading.lastMovement + configuration.stallTimeout)
             // A held batch starts no retry: its deadlines would fire for nothing, over and over.
             case .queued(let queued): if let notBefore = queued.notBefore, !isHeld { consider(notBefore) }
@@ -243,6 +247,12 @@ public struct UploadBatch: Sendable {
     func event(_ entry: FileEntry, _ kind: UploadEvent.Kind) -> UploadEvent {
         UploadEvent(batchId: batchId, requestId: entry.requestId, fileId: entry.fileId, kind: kind,
                     identity: "\(entry.generation).\(entry.attempt)")
+    }
+
+    /// The same for the file at `index`, its fields read where it lies rather than from a copy of it.
+    func event(at index: Int, _ kind: UploadEvent.Kind) -> UploadEvent {
+        UploadEvent(batchId: batchId, requestId: entries[index].requestId, fileId: entries[index].item.fileId, kind: kind,
+                    identity: "\(entries[index].generation).\(entries[index].attempt)")
     }
 
     /// Numbers the events of one transition with the batch's next `sequence` numbers, in order, and gives each the

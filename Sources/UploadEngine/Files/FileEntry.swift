@@ -10,7 +10,12 @@ struct FileEntry: Sendable {
     var item: FileItem
     /// The request that introduced the file; its per-call observer hears about it.
     var requestId: String
-    var phase: FilePhase = .queued(Queued())
+    var phase: FilePhase { didSet { state = phase.state } }
+    /// Where `phase` is, kept beside it as a plain value. A batch's loops over its files ask this on every
+    /// transition, and reading an enum with payloads out of an array copies the whole entry (retaining each of its
+    /// references, then releasing them), where a plain field is read in place: those copies were a tenth of the
+    /// engine's instructions for a one-file job.
+    private(set) var state: FileState
     /// A new one, from the batch's ``UploadBatch/takeGeneration()``, for every new attempt, re-use or settling:
     /// outcomes of older attempts are dropped, and no two attempts of any file of the batch ever share one — not
     /// after a `remove` or a `clear` either — so event ids and muids made from it never repeat.
@@ -22,11 +27,18 @@ struct FileEntry: Sendable {
     /// The multipart upload the file's attempts have started and not finished: durable, resumed by the next attempt.
     var multipart: MultipartUpload?
 
+    init(slot: Int, item: FileItem, requestId: String, phase: FilePhase = .queued(Queued()), generation: Int) {
+        self.slot = slot
+        self.item = item
+        self.requestId = requestId
+        self.phase = phase
+        self.state = phase.state
+        self.generation = generation
+    }
+
     var token: AttemptToken { AttemptToken(entry: slot, generation: generation) }
 
     var fileId: String { item.fileId }
-
-    var state: FileState { phase.state }
 
     /// Retained bytes: kept while the file is queued, in flight or failed, so a retry needs no new source.
     var staged: StagedFile? {
@@ -99,7 +111,7 @@ struct FileEntry: Sendable {
 
     /// Queued, and not waiting for a retry backoff that lasts past `now`.
     func isStartable(at now: Date) -> Bool {
-        guard case .queued(let queued) = phase else { return false }
+        guard state == .queued, case .queued(let queued) = phase else { return false }
         return queued.notBefore.map { $0 <= now } ?? true
     }
 
@@ -182,4 +194,20 @@ struct ProgressMark: Sendable {
     /// High-water mark of reported bytes.
     var reportedBytes: Int64 = 0
     var lastEvent: Date?
+}
+
+extension Array where Element == FileEntry {
+    /// Whether some file's state passes `test`, each state read where it lies: `contains(where:)` and `for entry in`
+    /// hand out every entry as a copy (see ``FileEntry/state``).
+    func anyState(_ test: (FileState) -> Bool) -> Bool {
+        for index in indices where test(self[index].state) { return true }
+        return false
+    }
+
+    /// How many files' states pass `test` (see ``anyState(_:)``).
+    func countStates(_ test: (FileState) -> Bool) -> Int {
+        var count = 0
+        for index in indices where test(self[index].state) { count += 1 }
+        return count
+    }
 }

@@ -103,7 +103,7 @@ struct SnapshotWriter {
         json.field("concurrency", batch.concurrency)
         writeOptions(into: &json)
         // Most batches keep every rejection: no list of them, nor of those left out, is made for those.
-        let rejectedCount = batch.entries.count { $0.state == .rejected }
+        let rejectedCount = batch.entries.countStates { $0 == .rejected }
         let dropped = max(0, rejectedCount - plan.rejectedKept)
         let skipped: Set<Int> = dropped == 0 ? [] : Set(batch.entries.lazy.filter { $0.state == .rejected }.prefix(dropped).map(\.slot))
         json.key("files")
