@@ -6,6 +6,7 @@ import time
 
 from .children import Child
 from .log import log
+from . import perf_kinds
 from .paths import BENCH_DIR, REPO
 
 
@@ -30,7 +31,7 @@ class Recording:
     """One `perf record` of one worker, written out as a report by `stop`."""
 
     def __init__(self, scenario, worker, event, workdir):
-        self.scenario = scenario
+        self.scenario, self.event = scenario, event
         self.data = os.path.join(BENCH_DIR, "work", scenario + "-perf.data")
         os.makedirs(os.path.dirname(self.data), exist_ok=True)
         sampling = ["-F", "1999"] if event == "cpu-clock" else []
@@ -48,5 +49,8 @@ class Recording:
                 f.write("### perf report {} (self, then inclusive)\n".format(mode).encode())
                 f.write(subprocess.run(["perf", "report", "-i", self.data, mode, "--sort", "symbol", "--stdio", "-g", "none",
                                         "--percent-limit", "1"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout)
+            # Only time samples say where the CPU went; another event's samples say where that event happened.
+            if self.event == "cpu-clock":
+                f.write(perf_kinds.report(self.data).encode())
         log("perf profile of the {} run: {} (data: {})".format(self.scenario, os.path.relpath(target, REPO),
                                                               os.path.relpath(self.data, REPO)))
