@@ -22,6 +22,21 @@ final class OpenSource: OpenSourceFile {
     private let keptSources: FairSlots?
     /// Whether this source holds a slot of `keptSources`.
     private let kept = Atomic(false)
+    /// The staged bytes, when staging read the file whole (a small file hashed before its upload signs the digest):
+    /// the upload's read takes them from here instead of reading the file a second time, a system call and a copy
+    /// out of the page cache of its own, and sends exactly the bytes that were hashed. Let go once read to the end,
+    /// when the source is kept for a later attempt (which reads the file, as any other does) or given back: held
+    /// only between a file's staging and its upload, at most ``heldBytesLimit`` a file.
+    private let held = Mutex<HeldBytes?>(nil)
+
+    /// The largest file whose staged bytes are held for its upload: a body libcurl sends with its request head,
+    /// which the upload reads whole at once anyway.
+    static let heldBytesLimit = 64 << 10
+
+    /// Bytes this source owns, `size` of them.
+    private struct HeldBytes: @unchecked Sendable {
+        let bytes: UnsafeMutableRawBufferPointer
+    }
 
     /// Who uses the descriptor: reads under way, and whether the file gave the source back.
     private struct Use {
@@ -80,6 +95,7 @@ final class OpenSource: OpenSourceFile {
     }
 
     deinit {
+        dropHeld()
         giveBack()
         if use.withLock({ !$0.closed }) { close(descriptor) }
     }
@@ -108,6 +124,7 @@ final class OpenSource: OpenSourceFile {
     /// Gives the source back: no new read starts, and the descriptor closes once the reads under way end. Also
     /// gives back the slot `keep` took.
     func release() {
+        dropHeld()
         giveBack()
         if use.withLock({ use in
             use.released = true
@@ -119,9 +136,47 @@ final class OpenSource: OpenSourceFile {
     ///
     /// - Throws: `ERR_SOURCE_FETCH_FAILED` (retryable) when the file cannot be read, or was given back.
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        if let count = readHeld(into: buffer, at: offset) { return count }
         let count = try withDescriptor { try Self.positionedRead($0, into: buffer, at: offset) }
         digest.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: offset)
         return count
+    }
+
+    /// Takes over `bytes`, the source's `size` bytes as staging read (and hashed) them, for the upload to read
+    /// (see `held`).
+    func hold(_ bytes: UnsafeMutableRawBufferPointer) {
+        precondition(bytes.count == Int(size) && bytes.count <= Self.heldBytesLimit, "held bytes are the whole source")
+        let replaced = held.withLock { held in
+            defer { held = HeldBytes(bytes: bytes) }
+            return held
+        }
+        replaced?.bytes.deallocate()
+    }
+
+    /// A read served from the held bytes, nil when none are held. The read that reaches their end lets them go.
+    private func readHeld(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int? {
+        var spent: HeldBytes?
+        defer { spent?.bytes.deallocate() }
+        return held.withLock { held -> Int? in
+            guard let source = held?.bytes, offset >= 0, offset <= Int64(source.count) else { return nil }
+            let start = Int(offset)
+            let count = min(buffer.count, source.count - start)
+            if count > 0 {
+                buffer.baseAddress!.copyMemory(from: source.baseAddress! + start, byteCount: count)
+            }
+            if start + count == source.count {
+                spent = held
+                held = nil
+            }
+            return count
+        }
+    }
+
+    private func dropHeld() {
+        held.withLock { held in
+            defer { held = nil }
+            return held
+        }?.bytes.deallocate()
     }
 
     /// `read`, taking only what the kernel holds in memory: nil where the bytes would have to come from a disk or
@@ -193,6 +248,8 @@ final class OpenSource: OpenSourceFile {
     /// Holds the source open for its file's next attempt: takes a slot of the cap unless it holds one already;
     /// false when none is free.
     func keep() -> Bool {
+        // The attempt the bytes were held for ended without reading them all; a later one reads the file.
+        dropHeld()
         if kept.load(ordering: .acquiring) { return true }
         guard let keptSources, keptSources.tryAcquire() else { return false }
         if !kept.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {

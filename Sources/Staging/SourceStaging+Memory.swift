@@ -46,7 +46,7 @@ extension SourceStaging {
         }
         let wanted = Int(hashing ? source.size : min(Int64(ContentSignature.window), source.size))
         let inMemory = kind == 2
-        let look = try withUnsafeTemporaryAllocation(byteCount: max(wanted, 1), alignment: 16) { buffer -> SourceLook? in
+        func look(into buffer: UnsafeMutableRawBufferPointer) throws -> SourceLook? {
             var filled = 0
             while filled < wanted {
                 let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<wanted])
@@ -58,7 +58,25 @@ extension SourceStaging {
             let sniffed = UnsafeRawBufferPointer(rebasing: buffer[0..<min(filled, ContentSignature.window)])
             return (source, ContentSignature.sniff(sniffed), hashing ? try source.sha256() : nil)
         }
-        if look == nil { source.release() }
-        return look
+        // A small file read whole is held for its upload, which then reads no file (OpenSource.hold).
+        if hashing, wanted > 0, wanted <= OpenSource.heldBytesLimit {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: wanted, alignment: 16)
+            let found: SourceLook?
+            do { found = try look(into: buffer) } catch {
+                buffer.deallocate()
+                source.release()
+                throw error
+            }
+            guard let found else {
+                buffer.deallocate()
+                source.release()
+                return nil
+            }
+            source.hold(buffer)
+            return found
+        }
+        let found = try withUnsafeTemporaryAllocation(byteCount: max(wanted, 1), alignment: 16) { try look(into: $0) }
+        if found == nil { source.release() }
+        return found
     }
 }

@@ -24,6 +24,59 @@ struct SourceMemoryTests {
         #expect(look.source.digestComplete, "the one read fed the digest: the upload reads nothing more for it")
     }
 
+    /// Overwrites the source's bytes in place, through another descriptor: the staged one sees the new bytes.
+    private func overwriteInPlace(_ fixture: StagingFixture, _ relative: String, with bytes: [UInt8]) throws {
+        let descriptor = open(fixture.sourceRoot.appendingPathComponent(relative).path, O_WRONLY)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        try #require(pwrite(descriptor, bytes, bytes.count, 0) == bytes.count)
+    }
+
+    private func readWhole(_ source: OpenSource) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: Int(source.size))
+        var filled = 0
+        while filled < bytes.count {
+            let count = try bytes.withUnsafeMutableBytes {
+                try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...]), at: Int64(filled))
+            }
+            try #require(count > 0)
+            filled += count
+        }
+        return bytes
+    }
+
+    @Test func aSmallFileHashedWholeIsUploadedFromTheBytesStagingRead() async throws {
+        let fixture = try await StagingFixture(StagingFixture.Options(signsDigest: true))
+        defer { fixture.stop() }
+        try fixture.writeSource("inbox/notes.pdf", SampleBytes.pdf)
+        let look = try #require(try fixture.stager.lookInMemory("inbox/notes.pdf", sizeLimit: 1 << 20, hashing: true))
+        defer { look.source.release() }
+        let changed = SampleBytes.pdf.map { $0 ^ 0x5A }
+        try overwriteInPlace(fixture, "inbox/notes.pdf", with: changed)
+
+        #expect(try readWhole(look.source) == SampleBytes.pdf, "the upload sends the bytes that were hashed, read no file")
+        #expect(try readWhole(look.source) == changed, "read to their end, they were let go: a retry reads the file")
+    }
+
+    @Test func heldBytesAreLetGoWhenTheSourceIsKeptForAnotherAttemptOrGivenBack() async throws {
+        let fixture = try await StagingFixture(StagingFixture.Options(signsDigest: true))
+        defer { fixture.stop() }
+        try fixture.writeSource("a.pdf", SampleBytes.pdf)
+        try fixture.writeSource("b.pdf", SampleBytes.pdf)
+        let kept = try #require(try fixture.stager.lookInMemory("a.pdf", sizeLimit: 1 << 20, hashing: true))
+        defer { kept.source.release() }
+        let givenBack = try #require(try fixture.stager.lookInMemory("b.pdf", sizeLimit: 1 << 20, hashing: true))
+        let changed = SampleBytes.pdf.map { $0 ^ 0x5A }
+        try overwriteInPlace(fixture, "a.pdf", with: changed)
+
+        _ = kept.source.keep()
+        #expect(try readWhole(kept.source) == changed, "an attempt that ended unread leaves the next one to read the file")
+        givenBack.source.release()
+        #expect(throws: UploadError.self, "a source given back serves no read, held bytes or not") {
+            _ = try readWhole(givenBack.source)
+        }
+    }
+
     @Test func withoutHashingOnlyTheSniffedBytesAreRead() async throws {
         let fixture = try await StagingFixture()
         defer { fixture.stop() }
