@@ -253,7 +253,14 @@ extension PathSourceTests {
         let result = try #require(await harness.run([Self.item("f1")]))
 
         #expect(harness.failures(of: "f1").map(\.error.code) == [.sourceFetchFailed])
-        #expect(harness.services.store.requests.contains { $0.method == "PUT" && $0.status == 400 }, "BadDigest")
+        let puts = harness.services.store.requests.filter { $0.method == "PUT" }
+        if size <= 64 << 10 {
+            // A file this small is uploaded from the bytes its hashing read held (Staging's OpenSource): what was
+            // signed went out and storage took it; the check at the attempt's end found the source changed.
+            #expect(puts.count == 2 && !puts.contains { $0.status == 400 }, "the hashed bytes, then the retry's")
+        } else {
+            #expect(puts.contains { $0.status == 400 }, "BadDigest: the upload read the changed bytes")
+        }
         #expect(result.successful.map(\.fileId) == ["f1"])
         #expect(record.seen.value == [SHA256Hasher.hex(of: original), SHA256Hasher.hex(of: changed)])
         #expect(harness.attachment(of: "f1")?.sha256 == SHA256Hasher.hex(of: changed))
