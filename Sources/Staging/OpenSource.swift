@@ -33,7 +33,8 @@ final class OpenSource: OpenSourceFile {
     /// which the upload reads whole at once anyway.
     static let heldBytesLimit = 64 << 10
 
-    /// Bytes this source owns, `size` of them.
+    /// Bytes this source owns, `size` of them. `@unchecked Sendable`: read, handed over and freed only under
+    /// `held`'s lock.
     private struct HeldBytes: @unchecked Sendable {
         let bytes: UnsafeMutableRawBufferPointer
     }

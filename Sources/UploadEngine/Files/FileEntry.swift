@@ -13,8 +13,8 @@ struct FileEntry: Sendable {
     var phase: FilePhase { didSet { state = phase.state } }
     /// Where `phase` is, kept beside it as a plain value. A batch's loops over its files ask this on every
     /// transition, and reading an enum with payloads out of an array copies the whole entry (retaining each of its
-    /// references, then releasing them), where a plain field is read in place: those copies were a tenth of the
-    /// engine's instructions for a one-file job.
+    /// references, then releasing them), where a plain field is read in place: those copies were some 10,000 of the
+    /// engine's 177,000 instructions for a one-file job.
     private(set) var state: FileState
     /// A new one, from the batch's ``UploadBatch/takeGeneration()``, for every new attempt, re-use or settling:
     /// outcomes of older attempts are dropped, and no two attempts of any file of the batch ever share one — not
