@@ -56,7 +56,7 @@ import WireFormat
     @Test func keysAreEscapedAndTimesWrittenInPlace() {
         var json = JSONWriter()
         json.beginObject()
-        json.key("we\"ird")
+        json.key(named: "we\"ird")
         json.time(Date(timeIntervalSince1970: 0.25))
         json.field("n", 1)
         json.endObject()
@@ -78,7 +78,7 @@ import WireFormat
                 expected += Self.reference(text)
             case 1:
                 json.beginObject()
-                json.key(text)
+                json.key(named: text)
                 json.int(Int64(index) * -1_000_003)
                 json.endObject()
                 expected += "{" + Self.reference(text) + ":" + String(Int64(index) * -1_000_003) + "}"

@@ -16,7 +16,7 @@ enum PanelJSON {
                 json.object { json in
                     json.field("time", bucket.key * ErrorTally.bucketMilliseconds)
                     json.key("counts")
-                    json.object { json in for (code, count) in bucket.value.sorted(by: { $0.key < $1.key }) { json.field(code, count) } }
+                    json.object { json in for (code, count) in bucket.value.sorted(by: { $0.key < $1.key }) { json.field(named: code, count) } }
                 }
             }
             json.array("latest", errors.latest.reversed()) { json, note in

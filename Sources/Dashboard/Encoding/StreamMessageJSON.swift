@@ -46,7 +46,7 @@ enum StreamMessageJSON {
             (changes.deadLetters, "deadLetters", { PanelJSON.writeDeadLetters(model.deadLetters, into: &$0) }),
         ]
         for panel in panels where panel.changed {
-            json.key(panel.name)
+            json.key(named: panel.name)
             panel.write(&json)
         }
     }

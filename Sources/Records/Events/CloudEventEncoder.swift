@@ -180,7 +180,7 @@ public final class CloudEventEncoder: Sendable {
         json.endArray()
         json.field("rejectedTotal", result.rejectedTotal)
         for (name, entries) in [("rejected", result.rejected), ("failed", result.failed)] {
-            json.key(name)
+            json.key(named: name)
             json.beginArray()
             for entry in entries {
                 json.beginObject()

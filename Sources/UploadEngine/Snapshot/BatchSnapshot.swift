@@ -148,7 +148,7 @@ struct SnapshotWriter {
         json.key("traces")
         json.beginObject()
         for (requestId, trace) in batch.traces.sorted(by: { $0.key < $1.key }) {
-            json.key(requestId)
+            json.key(named: requestId)
             json.beginObject()
             json.field("traceparent", trace.traceparent)
             if let state = trace.tracestate { json.field("tracestate", state) }

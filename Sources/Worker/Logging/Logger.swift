@@ -37,7 +37,7 @@ public struct Logger: Sendable {
             json.field("time", time)
             json.field("level", level.rawValue)
             json.field("msg", message)
-            for (key, value) in fields.sorted(by: { $0.key < $1.key }) { json.field(key, value) }
+            for (key, value) in fields.sorted(by: { $0.key < $1.key }) { json.field(named: key, value) }
             json.endObject()
             sink(json.string())
         case .text:
