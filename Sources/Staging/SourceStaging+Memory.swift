@@ -59,24 +59,23 @@ extension SourceStaging {
             return (source, ContentSignature.sniff(sniffed), hashing ? try source.sha256() : nil)
         }
         // A small file read whole is held for its upload, which then reads no file (OpenSource.hold).
-        if hashing, wanted > 0, wanted <= OpenSource.heldBytesLimit {
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: wanted, alignment: 16)
-            let found: SourceLook?
-            do { found = try look(into: buffer) } catch {
-                buffer.deallocate()
-                source.release()
-                throw error
-            }
-            guard let found else {
-                buffer.deallocate()
-                source.release()
-                return nil
-            }
-            source.hold(buffer)
-            return found
-        }
-        let found = try withUnsafeTemporaryAllocation(byteCount: max(wanted, 1), alignment: 16) { try look(into: $0) }
+        let holds = hashing && wanted > 0 && wanted <= OpenSource.heldBytesLimit
+        let found = try holds
+            ? Self.lookHolding(wanted, in: source, look)
+            : withUnsafeTemporaryAllocation(byteCount: max(wanted, 1), alignment: 16) { try look(into: $0) }
         if found == nil { source.release() }
+        return found
+    }
+
+    /// `look` into a buffer that `source` keeps when the look succeeds (``OpenSource/hold(_:)``).
+    private static func lookHolding(_ count: Int, in source: OpenSource,
+                                    _ look: (UnsafeMutableRawBufferPointer) throws -> SourceLook?) throws -> SourceLook? {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
+        var held = false
+        defer { if !held { buffer.deallocate() } }
+        guard let found = try look(buffer) else { return nil }
+        source.hold(buffer)
+        held = true
         return found
     }
 }

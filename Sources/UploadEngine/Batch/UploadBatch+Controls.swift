@@ -54,10 +54,10 @@ extension UploadBatch {
         var effects = BatchEffects()
         let wasPending = status == .inProgress
         var seen: Set<String> = []
-        for entry in entries {
-            discard(entry, deleteObject: false, into: &effects)
-            if seen.insert(entry.fileId).inserted {
-                effects.events.append(event(entry, .removed))
+        for index in entries.indices {
+            discard(entries[index], deleteObject: false, into: &effects)
+            if seen.insert(entries[index].fileId).inserted {
+                effects.events.append(event(at: index, .removed))
             }
         }
         entries.removeAll()

@@ -139,7 +139,7 @@ extension UploadBatch {
         entry.item.releaseInlineBytes()
         entries.append(entry)
         directory.addRejected(entry.fileId, slot: entry.slot)
-        effects.events.append(event(entry, .rejected(error)))
+        effects.events.append(event(at: entries.count - 1, .rejected(error)))
     }
 
     /// Drops the oldest rejected files beyond the most recent `UploadResult.rejectedLimit`, keeping only their count:

@@ -244,12 +244,7 @@ public struct UploadBatch: Sendable {
         return directory.rejected[fileId]?.max().flatMap(index(ofSlot:))
     }
 
-    func event(_ entry: FileEntry, _ kind: UploadEvent.Kind) -> UploadEvent {
-        UploadEvent(batchId: batchId, requestId: entry.requestId, fileId: entry.fileId, kind: kind,
-                    identity: "\(entry.generation).\(entry.attempt)")
-    }
-
-    /// The same for the file at `index`, its fields read where it lies rather than from a copy of it.
+    /// The file's fields are read where it lies: a copy of the whole entry retains each of its references.
     func event(at index: Int, _ kind: UploadEvent.Kind) -> UploadEvent {
         UploadEvent(batchId: batchId, requestId: entries[index].requestId, fileId: entries[index].item.fileId, kind: kind,
                     identity: "\(entries[index].generation).\(entries[index].attempt)")

@@ -111,6 +111,7 @@ struct FileEntry: Sendable {
 
     /// Queued, and not waiting for a retry backoff that lasts past `now`.
     func isStartable(at now: Date) -> Bool {
+        // The plain state first: matching `phase` alone copied every entry a scheduling pass asked (see `state`).
         guard state == .queued, case .queued(let queued) = phase else { return false }
         return queued.notBefore.map { $0 <= now } ?? true
     }
