@@ -24,6 +24,8 @@ public final class HTTPClient: Sendable {
     let slots: FairSlots
     /// The upload rate caps uploads to storage draw on.
     let bandwidth: BandwidthCaps
+    /// The origins of URLs that passed libcurl's parser, so a request's URL is checked without parsing it again.
+    private let origins = ParsedOrigins()
 
     /// Starts the transfer thread.
     public convenience init(configuration: Configuration = Configuration()) throws {
@@ -161,7 +163,7 @@ public final class HTTPClient: Sendable {
     }
 
     private func run(_ spec: TransferSpec, beforeStart: (@Sendable () throws -> Void)?, capped: Bool = true) async throws -> HTTPResponse {
-        try CurlURL.validate(spec.request.url)
+        try origins.validate(spec.request.url)
         try spec.request.validateHeaders()
         let capped = capped && !spec.request.onOwnSlot
         if capped { try await slots.acquire() }

@@ -19,7 +19,7 @@ extension UploadBatch {
         entryVisits &+= entries.count
         while inFlight < concurrency, slotGrants > 0, index < entries.endIndex {
             entryVisits &+= 1
-            guard entries[index].isStartable(at: now) else {
+            guard entries.isStartable(index, at: now) else {
                 index += 1
                 continue
             }
@@ -36,7 +36,7 @@ extension UploadBatch {
             }
             // A file whose start failed at once and may go again now (a zero backoff) is looked at again, as
             // before any other; anything else moves the search on.
-            let again = entries[index].isStartable(at: now)
+            let again = entries.isStartable(index, at: now)
             if !again { index += 1 }
         }
         issuePresigns(now: now, into: &effects)
@@ -52,7 +52,7 @@ extension UploadBatch {
                 inFlight += 1
             } else if entries[index].state == .queued {
                 waiting += 1
-                if entries[index].isStartable(at: now) { startable += 1 }
+                if entries.isStartable(index, at: now) { startable += 1 }
             }
         }
         let wanted = isHeld ? inFlight : min(concurrency, inFlight + startable)

@@ -109,13 +109,6 @@ struct FileEntry: Sendable {
 
     var awaitingPresign: Bool { awaitingPresignSince != nil }
 
-    /// Queued, and not waiting for a retry backoff that lasts past `now`.
-    func isStartable(at now: Date) -> Bool {
-        // The plain state first: matching `phase` alone copied every entry a scheduling pass asked (see `state`).
-        guard state == .queued, case .queued(let queued) = phase else { return false }
-        return queued.notBefore.map { $0 <= now } ?? true
-    }
-
     /// The mime type to upload and report: what the bytes showed, else what the job declared, else by extension.
     var resolvedMimeType: String {
         staged?.mimeType ?? item.mimeType ?? MimeTypes.forExtension(Attachment.fileExtension(of: item.name))
@@ -210,5 +203,13 @@ extension Array where Element == FileEntry {
         var count = 0
         for index in indices where test(self[index].state) { count += 1 }
         return count
+    }
+
+    /// Whether the file at `index` is queued, and not waiting for a retry backoff that lasts past `now`. Asked of the
+    /// array, not the entry: a method of the entry took a copy of it, every reference in it retained and released,
+    /// on each call of a scheduling pass.
+    func isStartable(_ index: Int, at now: Date) -> Bool {
+        guard self[index].state == .queued, case .queued(let queued) = self[index].phase else { return false }
+        return queued.notBefore.map { $0 <= now } ?? true
     }
 }
