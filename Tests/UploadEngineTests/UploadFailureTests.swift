@@ -125,13 +125,15 @@ import Testing
 
     @Test(arguments: ["ftp://store.test/x", "/relative/path", "https://", "not a url", "ht!tp://bad url",
                       "https:/store.test/x", "https://:443/x", "https://user@/x", "https://[]/x", "https://[::1/x",
-                      "httpss://store.test/x", "http//store.test/x"])
+                      "httpss://store.test/x", "http//store.test/x", "hxxp://store.test/x", "http:", "http:/", "http:/x//y",
+                      "http://a@b@/x", "https://user@[]/x", "htt://store.test/x", "\u{48}TTP\u{60}://store.test/x"])
     func onlyAbsoluteHTTPURLsWithAHostAreUsable(url: String) {
         #expect(!UploadBatch.isUsableUploadURL(url))
     }
 
     @Test(arguments: ["https://store.test/x", "HTTP://store.test", "Https://user:pw@store.test:9000/a?b=c#d",
-                      "http://[::1]:8080/x", "https://store.test?X-Amz-Signature=0", "http://127.0.0.1/x/y"])
+                      "http://[::1]:8080/x", "https://store.test?X-Amz-Signature=0", "http://127.0.0.1/x/y",
+                      "hTtPs://store.test#f", "http://a@b@store.test/x", "http://user@[::1]/x", "http://h"])
     func absoluteHTTPURLsWithAHostAreUsable(url: String) {
         #expect(UploadBatch.isUsableUploadURL(url))
     }

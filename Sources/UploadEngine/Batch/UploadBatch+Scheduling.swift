@@ -187,22 +187,37 @@ extension UploadBatch {
     /// Foundation's `URL` was a tenth of handing a file to its upload. The HTTP client parses it again, fully,
     /// before sending.
     static func isUsableUploadURL(_ string: String) -> Bool {
-        let bytes = string.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
-        let scheme = String(string[..<colon])
-        guard scheme.equalsIgnoringASCIICase("http") || scheme.equalsIgnoringASCIICase("https") else { return false }
-        let rest = bytes[bytes.index(after: colon)...]
-        guard rest.starts(with: "//".utf8) else { return false }
-        let authority = rest.dropFirst(2).prefix {
-            $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#")
+        var string = string
+        return string.withUTF8 { url in
+            guard let colon = url.firstIndex(of: UInt8(ascii: ":")), isHTTPScheme(UnsafeBufferPointer(rebasing: url[..<colon])),
+                  url.count - colon > 2, url[colon + 1] == UInt8(ascii: "/"), url[colon + 2] == UInt8(ascii: "/")
+            else { return false }
+            let authorityStart = colon + 3
+            var authorityEnd = authorityStart
+            while authorityEnd < url.count, url[authorityEnd] != UInt8(ascii: "/"), url[authorityEnd] != UInt8(ascii: "?"),
+                  url[authorityEnd] != UInt8(ascii: "#") {
+                authorityEnd += 1
+            }
+            // The host and port come after any user info, which ends at the authority's last `@`.
+            let authority = UnsafeBufferPointer(rebasing: url[authorityStart..<authorityEnd])
+            let host = authority.lastIndex(of: UInt8(ascii: "@")).map { authority[($0 + 1)...] } ?? authority[...]
+            guard let first = host.first else { return false }
+            if first == UInt8(ascii: "[") {
+                // An IP literal: `[` address `]`.
+                guard let close = host.firstIndex(of: UInt8(ascii: "]")) else { return false }
+                return close > host.startIndex + 1
+            }
+            return first != UInt8(ascii: ":")
         }
-        let hostAndPort = authority.split(separator: UInt8(ascii: "@"), omittingEmptySubsequences: false).last ?? authority
-        if hostAndPort.first == UInt8(ascii: "[") {
-            // An IP literal: `[` address `]`.
-            return hostAndPort.dropFirst().prefix { $0 != UInt8(ascii: "]") }.count > 0
-                && hostAndPort.contains(UInt8(ascii: "]"))
-        }
-        return hostAndPort.first.map { $0 != UInt8(ascii: ":") } ?? false
+    }
+
+    /// `http` or `https`, in any case.
+    private static func isHTTPScheme(_ scheme: UnsafeBufferPointer<UInt8>) -> Bool {
+        // OR-ing 0x20 lowers an ASCII capital; of all bytes only `H`, `T`, `P` and `S` become these letters.
+        guard scheme.count == 4 || scheme.count == 5 else { return false }
+        let letters: StaticString = "https"
+        for index in scheme.indices where scheme[index] | 0x20 != letters.utf8Start[index] { return false }
+        return true
     }
 
     /// Ends an input: reports `completed` when the batch has just become idle (or, for an upload call, is idle),
