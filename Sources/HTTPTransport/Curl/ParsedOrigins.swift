@@ -8,7 +8,8 @@ import Synchronization
 /// (its storage, its presign endpoint, its chat API), and the full parse of a presigned URL cost some 11,000
 /// instructions and nine allocations a request. So a URL whose origin is remembered, and whose rest holds only
 /// characters RFC 3986 allows, passes without a parse; anything else is parsed in full, and a URL that passes
-/// leaves its origin remembered.
+/// leaves its origin remembered. `ParsedOriginsTests` holds the rule against the libcurl the build links, over
+/// thousands of drawn URLs.
 final class ParsedOrigins: Sendable {
     /// How many origins are remembered; a new one replaces the one remembered longest ago.
     static let capacity = 64
@@ -94,7 +95,7 @@ final class ParsedOrigins: Sendable {
         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~%:/?#[]@!$&'()*+,;=")
 }
 
-/// A set of ASCII bytes as two bit masks: a presigned URL's 400 bytes are each looked up in one shift.
+/// A set of ASCII bytes as two bit masks: each of a presigned URL's several hundred bytes is looked up in one shift.
 struct ASCIISet {
     private let low: UInt64, high: UInt64
 

@@ -184,8 +184,8 @@ extension UploadBatch {
 
     /// An absolute http(s) URL with a host: `http` or `https` in any case, `://`, and an authority whose host,
     /// past any user info and before any port, is not empty. Read on the bytes: parsing each presigned URL with
-    /// Foundation's `URL` was a tenth of handing a file to its upload. The HTTP client parses it again, fully,
-    /// before sending.
+    /// Foundation's `URL` was a tenth of handing a file to its upload. The HTTP client checks it again by libcurl's
+    /// rules before sending.
     static func isUsableUploadURL(_ string: String) -> Bool {
         var string = string
         return string.withUTF8 { url in
@@ -213,7 +213,7 @@ extension UploadBatch {
 
     /// `http` or `https`, in any case.
     private static func isHTTPScheme(_ scheme: UnsafeBufferPointer<UInt8>) -> Bool {
-        // OR-ing 0x20 lowers an ASCII capital; of all bytes only `H`, `T`, `P` and `S` become these letters.
+        // OR-ing 0x20 lowers an ASCII capital and keeps a small letter; no other byte becomes `h`, `t`, `p` or `s`.
         guard scheme.count == 4 || scheme.count == 5 else { return false }
         let letters: StaticString = "https"
         for index in scheme.indices where scheme[index] | 0x20 != letters.utf8Start[index] { return false }
