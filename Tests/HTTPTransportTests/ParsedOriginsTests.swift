@@ -21,20 +21,50 @@ import UploadEngine
     /// Every ASCII character, controls included, and two that are not ASCII.
     private static let characters = (0...0x7F).map { Character(Unicode.Scalar(UInt8($0))) } + ["é", "\u{2028}"]
 
+    /// What an authority is made of, and what it must not hold.
+    private static let authorityPieces = "ab9.-_@:[]%\\ \u{1}é".map(String.init) + ["::1", "127.0.0.1", "host", "443"]
+
+    /// An origin drawn from schemes, separators and authority pieces, most of them wrong in some way.
+    private static func drawnOrigin(_ random: inout JitterRandom) -> String {
+        let scheme = ["http", "https", "HTTP", "hTtPs", "ftp", "h+t", "", "http "].randomElement(using: &random)!
+        let separator = ["://", "://", "://", ":/", ":///", "//", ":"].randomElement(using: &random)!
+        let length = Int(random.next() % 9)
+        return scheme + separator + (0..<length).map { _ in Self.authorityPieces.randomElement(using: &random)! }.joined()
+    }
+
+    /// An origin libcurl takes: a scheme in some case, perhaps user info, a name or an address, perhaps a port.
+    private static func drawnValidOrigin(_ random: inout JitterRandom) -> String {
+        let scheme = ["http", "https", "HTTP", "Https"].randomElement(using: &random)!
+        let user = ["", "", "u@", "u:p@", "a%40b@"].randomElement(using: &random)!
+        let host = ["h\(random.next() % 50).test", "10.0.0.\(random.next() % 255)", "[::1]", "LOCALHOST", "xn--bcher-kva.de"]
+            .randomElement(using: &random)!
+        let port = random.next() % 2 == 0 ? "" : ":\(random.next() % 65_536)"
+        return scheme + "://" + user + host + port
+    }
+
     @Test func everyURLGetsLibcurlsOwnAnswerWhetherItsOriginIsRememberedOrNot() {
         var random = JitterRandom(seed: 0x0A77_AC4E)
+        // Drawn once, then reused: a remembered origin is only tried when its URLs come back.
+        // Half the URLs come from origins libcurl takes, more of them than are remembered at once.
+        let valid = (0..<100).map { _ in Self.drawnValidOrigin(&random) }
+        let pool = Self.origins + (0..<300).map { _ in Self.drawnOrigin(&random) }
         let origins = ParsedOrigins()
+        var remembered = 0
         for step in 0..<20_000 {
-            var url = Self.origins.randomElement(using: &random)! + Self.rests.randomElement(using: &random)!
+            var url = (random.next() % 2 == 0 ? valid : pool).randomElement(using: &random)!
+                + Self.rests.randomElement(using: &random)!
             if random.next() % 2 == 0 {
                 let length = Int(random.next() % 6)
                 url += String((0..<length).map { _ in Self.characters.randomElement(using: &random)! })
             }
             let expected = Self.outcome { () throws(HTTPTransportError) in try CurlURL.validate(url) }
+            if origins.remembers(url) { remembered += 1 }
             let checked = Self.outcome { () throws(HTTPTransportError) in try origins.validate(url) }
             #expect(checked == expected, "step \(step): \(url.debugDescription)")
             if checked != expected { return }
         }
+        // The draw must reach the remembered path often, or the comparison says little about it.
+        #expect(remembered > 1_000)
     }
 
     @Test func anOriginIsRememberedOnlyOnceAURLUnderItPassed() throws {
