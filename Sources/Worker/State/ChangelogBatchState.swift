@@ -633,37 +633,41 @@ final class ChangelogBatchState: BatchDurability {
     private func releaseGates() {
         while true {
             var ready: [@Sendable () -> Void] = []
+            // The gate's records are taken out of the table and kept in place, and read where they lie below: each
+            // copy of a record copies the batch value inside it, a dozen references retained and released.
             let records = state.withLock { state -> [Taken]? in
-                guard let gate = state.gates[state.nextRelease], gate.ready else { return nil }
-                state.gates.removeValue(forKey: state.nextRelease)
+                guard state.gates[state.nextRelease]?.ready == true,
+                      var records = state.gates.removeValue(forKey: state.nextRelease)?.records else { return nil }
                 state.nextRelease += 1
                 state.passes += 1
                 // Nothing is produced for a claim this worker no longer holds.
-                return gate.records.filter { taken in
-                    guard state.isStale(taken.stamp, partition: taken.partition) else { return true }
+                records.removeAll { taken in
+                    guard state.isStale(taken.stamp, partition: taken.partition) else { return false }
                     state.finish(taken.batchId, delivered: nil, stamp: taken.stamp, into: &ready)
-                    return false
+                    return true
                 }
+                return records
             }
             ready.forEach { $0() }
             guard let records else { return }
-            for taken in records {
-                switch taken.record {
+            for index in records.indices {
+                let (batchId, partition, stamp) = (records[index].batchId, records[index].partition, records[index].stamp)
+                switch records[index].record {
                 case .snapshot(let batch):
-                    write(batch, taken)
+                    write(batch, batchId: batchId, partition: partition, stamp: stamp)
                 case .tombstone:
-                    let record = SnapshotRecord.tombstone(topic: topic, batchId: taken.batchId, partition: taken.partition,
-                                                          generation: taken.stamp.claim ?? 0)
-                    produce(record, batchId: taken.batchId, version: Self.tombstoneVersion,
-                            change: .tombstone(batchId: taken.batchId, offset: 0), stamp: taken.stamp)
+                    let record = SnapshotRecord.tombstone(topic: topic, batchId: batchId, partition: partition,
+                                                          generation: stamp.claim ?? 0)
+                    produce(record, batchId: batchId, version: Self.tombstoneVersion,
+                            change: .tombstone(batchId: batchId, offset: 0), stamp: stamp)
                 }
             }
             state.withLock { $0.passes -= 1 }
         }
     }
 
-    private func write(_ batch: UploadBatch, _ taken: Taken) {
-        let (batchId, partition, generation) = (taken.batchId, taken.partition, taken.stamp.claim ?? 0)
+    private func write(_ batch: UploadBatch, batchId: String, partition: Int32, stamp: Stamp) {
+        let generation = stamp.claim ?? 0
         guard let snapshot = BatchSnapshot.encode(batch, writerGeneration: generation, maxBytes: maxBytes) else {
             lose("the snapshot of batch \(batchId) does not fit events.maxBytes (\(maxBytes) bytes)")
             return
@@ -674,7 +678,7 @@ final class ChangelogBatchState: BatchDurability {
                                              generation: generation, pending: batch.hasWorkToResume, updatedAt: updatedAt)
         produce(record, batchId: batchId, version: batch.stateVersion,
                 change: BatchChange(batchId: batchId, snapshot: snapshot, offset: 0, pending: batch.hasWorkToResume,
-                                    updatedAt: updatedAt), stamp: taken.stamp)
+                                    updatedAt: updatedAt), stamp: stamp)
     }
 
     /// Puts a record in the outbox: behind the others, or — `again`, a record produced before that must go out
