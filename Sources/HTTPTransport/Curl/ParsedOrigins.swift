@@ -1,4 +1,5 @@
 import Synchronization
+import WireFormat
 
 /// Checks request URLs as `CurlURL.validate` does, without parsing again a URL whose origin libcurl already took.
 ///
@@ -59,26 +60,14 @@ final class ParsedOrigins: Sendable {
     /// followed by nothing, or by `/`, `?` or `#` and then only RFC 3986 characters; nil for any other URL, which
     /// gets the full parse.
     static func originLength(_ url: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard url.count <= longestRemembered else { return nil }
-        var index = 0
-        while index < url.count, isSchemeByte(url[index]) { index += 1 }
-        guard index > 0, url.count - index >= 3, url[index] == colon, url[index + 1] == slash, url[index + 2] == slash
-        else { return nil }
-        index += 3
-        while index < url.count, url[index] != slash, url[index] != question, url[index] != hash { index += 1 }
-        let origin = index
-        // libcurl reads `http:///host` as `http://host`: an empty authority is left to the full parse.
-        guard url[origin - 1] != slash else { return nil }
+        guard url.count <= longestRemembered, let (scheme, authority) = URLPrefix.parts(of: url),
+              scheme.allSatisfy({ isSchemeByte(url[$0]) }),
+              // libcurl reads `http:///host` as `http://host`: an empty authority is left to the full parse.
+              !authority.isEmpty else { return nil }
         let characters = uriCharacters
-        while index < url.count {
-            guard characters.contains(url[index]) else { return nil }
-            index += 1
-        }
-        return origin
+        for index in authority.upperBound..<url.count where !characters.contains(url[index]) { return nil }
+        return authority.upperBound
     }
-
-    private static let colon = UInt8(ascii: ":"), slash = UInt8(ascii: "/")
-    private static let question = UInt8(ascii: "?"), hash = UInt8(ascii: "#")
 
     private static func isSchemeByte(_ byte: UInt8) -> Bool {
         switch byte {

@@ -1,4 +1,5 @@
 import Foundation
+import WireFormat
 
 /// A URL with a query, handed to libcurl in two parts: the URL up to its query, and the request line's target
 /// (`/path?query`) exactly as the URL has it.
@@ -31,27 +32,16 @@ struct RequestTarget: Equatable {
         url.makeContiguousUTF8()
         // Offsets into the bytes: this runs for every request, and String's indices cost more than the split saves.
         return url.utf8.withContiguousStorageIfAvailable { bytes -> RequestTarget? in
+            // The path starts where the authority ends, with a `/` before the query.
             guard let query = bytes.firstIndex(of: UInt8(ascii: "?")), !bytes.contains(UInt8(ascii: "#")),
-                  let path = pathStart(bytes, before: query), !hasDotSegment(bytes[path..<query]) else { return nil }
-            guard startsCaseless(bytes, with: "https://") || (startsCaseless(bytes, with: "http://") && !proxiedHTTP)
-            else { return nil }
+                  let (scheme, authority) = URLPrefix.parts(of: bytes), authority.upperBound < query,
+                  case let path = authority.upperBound, bytes[path] == UInt8(ascii: "/"),
+                  !hasDotSegment(bytes[path..<query]) else { return nil }
+            guard URLPrefix.equalsCaseless(bytes, scheme, "https")
+                    || (URLPrefix.equalsCaseless(bytes, scheme, "http") && !proxiedHTTP) else { return nil }
             return RequestTarget(url: String(decoding: UnsafeBufferPointer(rebasing: bytes[..<query]), as: UTF8.self),
                                  target: String(decoding: UnsafeBufferPointer(rebasing: bytes[path...]), as: UTF8.self))
         } ?? nil
-    }
-
-    /// Where the path of `scheme://authority/path…` starts: the first `/` after the authority's `//`, which has to
-    /// come before the query.
-    private static func pathStart(_ bytes: UnsafeBufferPointer<UInt8>, before query: Int) -> Int? {
-        guard let colon = bytes[..<query].firstIndex(of: UInt8(ascii: ":")), colon + 3 <= query,
-              bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/") else { return nil }
-        return bytes[(colon + 3)..<query].firstIndex(of: UInt8(ascii: "/"))
-    }
-
-    /// Whether `bytes` start with `prefix` (lower-case ASCII) in any case.
-    private static func startsCaseless(_ bytes: UnsafeBufferPointer<UInt8>, with prefix: StaticString) -> Bool {
-        guard bytes.count >= prefix.utf8CodeUnitCount else { return false }
-        return (0..<prefix.utf8CodeUnitCount).allSatisfy { bytes[$0] | 0x20 == prefix.utf8Start[$0] | 0x20 }
     }
 
     /// Whether a path has a `.` or `..` segment, plain or percent-encoded (libcurl resolves both): a `/` followed by

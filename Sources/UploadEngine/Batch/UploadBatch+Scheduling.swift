@@ -189,18 +189,12 @@ extension UploadBatch {
     static func isUsableUploadURL(_ string: String) -> Bool {
         var string = string
         return string.withUTF8 { url in
-            guard let colon = url.firstIndex(of: UInt8(ascii: ":")), isHTTPScheme(UnsafeBufferPointer(rebasing: url[..<colon])),
-                  url.count - colon > 2, url[colon + 1] == UInt8(ascii: "/"), url[colon + 2] == UInt8(ascii: "/")
+            guard let (scheme, authority) = URLPrefix.parts(of: url),
+                  URLPrefix.equalsCaseless(url, scheme, "http") || URLPrefix.equalsCaseless(url, scheme, "https")
             else { return false }
-            let authorityStart = colon + 3
-            var authorityEnd = authorityStart
-            while authorityEnd < url.count, url[authorityEnd] != UInt8(ascii: "/"), url[authorityEnd] != UInt8(ascii: "?"),
-                  url[authorityEnd] != UInt8(ascii: "#") {
-                authorityEnd += 1
-            }
             // The host and port come after any user info, which ends at the authority's last `@`.
-            let authority = UnsafeBufferPointer(rebasing: url[authorityStart..<authorityEnd])
-            let host = authority.lastIndex(of: UInt8(ascii: "@")).map { authority[($0 + 1)...] } ?? authority[...]
+            let userInfoEnd = url[authority].lastIndex(of: UInt8(ascii: "@")).map { $0 + 1 } ?? authority.lowerBound
+            let host = url[userInfoEnd..<authority.upperBound]
             guard let first = host.first else { return false }
             if first == UInt8(ascii: "[") {
                 // An IP literal: `[` address `]`.
@@ -209,15 +203,6 @@ extension UploadBatch {
             }
             return first != UInt8(ascii: ":")
         }
-    }
-
-    /// `http` or `https`, in any case.
-    private static func isHTTPScheme(_ scheme: UnsafeBufferPointer<UInt8>) -> Bool {
-        // OR-ing 0x20 lowers an ASCII capital and keeps a small letter; no other byte becomes `h`, `t`, `p` or `s`.
-        guard scheme.count == 4 || scheme.count == 5 else { return false }
-        let letters: StaticString = "https"
-        for index in scheme.indices where scheme[index] | 0x20 != letters.utf8Start[index] { return false }
-        return true
     }
 
     /// Ends an input: reports `completed` when the batch has just become idle (or, for an upload call, is idle),
